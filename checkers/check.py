@@ -1,0 +1,164 @@
+"""Running a check: theorem instance -> observations -> calibrated comparisons -> verdict.
+
+A `Checker` pairs a `Theorem` with `observe(instance, prediction_name, budget, seed)`, which returns
+either an `Estimate` (Monte Carlo; compared with a t-test) or an `Exact` value (deterministic;
+compared to its stated accuracy). `run_check` does the rest, in one direction:
+
+1. validate parameters and overrides (bad input raises `InvalidInput` before anything runs);
+2. evaluate the assumptions (outside them the verdict says so, with reasons, but the predictions
+   are still evaluated so that a user can see what happens);
+3. for each prediction: its target interval, then observations in sequential stages (each stage
+   draws fresh samples at a larger budget, and only while the previous one was inconclusive);
+4. the family false-fail rate is split (Bonferroni) over stochastic predictions x stages.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import mpmath
+import numpy as np
+
+from checkers.seeds import seed_sequence
+from checkers.stats import INCONCLUSIVE, Estimate, compare_exact, compare_to_target, split_false_fail_rate
+from checkers.verdict import SKIPPED, PredictionResult, Verdict, overall_outcome
+from theorems.errors import NumericalError
+from theorems.statement import Instance, Prediction, Theorem
+
+DEFAULT_FALSE_FAIL_RATE = 1e-6
+
+
+@dataclass(frozen=True)
+class Fidelity:
+    """How hard to look. `level` scales each checker's base budget; `stages` bounds the sequential design."""
+
+    name: str
+    level: int
+    stages: int
+
+
+FIDELITIES = {
+    "quick": Fidelity("quick", 0, 2),
+    "default": Fidelity("default", 2, 3),
+    "high": Fidelity("high", 4, 4),
+}
+
+
+@dataclass(frozen=True)
+class Budget:
+    """The sample budget of one observation: fidelity level plus sequential stage."""
+
+    fidelity: Fidelity
+    stage: int
+
+    @property
+    def level(self) -> int:
+        return self.fidelity.level + self.stage
+
+    def scaled(self, base: int, factor: int = 2) -> int:
+        """`base` times factor^level: the budget doubles (by default) per level."""
+        return int(base * factor**self.level)
+
+
+@dataclass(frozen=True)
+class Exact:
+    """A deterministic observation: `value`, correct to within `tolerance`."""
+
+    value: mpmath.mpf
+    tolerance: float
+    method: str = ""
+
+
+Observation = Estimate | Exact
+
+
+@dataclass(frozen=True)
+class Checker:
+    """A theorem and the way to observe each of its predictions."""
+
+    theorem: Theorem
+    observe: Callable[[Instance, str, Budget, np.random.SeedSequence], Observation]
+
+    @property
+    def id(self) -> str:
+        return self.theorem.id
+
+
+def _stochastic(prediction: Prediction) -> bool:
+    return prediction.kind in ("limit", "rate", "event")
+
+
+def run_check(checker: Checker, parameters: Mapping[str, Any] | None = None,
+              overrides: Mapping[str, Any] | None = None, *, seed: int = 0, fidelity: str = "default",
+              false_fail_rate: float = DEFAULT_FALSE_FAIL_RATE, mutant: str | None = None) -> Verdict:
+    """Check one theorem at one parameter point and return the verdict with its evidence."""
+    from theorems.errors import InvalidInput
+
+    if fidelity not in FIDELITIES:
+        raise InvalidInput(f"fidelity must be one of {', '.join(FIDELITIES)}, got {fidelity!r}")
+    if not 0 < false_fail_rate < 1:
+        raise InvalidInput(f"false-fail rate must lie in (0, 1), got {false_fail_rate}")
+    started = time.perf_counter()
+    theorem = checker.theorem
+    parameters = dict(parameters or {})
+    if mutant is not None:
+        parameters = {**theorem.mutant(mutant).parameters, **parameters}
+        theorem = theorem.mutated(mutant)
+    instance = theorem.instance(parameters, overrides)
+    failures = instance.assumption_failures()
+    chosen = FIDELITIES[fidelity]
+    stochastic_count = sum(_stochastic(p) for p in theorem.predictions)
+    rate_each = split_false_fail_rate(false_fail_rate, stochastic_count * chosen.stages)
+    results = [_check_prediction(checker, instance, prediction, chosen, seed, rate_each, bool(failures))
+               for prediction in theorem.predictions]
+    return Verdict(
+        theorem=theorem.id, title=theorem.title, provenance=theorem.provenance,
+        outcome=overall_outcome([r for r in results if r.outcome != SKIPPED], not failures),
+        predictions=tuple(results), parameters=instance.describe_parameters(),
+        overrides={name: str(value) for name, value in instance.overrides.items()},
+        assumption_failures=tuple(failures), seed=seed, fidelity=fidelity, false_fail_rate=false_fail_rate,
+        elapsed_seconds=time.perf_counter() - started, mutant=mutant)
+
+
+def _check_prediction(checker: Checker, instance: Instance, prediction: Prediction, fidelity: Fidelity,
+                      seed: int, rate_each: float, outside: bool) -> PredictionResult:
+    common = dict(name=prediction.name, kind=prediction.kind, statement=prediction.statement)
+    try:
+        reason = prediction.applies(instance)
+        if reason:
+            return PredictionResult(outcome=SKIPPED, message=reason, **common)
+        target = prediction.predict(instance)
+        resolution = float(prediction.resolution(instance))
+    except (NumericalError, KeyError, ArithmeticError) as error:
+        if outside:
+            return PredictionResult(outcome=SKIPPED, message=f"not evaluated outside the assumptions: {error}",
+                                    **common)
+        return PredictionResult(outcome=INCONCLUSIVE, message=f"prediction could not be evaluated: {error}",
+                                **common)
+    lower, upper = float(target.lower), float(target.upper)
+    stages = fidelity.stages if _stochastic(prediction) else 1
+    for stage in range(stages):
+        budget = Budget(fidelity, stage)
+        observation = checker.observe(instance, prediction.name, budget,
+                                      seed_sequence(seed, instance.theorem.id, prediction.name, stage))
+        if isinstance(observation, Exact):
+            comparison = compare_exact(observation.value, target.lower, target.upper,
+                                       tolerance=observation.tolerance, resolution=resolution)
+            return PredictionResult(
+                outcome=comparison.outcome, predicted=float(target.value), predicted_interval=(lower, upper),
+                observed=float(observation.value), method=observation.method, distance=float(comparison.distance),
+                statistic=comparison.statistic, p_value=comparison.p_value, detectable=comparison.detectable,
+                resolution=resolution, false_fail_rate=0.0, stages=1, message=target.note, **common)
+        comparison = compare_to_target(observation, lower, upper, false_fail_rate=rate_each, resolution=resolution)
+        if comparison.outcome != INCONCLUSIVE:
+            break
+    return PredictionResult(
+        outcome=comparison.outcome, predicted=float(target.value), predicted_interval=(lower, upper),
+        observed=observation.value, standard_error=observation.standard_error,
+        degrees_of_freedom=observation.degrees_of_freedom, samples=observation.samples, method=observation.method,
+        distance=comparison.distance, statistic=comparison.statistic, p_value=comparison.p_value,
+        detectable=comparison.detectable, resolution=resolution, false_fail_rate=rate_each * stages,
+        stages=stage + 1, message=target.note, **common)

@@ -1,0 +1,257 @@
+"""The `thmcheck` command: list, show, hermite, check.
+
+Exit codes: 0 every verdict passes; 1 any fails; 2 bad input or usage (one line on stderr, no
+traceback); 3 inconclusive or outside assumptions, none failing; 4 an internal error (a bug: set
+THMCHECK_DEBUG=1 for the traceback).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import traceback
+
+import sympy
+
+from checkers import registry
+from checkers.check import DEFAULT_FALSE_FAIL_RATE, FIDELITIES, run_check
+from checkers.stats import FAIL, PASS
+from checkers.verdict import format_table
+from theorems.activations import Activation, activation, builtin_names
+from theorems.errors import InvalidInput, ThmcheckError
+from theorems.hermite import CONVENTION, MAX_DEGREE, MAX_DIGITS, ROUTES, hermite_coefficients, second_moment
+from theorems.statement import PROVENANCES
+
+EXIT_PASS, EXIT_FAIL, EXIT_USAGE, EXIT_UNDECIDED, EXIT_INTERNAL = 0, 1, 2, 3, 4
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):  # one clear line, no usage dump
+        raise InvalidInput(f"{message} (see thmcheck {self.prog.split()[-1] if ' ' in self.prog else ''} --help)"
+                           .replace("thmcheck thmcheck", "thmcheck").replace("  ", " "))
+
+
+def _key_value(text: str) -> tuple[str, str]:
+    name, separator, value = text.partition("=")
+    if not separator or not name.strip() or not value.strip():
+        raise argparse.ArgumentTypeError(f"expected NAME=VALUE, got {text!r}")
+    return name.strip(), value.strip()
+
+
+def _bounded_int(name: str, lower: int, upper: int):
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{name} must be an integer, got {text!r}") from None
+        if not lower <= value <= upper:
+            raise argparse.ArgumentTypeError(f"{name} must lie in [{lower}, {upper}], got {value}")
+        return value
+    return parse
+
+
+def _rate(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"false-fail rate must be a number, got {text!r}") from None
+    if not 0 < value < 1:
+        raise argparse.ArgumentTypeError(f"false-fail rate must lie in (0, 1), got {text}")
+    return value
+
+
+def build_parser() -> argparse.ArgumentParser:
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--plugin", action="append", default=[], metavar="MODULE",
+                        help="import MODULE and register its CHECKERS (repeatable)")
+    parser = _Parser(prog="thmcheck", parents=[common],
+                     description="Check theorems about two-layer neural networks: exact constants, "
+                                 "calibrated Monte Carlo verdicts.")
+    commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+
+    listing = commands.add_parser("list", parents=[common], help="theorem ids, titles, provenance")
+    listing.add_argument("--json", action="store_true")
+
+    show = commands.add_parser("show", parents=[common], help="a theorem's statement, parameters, constants")
+    show.add_argument("theorem", metavar="ID")
+    show.add_argument("--param", action="append", type=_key_value, default=[], metavar="NAME=VALUE")
+    show.add_argument("--digits", type=_bounded_int("digits", 1, MAX_DIGITS), default=30)
+    show.add_argument("--json", action="store_true")
+
+    hermite = commands.add_parser("hermite", parents=[common], help="Hermite coefficients of an activation")
+    hermite.add_argument("activation", metavar="ACTIVATION",
+                         help=f"a built-in ({', '.join(builtin_names())}) or a formula in z")
+    hermite.add_argument("--degree", type=_bounded_int("degree", 0, MAX_DEGREE), default=8)
+    hermite.add_argument("--digits", type=_bounded_int("digits", 1, MAX_DIGITS), default=30)
+    hermite.add_argument("--route", choices=ROUTES, default="auto")
+    hermite.add_argument("--normalized", action="store_true", help="also print mu_k = sqrt(k!) c_k")
+    hermite.add_argument("--json", action="store_true")
+
+    check = commands.add_parser("check", parents=[common], help="check theorems and print verdicts")
+    check.add_argument("theorems", nargs="*", metavar="ID")
+    check.add_argument("--all", action="store_true", help="check every registered theorem")
+    check.add_argument("--param", action="append", type=_key_value, default=[], metavar="NAME=VALUE")
+    check.add_argument("--set", action="append", type=_key_value, default=[], metavar="CONSTANT=VALUE",
+                       dest="overrides", help="override a named constant (conjecture mode)")
+    check.add_argument("--seed", type=_bounded_int("seed", 0, 2**63 - 1), default=0)
+    check.add_argument("--fidelity", choices=list(FIDELITIES), default="default")
+    check.add_argument("--false-fail-rate", type=_rate, default=DEFAULT_FALSE_FAIL_RATE,
+                       help="false-fail rate of each theorem's check, split across its predictions")
+    check.add_argument("--mutant", metavar="NAME", help="check a named wrong version of the theorem")
+    check.add_argument("--json", action="store_true")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    try:
+        arguments = build_parser().parse_args(argv)
+        for module in arguments.plugin:
+            registry.load_plugin(module)
+        return {"list": _list, "show": _show, "hermite": _hermite, "check": _check}[arguments.command](arguments)
+    except ThmcheckError as error:
+        print(f"thmcheck: error: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        print("thmcheck: interrupted", file=sys.stderr)
+        return 130
+    except Exception as error:  # a bug: say so in one line unless debugging
+        if os.environ.get("THMCHECK_DEBUG"):
+            traceback.print_exc()
+        print(f"thmcheck: internal error: {type(error).__name__}: {error} (set THMCHECK_DEBUG=1 for the "
+              f"traceback)", file=sys.stderr)
+        return EXIT_INTERNAL
+
+
+# --- commands ---------------------------------------------------------------------------------
+
+def _list(arguments) -> int:
+    checkers = registry.all_checkers()
+    if arguments.json:
+        print(json.dumps([{"id": c.theorem.id, "title": c.theorem.title, "provenance": c.theorem.provenance,
+                           "source": c.theorem.source} for c in checkers], indent=2))
+        return EXIT_PASS
+    width = max(len(c.id) for c in checkers)
+    for c in checkers:
+        print(f"{c.id.ljust(width)}  {c.theorem.provenance:9}  {c.theorem.title}")
+    return EXIT_PASS
+
+
+def _show(arguments) -> int:
+    theorem = registry.checker(arguments.theorem).theorem
+    instance = theorem.instance(dict(arguments.param), digits=arguments.digits)
+    constants = instance.constants
+    data = {
+        "id": theorem.id, "title": theorem.title, "source": theorem.source,
+        "provenance": theorem.provenance, "provenance_meaning": PROVENANCES[theorem.provenance],
+        "statement": theorem.statement,
+        "parameters": [{"name": p.name, "description": p.description, "domain": p.domain(), "default": p.default,
+                        "value": instance.describe_parameters()[p.name]} for p in theorem.parameters],
+        "assumptions": [{"name": a.name, "statement": a.statement} for a in theorem.assumptions],
+        "assumption_failures": [{"assumption": n, "reason": r} for n, r in instance.assumption_failures()],
+        "constants": [{"name": name, "exact": None if q.exact is None else str(sympy.simplify(q.exact)),
+                       "value": q.decimal(arguments.digits), "route": q.route} for name, q in constants.items()],
+        "predictions": [{"name": p.name, "kind": p.kind, "statement": p.statement} for p in theorem.predictions],
+        "mutants": [{"name": m.name, "description": m.description} for m in theorem.mutants],
+        "notes": theorem.notes,
+    }
+    if arguments.json:
+        print(json.dumps(data, indent=2))
+        return EXIT_PASS
+    print(f"{theorem.id}: {theorem.title}")
+    print(f"  provenance: {theorem.provenance} ({PROVENANCES[theorem.provenance]})")
+    print(f"  source: {theorem.source}")
+    print(f"  statement: {theorem.statement}")
+    print("  parameters:")
+    for p in data["parameters"]:
+        print(f"    {p['name']} = {p['value']}  ({p['description']}; {p['domain']}; default {p['default']})")
+    print("  assumptions:")
+    for a in theorem.assumptions:
+        print(f"    {a.name}: {a.statement}")
+    for failure in data["assumption_failures"]:
+        print(f"    ! {failure['assumption']} fails here: {failure['reason']}")
+    print(f"  constants ({arguments.digits} digits; exact form where one exists):")
+    for c in data["constants"]:
+        exact = f"  = {c['exact']}" if c["exact"] is not None else ""
+        print(f"    {c['name']} = {c['value']}  [{c['route']}]{exact}")
+    print("  predictions:")
+    for p in theorem.predictions:
+        print(f"    {p.name} ({p.kind}): {p.statement}")
+    print("  mutants (each must fail its check):")
+    for m in theorem.mutants:
+        print(f"    {m.name}: {m.description}")
+    if theorem.notes:
+        print(f"  notes: {theorem.notes}")
+    return EXIT_PASS
+
+
+def _hermite(arguments) -> int:
+    sigma: Activation = activation(arguments.activation)
+    table = hermite_coefficients(sigma, arguments.degree, digits=arguments.digits, route=arguments.route)
+    moment = second_moment(sigma, digits=arguments.digits, route=arguments.route)
+    if arguments.json:
+        data = {
+            "activation": sigma.name, "expression": str(sigma.expression), "convention": CONVENTION,
+            "definition": "c_k = E[sigma(Z) He_k(Z)] / k!, Z ~ N(0,1), He_k probabilists' Hermite",
+            "digits": table.digits, "degree": table.degree,
+            "coefficients": table.decimals(),
+            "exact": [None if e is None else str(e) for e in table.exact],
+            "routes": list(table.routes),
+            "second_moment": moment.decimal(), "second_moment_route": moment.route,
+        }
+        if arguments.normalized:
+            data["normalized"] = [str(v) if c != "0" else "0" for v, c in
+                                  zip(_normalized_decimals(table), table.decimals())]
+        print(json.dumps(data, indent=2))
+        return EXIT_PASS
+    print(f"{sigma.name}: c_k = E[sigma(Z) He_k(Z)]/k! (probabilists' Hermite), {table.digits} digits")
+    normalized = _normalized_decimals(table) if arguments.normalized else None
+    for k, (value, route) in enumerate(zip(table.decimals(), table.routes)):
+        extra = f"   mu_{k} = {normalized[k]}" if normalized else ""
+        print(f"  c_{k:<3} = {value:>40}  [{route}]{extra}")
+    print(f"  E sigma^2 = {moment.decimal()}  [{moment.route}]")
+    return EXIT_PASS
+
+
+def _normalized_decimals(table) -> list[str]:
+    import mpmath
+
+    return [mpmath.nstr(v, table.digits) if v != 0 else "0" for v in table.normalized()]
+
+
+def _check(arguments) -> int:
+    if arguments.all and arguments.theorems:
+        raise InvalidInput("give theorem ids or --all, not both")
+    if not arguments.all and not arguments.theorems:
+        raise InvalidInput("name at least one theorem id, or --all (see thmcheck list)")
+    checkers = registry.all_checkers() if arguments.all else [registry.checker(i) for i in arguments.theorems]
+    parameters, overrides = dict(arguments.param), dict(arguments.overrides)
+    if len(checkers) > 1:
+        for name in parameters:
+            if not any(p.name == name for c in checkers for p in c.theorem.parameters):
+                raise InvalidInput(f"no selected theorem has a parameter {name!r}")
+    verdicts = []
+    for checker in checkers:
+        own_parameters = parameters if len(checkers) == 1 else {
+            k: v for k, v in parameters.items() if any(p.name == k for p in checker.theorem.parameters)}
+        own_overrides = overrides
+        if len(checkers) > 1:
+            known = checker.theorem.instance(own_parameters).constants
+            own_overrides = {k: v for k, v in overrides.items() if k in known}
+        verdicts.append(run_check(checker, own_parameters, own_overrides, seed=arguments.seed,
+                                  fidelity=arguments.fidelity, false_fail_rate=arguments.false_fail_rate,
+                                  mutant=arguments.mutant))
+    if arguments.json:
+        print(json.dumps({"results": [v.to_dict() for v in verdicts]}, indent=2))
+    else:
+        print(format_table(verdicts))
+        for verdict in verdicts:
+            print()
+            print(verdict.explain())
+    outcomes = {v.outcome for v in verdicts}
+    if FAIL in outcomes:
+        return EXIT_FAIL
+    if outcomes == {PASS}:
+        return EXIT_PASS
+    return EXIT_UNDECIDED

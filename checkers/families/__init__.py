@@ -1,0 +1,1 @@
+"""One module per theorem family: how each prediction of the family's theorems is observed."""

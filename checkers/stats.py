@@ -1,0 +1,177 @@
+"""Calibrated comparisons: every stochastic test states its false-fail rate and its resolving power.
+
+Contents
+--------
+Estimates:     `Estimate` (mean, standard error, degrees of freedom, sample count), `mean_estimate`
+Comparisons:   `compare_to_target` (an estimate vs a predicted interval, t-test at a stated false-fail
+               rate), `compare_exact` (a deterministic value vs the interval), `Comparison`
+Power:         `critical_value`, `detectable_discrepancy` (the smallest discrepancy found with
+               probability `power`), `samples_needed` (how many samples make it smaller than a target)
+Error budget:  `split_false_fail_rate` (Bonferroni across predictions and sequential stages)
+Rates:         `fit_rate` (log-log least squares across sizes; exponent with a t confidence interval)
+
+Conventions: a test "fails" (rejects the prediction) when the estimate lies farther from the
+predicted interval [lower, upper] than critical * standard_error, where `critical` is the two-sided
+Student-t quantile at the false-fail rate. If the prediction is true, the estimate is unbiased and its
+standard error is right, that happens with probability at most the false-fail rate. A test that does
+not fail "passes" only if it could have seen a discrepancy of size `resolution`; otherwise it is
+"inconclusive".
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.stats
+
+PASS, FAIL, INCONCLUSIVE = "pass", "fail", "inconclusive"
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """A Monte Carlo estimate: `value` with `standard_error` on `degrees_of_freedom`, from `samples`."""
+
+    value: float
+    standard_error: float
+    degrees_of_freedom: float
+    samples: int
+    method: str = ""
+
+
+def mean_estimate(replicates: np.ndarray, *, samples_per_replicate: int = 1, method: str = "") -> Estimate:
+    """Mean of independent replicate values, with its standard error on (R - 1) degrees of freedom."""
+    replicates = np.asarray(replicates, dtype=np.float64)
+    if replicates.ndim != 1 or replicates.size < 2:
+        raise ValueError("need at least two independent replicates for a standard error")
+    count = replicates.size
+    return Estimate(float(replicates.mean()), float(replicates.std(ddof=1) / math.sqrt(count)),
+                    float(count - 1), int(count * samples_per_replicate), method)
+
+
+def split_false_fail_rate(total: float, parts: int) -> float:
+    """Bonferroni: each of `parts` tests gets total/parts, so the family's rate is at most `total`."""
+    if not 0 < total < 1:
+        raise ValueError(f"false-fail rate must lie in (0, 1), got {total}")
+    return total / max(1, parts)
+
+
+def critical_value(false_fail_rate: float, degrees_of_freedom: float = math.inf) -> float:
+    """Two-sided critical value of Student's t (normal when degrees_of_freedom is infinite)."""
+    if math.isinf(degrees_of_freedom):
+        return float(scipy.stats.norm.isf(false_fail_rate / 2))
+    return float(scipy.stats.t.isf(false_fail_rate / 2, degrees_of_freedom))
+
+
+def detectable_discrepancy(standard_error: float, degrees_of_freedom: float, false_fail_rate: float,
+                           *, power: float = 0.9) -> float:
+    """Smallest distance from the predicted interval that the test detects with probability `power`."""
+    critical = critical_value(false_fail_rate, degrees_of_freedom)
+    if math.isinf(degrees_of_freedom):
+        beta = float(scipy.stats.norm.ppf(power))
+    else:
+        beta = float(scipy.stats.t.ppf(power, degrees_of_freedom))
+    return (critical + beta) * standard_error
+
+
+def samples_needed(standard_deviation: float, resolution: float, false_fail_rate: float,
+                   *, power: float = 0.9) -> int:
+    """Samples n such that a discrepancy `resolution` is detected with probability `power`, for iid
+    samples of the given standard deviation (normal approximation: grows like log(1/rate))."""
+    if resolution <= 0:
+        raise ValueError("resolution must be positive")
+    z_sum = float(scipy.stats.norm.isf(false_fail_rate / 2) + scipy.stats.norm.ppf(power))
+    return max(2, math.ceil((z_sum * standard_deviation / resolution) ** 2))
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """The outcome of one prediction's test, with the numbers behind it."""
+
+    outcome: str
+    distance: float          # how far the observation lies outside the predicted interval (0 inside)
+    statistic: float         # distance / standard error (inf for a deterministic miss)
+    p_value: float
+    critical: float
+    detectable: float        # smallest discrepancy this test could detect (power 0.9)
+    false_fail_rate: float
+
+
+def compare_to_target(estimate: Estimate, lower: float, upper: float, *, false_fail_rate: float,
+                      resolution: float, power: float = 0.9) -> Comparison:
+    """Test whether a Monte Carlo estimate is consistent with the predicted interval [lower, upper]."""
+    distance = max(lower - estimate.value, estimate.value - upper, 0.0)
+    critical = critical_value(false_fail_rate, estimate.degrees_of_freedom)
+    if estimate.standard_error > 0:
+        statistic = distance / estimate.standard_error
+        if math.isinf(estimate.degrees_of_freedom):
+            p_value = float(2 * scipy.stats.norm.sf(statistic))
+        else:
+            p_value = float(2 * scipy.stats.t.sf(statistic, estimate.degrees_of_freedom))
+    else:
+        statistic = math.inf if distance > 0 else 0.0
+        p_value = 0.0 if distance > 0 else 1.0
+    detectable = detectable_discrepancy(estimate.standard_error, estimate.degrees_of_freedom,
+                                        false_fail_rate, power=power) + (upper - lower)
+    if distance > critical * estimate.standard_error:
+        outcome = FAIL
+    elif detectable <= resolution:
+        outcome = PASS
+    else:
+        outcome = INCONCLUSIVE
+    return Comparison(outcome, distance, statistic, p_value, critical, detectable, false_fail_rate)
+
+
+def compare_exact(value: float, lower: float, upper: float, *, tolerance: float,
+                  resolution: float) -> Comparison:
+    """A deterministic value (exact or to many digits, accurate to `tolerance`) vs the interval."""
+    distance = max(lower - value, value - upper, 0)
+    detectable = float(upper - lower) + tolerance
+    if distance > tolerance:
+        outcome = FAIL
+    elif detectable <= resolution:
+        outcome = PASS
+    else:
+        outcome = INCONCLUSIVE
+    return Comparison(outcome, float(distance), math.inf if distance > tolerance else 0.0,
+                      0.0 if distance > tolerance else 1.0, 1.0, detectable, 0.0)
+
+
+@dataclass(frozen=True)
+class RateFit:
+    """value ~ prefactor * size^exponent, fitted in log-log space."""
+
+    exponent: float
+    standard_error: float
+    interval: tuple[float, float]
+    prefactor: float
+    confidence: float
+    sizes: tuple[float, ...]
+
+
+def fit_rate(sizes, values, standard_errors=None, *, confidence: float = 0.95) -> RateFit:
+    """Weighted least squares of log(value) on log(size); the exponent's t interval on n - 2 dof.
+
+    With `standard_errors` the weights are 1/var(log value) ~ (value/se)^2 (delta method) and the
+    residual scale is still estimated from the fit, so a misspecified power law widens the interval.
+    """
+    sizes, values = np.asarray(sizes, dtype=float), np.asarray(values, dtype=float)
+    if sizes.shape != values.shape or sizes.size < 3:
+        raise ValueError("a rate fit needs at least three (size, value) pairs of equal length")
+    if np.any(sizes <= 0) or np.any(values <= 0):
+        raise ValueError("a rate fit in log-log space needs positive sizes and values")
+    x, y = np.log(sizes), np.log(values)
+    weights = np.ones_like(x) if standard_errors is None else (values / np.asarray(standard_errors, float)) ** 2
+    design = np.column_stack([np.ones_like(x), x])
+    gram = design.T @ (weights[:, None] * design)
+    coefficients = np.linalg.solve(gram, design.T @ (weights * y))
+    residuals = y - design @ coefficients
+    dof = x.size - 2
+    scale = float(weights @ residuals**2) / dof if dof > 0 else 0.0
+    covariance = np.linalg.inv(gram) * scale
+    standard_error = float(math.sqrt(max(covariance[1, 1], 0.0)))
+    half_width = float(scipy.stats.t.isf((1 - confidence) / 2, dof)) * standard_error
+    slope = float(coefficients[1])
+    return RateFit(slope, standard_error, (slope - half_width, slope + half_width),
+                   float(math.exp(coefficients[0])), confidence, tuple(sizes.tolist()))

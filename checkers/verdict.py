@@ -1,0 +1,149 @@
+"""Verdicts with evidence: pass / fail / inconclusive / outside assumptions, as text and as JSON."""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import asdict, dataclass, field
+
+from checkers.stats import FAIL, INCONCLUSIVE, PASS
+
+OUTSIDE = "outside assumptions"
+SKIPPED = "not applicable"
+OUTCOMES = (PASS, FAIL, INCONCLUSIVE, OUTSIDE)
+
+
+def _number(value) -> float | str | None:
+    if value is None:
+        return None
+    number = float(value)
+    return number if math.isfinite(number) else str(number)
+
+
+@dataclass(frozen=True)
+class PredictionResult:
+    """One prediction's test: what was predicted, what was observed, and the comparison."""
+
+    name: str
+    kind: str
+    statement: str
+    outcome: str
+    predicted: float | None = None
+    predicted_interval: tuple[float, float] | None = None
+    observed: float | None = None
+    standard_error: float | None = None
+    degrees_of_freedom: float | None = None
+    samples: int | None = None
+    method: str = ""
+    distance: float | None = None
+    statistic: float | None = None
+    p_value: float | None = None
+    detectable: float | None = None
+    resolution: float | None = None
+    false_fail_rate: float | None = None
+    stages: int = 0
+    message: str = ""
+
+    def to_dict(self) -> dict:
+        data = asdict(self)
+        for key, value in data.items():
+            if isinstance(value, float):
+                data[key] = _number(value)
+        return data
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The result of checking one theorem at one parameter point."""
+
+    theorem: str
+    title: str
+    provenance: str
+    outcome: str
+    predictions: tuple[PredictionResult, ...]
+    parameters: dict[str, str]
+    overrides: dict[str, str] = field(default_factory=dict)
+    assumption_failures: tuple[tuple[str, str], ...] = ()
+    seed: int = 0
+    fidelity: str = "default"
+    false_fail_rate: float = 1e-6
+    elapsed_seconds: float = 0.0
+    mutant: str | None = None
+
+    @property
+    def passed(self) -> bool:
+        return self.outcome == PASS
+
+    def to_dict(self) -> dict:
+        return {
+            "theorem": self.theorem,
+            "title": self.title,
+            "provenance": self.provenance,
+            "verdict": self.outcome,
+            "mutant": self.mutant,
+            "parameters": self.parameters,
+            "overrides": self.overrides,
+            "assumption_failures": [{"assumption": name, "reason": reason}
+                                    for name, reason in self.assumption_failures],
+            "seed": self.seed,
+            "fidelity": self.fidelity,
+            "false_fail_rate": self.false_fail_rate,
+            "elapsed_seconds": round(self.elapsed_seconds, 3),
+            "predictions": [prediction.to_dict() for prediction in self.predictions],
+        }
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), indent=2)
+
+    def explain(self) -> str:
+        """A few lines a person can read: the verdict, then each prediction's evidence."""
+        parameters = ", ".join(f"{k}={v}" for k, v in self.parameters.items())
+        lines = [f"{self.theorem} [{self.provenance}] ({parameters}): {self.outcome.upper()}"]
+        if self.overrides:
+            lines.append("  constants overridden: " + ", ".join(f"{k}={v}" for k, v in self.overrides.items()))
+        for name, reason in self.assumption_failures:
+            lines.append(f"  assumption {name} fails: {reason}")
+        for p in self.predictions:
+            lines.append(f"  - {p.name} ({p.kind}): {p.outcome}")
+            if p.predicted_interval is not None and p.observed is not None:
+                lower, upper = p.predicted_interval
+                predicted = f"{lower:.10g}" if lower == upper else f"[{lower:.10g}, {upper:.10g}]"
+                observed = f"{p.observed:.10g}"
+                if p.standard_error is not None:
+                    observed += f" +- {p.standard_error:.3g} (se, {p.samples} samples, {p.method})"
+                lines.append(f"      predicted {predicted}; observed {observed}")
+                lines.append(f"      off by {p.distance:.3g}; detectable {p.detectable:.3g} "
+                             f"(resolution {p.resolution:.3g}); false-fail rate {p.false_fail_rate:.2g}")
+            if p.message:
+                lines.append(f"      {p.message}")
+        return "\n".join(lines)
+
+
+def overall_outcome(results: list[PredictionResult], assumptions_hold: bool) -> str:
+    """Outside assumptions dominates (the theorem claims nothing there); then fail, inconclusive, pass."""
+    if not assumptions_hold:
+        return OUTSIDE
+    outcomes = {result.outcome for result in results}
+    if FAIL in outcomes:
+        return FAIL
+    if INCONCLUSIVE in outcomes or PASS not in outcomes:
+        return INCONCLUSIVE
+    return PASS
+
+
+def format_table(verdicts: list[Verdict]) -> str:
+    """A fixed-width table: theorem, provenance, verdict, and one line of evidence."""
+    rows = [("theorem", "provenance", "verdict", "evidence")]
+    for verdict in verdicts:
+        evidence = "; ".join(f"{p.name}: {p.outcome}" for p in verdict.predictions if p.outcome != SKIPPED)
+        if verdict.assumption_failures:
+            evidence = "; ".join(reason for _, reason in verdict.assumption_failures)
+        name = verdict.theorem + (f" [mutant {verdict.mutant}]" if verdict.mutant else "")
+        rows.append((name, verdict.provenance, verdict.outcome, evidence))
+    widths = [max(len(row[i]) for row in rows) for i in range(3)]
+    lines = []
+    for index, row in enumerate(rows):
+        lines.append("  ".join(cell.ljust(width) for cell, width in zip(row[:3], widths)) + "  " + row[3])
+        if index == 0:
+            lines.append("  ".join("-" * width for width in widths) + "  " + "-" * 8)
+    return "\n".join(lines)

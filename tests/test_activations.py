@@ -1,0 +1,97 @@
+"""Activations: numpy, mpmath and sympy forms agree; kinks, parity, derivatives, scaling, refusals."""
+
+import mpmath
+import numpy as np
+import pytest
+import scipy.special
+import sympy
+
+from theorems.activations import BUILTINS, activation, parity
+from theorems.errors import InvalidInput, UnknownName
+from theorems.formula import z
+
+REFERENCE = {  # independent float64 formulas
+    "relu": lambda x: np.maximum(x, 0),
+    "abs": np.abs,
+    "tanh": np.tanh,
+    "erf": scipy.special.erf,
+    "sigmoid": lambda x: 1 / (1 + np.exp(-x)),
+    "softplus": lambda x: np.log1p(np.exp(x)),
+    "gelu": lambda x: x * 0.5 * (1 + scipy.special.erf(x / np.sqrt(2))),
+    "silu": lambda x: x / (1 + np.exp(-x)),
+    "leaky_relu:0.1": lambda x: np.where(x > 0, x, 0.1 * x),
+    "poly:1,0,-0.5": lambda x: 1 - 0.5 * x**2,
+    "tanh(z) + 0.1*z**2": lambda x: np.tanh(x) + 0.1 * x**2,
+}
+POINTS = np.linspace(-6, 6, 49)
+
+
+@pytest.mark.parametrize("name", REFERENCE)
+def test_numpy_and_mpmath_forms_match_reference(name):
+    sigma = activation(name)
+    np.testing.assert_allclose(sigma(POINTS), REFERENCE[name](POINTS), rtol=1e-13, atol=1e-14)
+    with mpmath.workdps(30):
+        values = [float(sigma.mpmath(x)) for x in POINTS]
+    np.testing.assert_allclose(values, REFERENCE[name](POINTS), rtol=1e-13, atol=1e-14)
+
+
+@pytest.mark.parametrize("name", REFERENCE)
+def test_float32_stays_float32(name):
+    out = activation(name)(POINTS.astype(np.float32))
+    assert out.dtype == np.float32
+    np.testing.assert_allclose(out, REFERENCE[name](POINTS), rtol=2e-6, atol=2e-6)
+
+
+def test_numerically_stable_far_out():
+    x = np.array([-800.0, 800.0])
+    assert np.all(np.isfinite(activation("softplus")(x)))
+    np.testing.assert_allclose(activation("sigmoid")(x), [0.0, 1.0])
+
+
+@pytest.mark.parametrize("name, kinks", [("relu", [0]), ("abs", [0]), ("leaky_relu:0.2", [0]), ("tanh", []),
+                                         ("max(z, 1) + abs(z + 2)", [-2, 1]), ("gelu", [])])
+def test_kinks(name, kinks):
+    assert [float(k) for k in activation(name).kinks] == kinks
+
+
+@pytest.mark.parametrize("name, expected", [("tanh", "odd"), ("erf", "odd"), ("abs", "even"), ("relu", None),
+                                            ("sigmoid", None), ("z**2*tanh(z)", "odd"), ("z*erf(z)", "even")])
+def test_structural_parity(name, expected):
+    assert activation(name).parity == expected
+
+
+@pytest.mark.parametrize("name", list(BUILTINS) + ["leaky_relu:0.3"])
+def test_declared_parity_is_true(name):
+    """A structural parity claim must hold numerically (it licenses exact zero coefficients)."""
+    sigma = activation(name)
+    claimed = parity(sigma.expression)
+    x = POINTS
+    if claimed == "odd":
+        np.testing.assert_allclose(sigma(-x), -sigma(x), atol=1e-14)
+    if claimed == "even":
+        np.testing.assert_allclose(sigma(-x), sigma(x), atol=1e-14)
+
+
+def test_builtin_expressions_equal_their_usual_forms():
+    e = sympy.exp
+    assert sympy.simplify((BUILTINS["sigmoid"][0] - 1 / (1 + e(-z))).rewrite(sympy.exp)) == 0
+    difference = (BUILTINS["softplus"][0] - sympy.log(1 + e(z))).rewrite(sympy.exp)
+    assert abs(sympy.N(difference.subs(z, sympy.Rational(7, 3)), 40)) < 1e-35
+
+
+def test_derivative_and_scaling():
+    relu = activation("relu")
+    np.testing.assert_allclose(relu.derivative()(np.array([-1.0, 2.0])), [0.0, 1.0])
+    np.testing.assert_allclose(activation("tanh").derivative()(POINTS), 1 - np.tanh(POINTS) ** 2, atol=1e-14)
+    scaled = activation("tanh").scaled(sympy.Rational(3, 2))
+    np.testing.assert_allclose(scaled(POINTS), np.tanh(1.5 * POINTS), atol=1e-14)
+    assert [float(k) for k in activation("max(z, 1)").scaled(2).kinks] == [0.5]
+
+
+@pytest.mark.parametrize("bad, error", [("sqrt(z)", InvalidInput), ("log(z)", InvalidInput),
+                                        ("1/z", InvalidInput), ("nosuch", UnknownName),
+                                        ("relu:2", InvalidInput), ("poly:", InvalidInput),
+                                        ("leaky_relu:abc", InvalidInput), ("", InvalidInput)])
+def test_bad_activations_are_refused(bad, error):
+    with pytest.raises(error):
+        activation(bad)

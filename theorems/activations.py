@@ -1,0 +1,323 @@
+"""Activation functions: one object holding the sympy expression, numpy and mpmath functions, kinks.
+
+Every activation is a real function of one variable `z` (see `theorems.formula.z`). It is built either
+by name (`relu`, `leaky_relu:0.1`, `poly:0,1,0.5`, ...; see `BUILTINS`) or from a formula parsed by
+the whitelist parser (`"tanh(z) + 0.1*z**2"`); `activation("...")` accepts both.
+
+Conventions:
+- `kinks` are the exact points where the activation or one of its derivatives jumps; between them the
+  expression is smooth. Derivatives are taken piecewise (the value at a kink is immaterial for every
+  Gaussian expectation in this package).
+- The numpy function is vectorized and keeps float32 inputs in float32.
+- `pieces()` gives, for each interval between kinks, the smooth expression that equals the
+  activation there; the exact and mpmath Hermite routes integrate piece by piece.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import mpmath
+import numpy as np
+import scipy.special
+import sympy
+
+from theorems.errors import InvalidInput, UnknownName
+from theorems.formula import parse_formula, parse_number, z
+
+_NON_SMOOTH = (sympy.Max, sympy.Min, sympy.Abs, sympy.Heaviside, sympy.sign)
+_ODD_FUNCTIONS = (sympy.tanh, sympy.erf, sympy.sinh, sympy.sin, sympy.atan, sympy.asinh, sympy.sign)
+_EVEN_FUNCTIONS = (sympy.Abs, sympy.cosh, sympy.cos)
+
+
+@dataclass(frozen=True)
+class Activation:
+    """A named activation sigma(z) with its symbolic, numpy and mpmath forms."""
+
+    name: str
+    expression: sympy.Expr
+    numpy_function: Callable[[np.ndarray], np.ndarray] = field(compare=False, hash=False, repr=False)
+    description: str = ""
+
+    # --- evaluation -------------------------------------------------------------------------
+    def __call__(self, x):
+        """Evaluate on a numpy array (vectorized; float32 stays float32)."""
+        x = np.asarray(x)
+        if not np.issubdtype(x.dtype, np.floating):
+            x = x.astype(np.float64)
+        with np.errstate(over="ignore", invalid="ignore"):
+            value = np.asarray(self.numpy_function(x))
+        return np.broadcast_to(value, x.shape).astype(x.dtype, copy=False)
+
+    def mpmath(self, x) -> mpmath.mpf:
+        """Evaluate at one point with mpmath at the current working precision."""
+        x = mpmath.mpf(x)
+        for lower, upper, piece in self.pieces():
+            if lower <= x <= upper:
+                return _mpmath_function(piece)(x)
+        raise AssertionError("pieces cover the real line")
+
+    # --- structure --------------------------------------------------------------------------
+    @property
+    def key(self) -> str:
+        """A canonical identity of the mathematical function (used for caching)."""
+        return sympy.srepr(self.expression)
+
+    @functools.cached_property
+    def kinks(self) -> tuple[sympy.Expr, ...]:
+        """Sorted exact points where the activation (or a derivative) is not smooth."""
+        return _kinks(self.expression)
+
+    @property
+    def smooth(self) -> bool:
+        return not self.kinks
+
+    def pieces(self) -> tuple[tuple[sympy.Expr, sympy.Expr, sympy.Expr], ...]:
+        """`(lower, upper, smooth_expression)` for each interval between consecutive kinks."""
+        return _pieces(self.expression, self.kinks)
+
+    @functools.cached_property
+    def parity(self) -> str | None:
+        """`"even"`, `"odd"` or None, decided structurally (so a claimed parity is a proof)."""
+        return parity(self.expression)
+
+    def derivative(self, order: int = 1) -> Activation:
+        """The piecewise derivative sigma^(order), as an activation."""
+        if order < 0:
+            raise InvalidInput(f"derivative order must be >= 0, got {order}")
+        expression = sympy.diff(self.expression, z, order) if order else self.expression
+        return from_expression(expression, name=f"d{order}({self.name})" if order else self.name)
+
+    def scaled(self, scale) -> Activation:
+        """sigma(b z): the activation seen by a preactivation of standard deviation b."""
+        b = sympy.nsimplify(scale) if not isinstance(scale, sympy.Basic) else scale
+        if not (b.is_real and b.is_positive):
+            raise InvalidInput(f"preactivation scale must be a positive number, got {scale}")
+        if b == 1:
+            return self
+        return from_expression(self.expression.subs(z, b * z), name=f"{self.name}@{b}")
+
+
+# --- structural analysis ----------------------------------------------------------------------
+
+def parity(expression: sympy.Expr) -> str | None:
+    """Structural parity of an expression in `z`: "even", "odd", or None when not evident."""
+    if not expression.has(z):
+        return "even"
+    if expression == z:
+        return "odd"
+    if isinstance(expression, sympy.Add):
+        parities = {parity(term) for term in expression.args}
+        return parities.pop() if len(parities) == 1 else None
+    if isinstance(expression, sympy.Mul):
+        odd_count = 0
+        for factor in expression.args:
+            factor_parity = parity(factor)
+            if factor_parity is None:
+                return None
+            odd_count += factor_parity == "odd"
+        return "odd" if odd_count % 2 else "even"
+    if isinstance(expression, sympy.Pow):
+        base_parity, exponent = parity(expression.base), expression.exp
+        if base_parity == "even" and not exponent.has(z):
+            return "even"
+        if base_parity == "odd" and exponent.is_integer:
+            return "odd" if exponent.is_odd else "even"
+        return None
+    if isinstance(expression, _EVEN_FUNCTIONS):
+        return "even" if parity(expression.args[0]) is not None else None
+    if isinstance(expression, _ODD_FUNCTIONS):
+        return parity(expression.args[0])
+    if all(parity(argument) == "even" for argument in expression.args):
+        return "even"
+    return None
+
+
+def _switch_points(expression: sympy.Expr) -> set[sympy.Expr]:
+    points: set[sympy.Expr] = set()
+    for atom in expression.atoms(*_NON_SMOOTH):
+        if isinstance(atom, (sympy.Max, sympy.Min)):
+            if len(atom.args) != 2:
+                raise InvalidInput(f"{atom}: max/min take exactly two arguments")
+            arguments = [atom.args[0] - atom.args[1]]
+        else:
+            arguments = [atom.args[0]]
+        for argument in arguments:
+            solutions = sympy.solveset(sympy.Eq(argument, 0), z, domain=sympy.S.Reals)
+            if solutions is sympy.S.EmptySet:
+                continue
+            if not isinstance(solutions, sympy.FiniteSet):
+                raise InvalidInput(f"cannot locate the kinks of {expression}: {argument} = 0 "
+                                   f"has solutions {solutions}")
+            points.update(solutions)
+    return points
+
+
+def _kinks(expression: sympy.Expr) -> tuple[sympy.Expr, ...]:
+    points = _switch_points(expression)
+    for point in points:
+        if not point.is_real or not point.is_finite:
+            raise InvalidInput(f"kink of {expression} at {point} is not a finite real number")
+    return tuple(sorted(points, key=lambda point: float(point)))
+
+
+def _resolve(expression: sympy.Expr, at: sympy.Expr) -> sympy.Expr:
+    """Replace each non-smooth atom by the smooth branch it takes near the point `at`."""
+
+    def branch(atom):
+        if isinstance(atom, (sympy.Max, sympy.Min)):
+            first, second = atom.args
+            difference = float((first - second).subs(z, at))
+            pick_first = difference > 0 if isinstance(atom, sympy.Max) else difference < 0
+            return first if pick_first else second
+        value = float(atom.args[0].subs(z, at))
+        if isinstance(atom, sympy.Abs):
+            return atom.args[0] if value > 0 else -atom.args[0]
+        if isinstance(atom, sympy.Heaviside):
+            return sympy.Integer(1 if value > 0 else 0)
+        return sympy.Integer(1 if value > 0 else -1)  # sign
+
+    previous = None
+    while previous != expression and expression.has(*_NON_SMOOTH):
+        previous = expression
+        # innermost first: resolve atoms whose own arguments are already smooth
+        expression = expression.replace(
+            lambda node: isinstance(node, _NON_SMOOTH) and not any(
+                argument.has(*_NON_SMOOTH) for argument in node.args),
+            branch)
+    return expression
+
+
+@functools.lru_cache(maxsize=512)
+def _pieces(expression: sympy.Expr, kinks: tuple[sympy.Expr, ...]):
+    edges = [-sympy.oo, *kinks, sympy.oo]
+    pieces = []
+    for lower, upper in zip(edges[:-1], edges[1:]):
+        if lower == -sympy.oo and upper == sympy.oo:
+            inside = sympy.Integer(0)
+        elif lower == -sympy.oo:
+            inside = upper - 1
+        elif upper == sympy.oo:
+            inside = lower + 1
+        else:
+            inside = (lower + upper) / 2
+        pieces.append((lower, upper, sympy.expand(_resolve(expression, inside))))
+    return tuple(pieces)
+
+
+@functools.lru_cache(maxsize=1024)
+def _mpmath_function(expression: sympy.Expr):
+    return sympy.lambdify(z, expression, modules="mpmath")
+
+
+# --- construction ---------------------------------------------------------------------------
+
+def from_expression(expression: sympy.Expr, *, name: str | None = None,
+                    numpy_function: Callable | None = None, description: str = "") -> Activation:
+    """Build an activation from a sympy expression in `z` (already trusted: no parsing here)."""
+    expression = sympy.sympify(expression) if not isinstance(expression, sympy.Basic) else expression
+    if expression.free_symbols - {z}:
+        raise InvalidInput(f"activation {expression} has symbols other than z")
+    if numpy_function is None:
+        numpy_function = sympy.lambdify(z, expression, modules=[{"Heaviside": _heaviside}, "scipy", "numpy"])
+    activation_ = Activation(name or str(expression), expression, numpy_function, description)
+    _validate(activation_)
+    return activation_
+
+
+def _heaviside(x, *_):
+    return np.where(x > 0, 1.0, 0.0).astype(np.result_type(x, np.float32))
+
+
+def _validate(activation_: Activation) -> None:
+    """Refuse activations that are complex or non-finite somewhere on the real line."""
+    activation_.kinks  # noqa: B018 - raises InvalidInput when the kinks cannot be located
+    probes = [mpmath.mpf(x) / 4 for x in range(-40, 41)] + [mpmath.mpf(x) for x in (-30, -17, 17, 30)]
+    with mpmath.workdps(20):
+        for x in probes:
+            try:
+                value = activation_.mpmath(x)
+            except (ValueError, ZeroDivisionError, OverflowError) as error:
+                raise InvalidInput(f"activation {activation_.name} cannot be evaluated at z = "
+                                   f"{mpmath.nstr(x, 4)}: {error}") from None
+            if isinstance(value, mpmath.mpc) or not mpmath.isfinite(value):
+                raise InvalidInput(f"activation {activation_.name} is not real and finite at z = "
+                                   f"{mpmath.nstr(x, 4)} (value {mpmath.nstr(value, 6)})")
+
+
+def _relu(x):
+    return np.maximum(x, 0)
+
+
+def _leaky_relu(slope: sympy.Expr):
+    slope_value = float(slope)
+    return lambda x: np.where(x > 0, x, x * np.asarray(slope_value, dtype=x.dtype))
+
+
+def _softplus(x):
+    return np.logaddexp(np.zeros((), dtype=x.dtype), x)
+
+
+def _gelu(x):
+    return x * scipy.special.ndtr(x)
+
+
+def _silu(x):
+    return x * scipy.special.expit(x)
+
+
+_half = sympy.Rational(1, 2)
+#: name -> (sympy expression, numpy function, description). Expressions are written so that their
+#: parity is structural (sigmoid = 1/2 + tanh(z/2)/2, softplus = z/2 + log(2 cosh(z/2))).
+BUILTINS: dict[str, tuple[sympy.Expr, Callable, str]] = {
+    "relu": (sympy.Max(z, 0), _relu, "max(z, 0)"),
+    "abs": (sympy.Abs(z), np.abs, "|z|"),
+    "tanh": (sympy.tanh(z), np.tanh, "tanh(z)"),
+    "erf": (sympy.erf(z), scipy.special.erf, "erf(z)"),
+    "sigmoid": (_half + sympy.tanh(z / 2) / 2, scipy.special.expit, "1/(1 + e^-z) = 1/2 + tanh(z/2)/2"),
+    "softplus": (z / 2 + sympy.log(2 * sympy.cosh(z / 2)), _softplus,
+                 "log(1 + e^z) = z/2 + log(2 cosh(z/2))"),
+    "gelu": (z * (1 + sympy.erf(z / sympy.sqrt(2))) / 2, _gelu, "z Phi(z), the exact GELU"),
+    "silu": (z * (_half + sympy.tanh(z / 2) / 2), _silu, "z sigmoid(z)"),
+}
+PARAMETRIZED = {
+    "leaky_relu": "leaky_relu:SLOPE, max(z, 0) + SLOPE min(z, 0) (SLOPE defaults to 0.01)",
+    "poly": "poly:a0,a1,...,aK, the polynomial a0 + a1 z + ... + aK z^K",
+}
+
+
+def builtin_names() -> list[str]:
+    return [*BUILTINS, *PARAMETRIZED]
+
+
+@functools.lru_cache(maxsize=256)
+def activation(spec: str) -> Activation:
+    """The activation named by `spec`: a built-in name (with `:params`) or a whitelisted formula in z."""
+    if isinstance(spec, Activation):
+        return spec
+    if not isinstance(spec, str) or not spec.strip():
+        raise InvalidInput("activation must be a non-empty string (a name or a formula in z)")
+    spec = spec.strip()
+    name, _, argument = spec.partition(":")
+    if name in BUILTINS and not argument:
+        expression, numpy_function, description = BUILTINS[name]
+        return from_expression(expression, name=name, numpy_function=numpy_function, description=description)
+    if name == "leaky_relu":
+        slope = parse_number(argument) if argument else sympy.Rational(1, 100)
+        expression = sympy.Max(z, 0) + slope * sympy.Min(z, 0)
+        return from_expression(expression, name=f"leaky_relu:{argument or '0.01'}",
+                               numpy_function=_leaky_relu(slope), description=f"max(z,0) + {slope} min(z,0)")
+    if name == "poly":
+        if not argument:
+            raise InvalidInput("poly needs coefficients, e.g. poly:0,1,0.5 for z + z**2/2")
+        coefficients = [parse_number(part) for part in argument.split(",")]
+        expression = sum(c * z**k for k, c in enumerate(coefficients))
+        return from_expression(expression, name=spec, description=str(expression))
+    if name in BUILTINS:
+        raise InvalidInput(f"activation {name!r} takes no parameter (got {argument!r})")
+    if ":" in spec or (spec.isidentifier() and spec != "z"):
+        raise UnknownName(f"unknown activation {spec!r}; built-ins are {', '.join(builtin_names())}, "
+                          f"or give a formula in z such as 'tanh(z) + 0.1*z**2'")
+    return from_expression(parse_formula(spec), name=spec, description="user formula")

@@ -1,0 +1,118 @@
+"""Mehler's formula: the dual kernel of an activation is the Hermite series sum_k k! c_k^2 rho^k.
+
+Statement. Let (U, V) be standard normal with correlation rho in [-1, 1] and sigma square-integrable
+under N(0, 1), with probabilists' Hermite coefficients c_k = E[sigma(Z) He_k(Z)] / k!. Then
+
+    kappa(rho) := E[sigma(U) sigma(V)] = sum_{k >= 0} k! c_k^2 rho^k.
+
+Source: Mehler's formula for the Hermite polynomials (1866), as used for random-feature and NTK kernels
+(e.g. Daniely, Frostig and Singer 2016); closed forms: the degree-1 arc-cosine kernel of Cho and Saul
+(2009), divided by 2, for ReLU-type activations, and Williams' (1997) arcsine kernel for erf. The
+series and closed forms were checked term by term for this project (specs/alignment.md 3.2, [D]).
+
+Checked here: the series truncated at `degree`, with the Parseval bound on its tail
+(`theorems.kernels.dual_kernel_series`), (i) equals the closed form to the requested digits where one
+exists (identity), and (ii) agrees with a randomized quasi-Monte Carlo estimate of E[sigma(U) sigma(V)]
+(limit). Named constants: c0, c1, ..., c<degree> and second_moment (E sigma^2); overriding one of them
+(`--set c1=0.51`) tests the corresponding conjecture.
+"""
+
+from __future__ import annotations
+
+import mpmath
+import sympy
+
+from theorems.hermite import hermite_coefficients, second_moment, square_integrability_failure
+from theorems.kernels import dual_kernel_closed_form, dual_kernel_series, evaluate_closed_form
+from theorems.statement import Assumption, Instance, Mutant, Parameter, Prediction, Target, Theorem
+
+
+def _constants(parameters, digits):
+    sigma, degree = parameters["activation"], parameters["degree"]
+    if square_integrability_failure(sigma):
+        return {}
+    table = hermite_coefficients(sigma, degree, digits=digits)
+    constants = {f"c{k}": table.quantity(k) for k in range(degree + 1)}
+    constants["second_moment"] = second_moment(sigma, digits=digits)
+    return constants
+
+
+def _series_target(instance: Instance, weight=lambda k, c: mpmath.factorial(k) * c**2) -> Target:
+    """The truncated series with its Parseval tail bound, from the (possibly overridden) constants."""
+    degree = instance["degree"]
+    rho = sympy.N(instance["rho"], instance.digits + 10)
+    with mpmath.workdps(instance.digits + 10):
+        r = mpmath.mpf(rho._to_mpmath(mpmath.mp.prec))
+        coefficients = [instance.constant(f"c{k}") for k in range(degree + 1)]
+        weights = [weight(k, c) for k, c in enumerate(coefficients)]
+        value = mpmath.fsum(w * r**k for k, w in enumerate(weights))
+        remainder = max(mpmath.mpf(0), instance.constant("second_moment") - mpmath.fsum(
+            mpmath.factorial(k) * c**2 for k, c in enumerate(coefficients)))
+        tail = abs(r) ** (degree + 1) * remainder
+        slack = mpmath.mpf(10) ** (-instance.digits + 2) * (1 + abs(value))
+        lower = value - slack if r >= 0 else value - tail - slack
+        return Target(value, lower, value + tail + slack, note=f"series to degree {degree}, tail <= "
+                      f"{mpmath.nstr(tail, 3)}")
+
+
+def _resolution(instance: Instance) -> float:
+    # a check that passes must be able to see a 0.2% change of E sigma^2 (the kernel's scale)
+    return 2e-3 * float(instance.constant("second_moment"))
+
+
+def _closed_form_missing(instance: Instance) -> str | None:
+    if dual_kernel_closed_form(instance["activation"]) is None:
+        return f"no closed form is known here for {instance['activation'].name}"
+    return None
+
+
+def _square_integrable(instance: Instance) -> str | None:
+    return square_integrability_failure(instance["activation"])
+
+
+def closed_form_value(instance: Instance) -> mpmath.mpf:
+    """kappa(rho) from the closed form (deterministic; used by the identity check)."""
+    kernel = dual_kernel_closed_form(instance["activation"])
+    return evaluate_closed_form(kernel, instance["rho"], instance.digits)
+
+
+def _without_factorial(instance: Instance) -> Target:
+    return _series_target(instance, weight=lambda k, c: c**2)
+
+
+def _not_squared(instance: Instance) -> Target:
+    return _series_target(instance, weight=lambda k, c: mpmath.factorial(k) * c)
+
+
+THEOREM = Theorem(
+    id="dual-kernel",
+    title="Mehler's formula for the dual kernel E[sigma(U) sigma(V)]",
+    source="Mehler's formula (1866); arc-cosine kernel (Cho and Saul 2009); arcsine kernel (Williams 1997)",
+    provenance="derived",
+    statement="E[sigma(U) sigma(V)] = sum_k k! c_k^2 rho^k for standard normal (U, V) with correlation rho, "
+              "c_k = E[sigma(Z) He_k(Z)]/k! (probabilists' Hermite polynomials)",
+    parameters=(
+        Parameter("activation", "the activation sigma", "activation", "relu"),
+        Parameter("rho", "correlation of U and V", "real", "0.7", -1.0, 1.0),
+        Parameter("degree", "truncation degree K of the series", "integer", "24", 1, 200),
+    ),
+    assumptions=(
+        Assumption("square-integrable", "E sigma(Z)^2 < infinity", _square_integrable),
+    ),
+    constants=_constants,
+    predictions=(
+        Prediction("closed-form", "identity",
+                   "the truncated series, with its tail bound, contains the closed-form kernel",
+                   _series_target, _resolution, applies=_closed_form_missing),
+        Prediction("monte-carlo", "limit",
+                   "the truncated series, with its tail bound, contains E[sigma(U) sigma(V)]",
+                   _series_target, _resolution),
+    ),
+    mutants=(
+        Mutant("factorial-dropped", "the k! weight dropped: sum_k c_k^2 rho^k",
+               predictions={"closed-form": _without_factorial, "monte-carlo": _without_factorial}),
+        Mutant("coefficient-not-squared", "c_k instead of c_k^2: sum_k k! c_k rho^k",
+               predictions={"closed-form": _not_squared, "monte-carlo": _not_squared}),
+        Mutant("c1-nudged", "c_1 multiplied by 1.02", constant_factors={"c1": 1.02}),
+    ),
+)

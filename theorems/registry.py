@@ -1,0 +1,34 @@
+"""Registry of theorems by id: the built-in families, plus any registered at run time."""
+
+from __future__ import annotations
+
+from theorems import dual_kernel
+from theorems.errors import InvalidInput, UnknownName
+from theorems.statement import Theorem
+
+_THEOREMS: dict[str, Theorem] = {}
+
+
+def register(theorem: Theorem, *, replace: bool = False) -> Theorem:
+    """Add a theorem; an id already taken by a different theorem is an error unless `replace`."""
+    if not isinstance(theorem, Theorem):
+        raise InvalidInput(f"register() takes a Theorem, got {type(theorem).__name__}")
+    if theorem.id in _THEOREMS and _THEOREMS[theorem.id] is not theorem and not replace:
+        raise InvalidInput(f"theorem id {theorem.id!r} is already registered")
+    _THEOREMS[theorem.id] = theorem
+    return theorem
+
+
+def theorem(theorem_id: str) -> Theorem:
+    try:
+        return _THEOREMS[theorem_id]
+    except KeyError:
+        raise UnknownName(f"unknown theorem {theorem_id!r}; known: {', '.join(sorted(_THEOREMS))}") from None
+
+
+def all_theorems() -> list[Theorem]:
+    return [_THEOREMS[key] for key in sorted(_THEOREMS)]
+
+
+for _module in (dual_kernel,):
+    register(_module.THEOREM)
