@@ -66,9 +66,11 @@ def build_parser() -> argparse.ArgumentParser:
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--plugin", action="append", default=[], metavar="MODULE",
                         help="import MODULE and register its CHECKERS (repeatable)")
-    parser = _Parser(prog="thmcheck", parents=[common],
-                     description="Check theorems about two-layer neural networks: exact constants, "
-                                 "calibrated Monte Carlo verdicts.")
+    parser = _Parser(prog="thmcheck", description="Check theorems about two-layer neural networks: exact "
+                                                  "constants, calibrated Monte Carlo verdicts.")
+    # the same option before the command; argparse would let the subcommand's default overwrite it
+    parser.add_argument("--plugin", action="append", default=[], metavar="MODULE", dest="plugins_before",
+                        help="import MODULE (a module name or a .py path) and register its CHECKERS")
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
     listing = commands.add_parser("list", parents=[common], help="theorem ids, titles, provenance")
@@ -107,7 +109,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     try:
         arguments = build_parser().parse_args(argv)
-        for module in arguments.plugin:
+        for module in arguments.plugins_before + arguments.plugin:
             registry.load_plugin(module)
         return {"list": _list, "show": _show, "hermite": _hermite, "check": _check}[arguments.command](arguments)
     except ThmcheckError as error:
@@ -255,3 +257,7 @@ def _check(arguments) -> int:
     if outcomes == {PASS}:
         return EXIT_PASS
     return EXIT_UNDECIDED
+
+
+if __name__ == "__main__":
+    sys.exit(main())

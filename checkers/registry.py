@@ -8,6 +8,10 @@ package (the entry point names the module) or by `load_plugin("my_module")` / `-
 from __future__ import annotations
 
 import importlib
+import importlib.util
+import os
+import sys
+from pathlib import Path
 from importlib.metadata import entry_points
 
 from checkers.check import Checker
@@ -37,13 +41,25 @@ def _checkers_of(module) -> list[Checker]:
     return found
 
 
-def load_plugin(module_name: str) -> list[Checker]:
-    """Import a plugin module by name and register its checkers."""
+def load_plugin(module: str) -> list[Checker]:
+    """Import a plugin (a module name, importable or under the current directory, or a .py path)
+    and register its checkers."""
     try:
-        module = importlib.import_module(module_name)
+        if module.endswith(".py"):
+            path = Path(module).resolve()
+            if not path.is_file():
+                raise InvalidInput(f"plugin file {module!r} does not exist")
+            spec = importlib.util.spec_from_file_location(f"thmcheck_plugin_{path.stem}", path)
+            loaded = importlib.util.module_from_spec(spec)
+            sys.modules[spec.name] = loaded
+            spec.loader.exec_module(loaded)
+        else:
+            if os.getcwd() not in sys.path:
+                sys.path.append(os.getcwd())
+            loaded = importlib.import_module(module)
     except ImportError as error:
-        raise InvalidInput(f"cannot import plugin {module_name!r}: {error}") from None
-    return [register(checker, replace=True) for checker in _checkers_of(module)]
+        raise InvalidInput(f"cannot import plugin {module!r}: {error}") from None
+    return [register(checker, replace=True) for checker in _checkers_of(loaded)]
 
 
 def _load_entry_points() -> None:

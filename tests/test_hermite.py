@@ -170,3 +170,18 @@ def test_square_integrability():
     assert square_integrability_failure(activation("relu")) is None
     assert square_integrability_failure(activation("exp(z**2/4)")) is not None
     assert square_integrability_failure(activation("exp(z)")) is None
+
+
+def test_builtin_tables_match_snapshot():
+    """c_0..c_12 of every built-in at 30 digits, committed: a changed derivation shows up as a diff."""
+    from theorems.activations import BUILTINS
+    from tests.snapshots import check_snapshot
+
+    data = {}
+    for name in [*BUILTINS, "leaky_relu:0.1"]:
+        table = hermite_coefficients(name, 12, digits=30)
+        for k in range(13):
+            exact = table.exact[k]
+            data[f"{name} c{k}"] = {"value": table.decimals()[k], "route": table.routes[k],
+                                    "exact": None if exact is None else str(exact)}
+    check_snapshot("hermite-builtins", data)

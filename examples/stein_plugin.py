@@ -1,0 +1,50 @@
+"""A user's own theorem, checked by thmcheck: Stein's lemma E[Z sigma(Z)] = E sigma'(Z) = c_1.
+
+Run it with `thmcheck --plugin examples/stein_plugin.py check stein-lemma`, or register it through
+the `thmcheck.theorems` entry point of your package.
+"""
+
+import numpy as np
+
+from checkers.check import Checker
+from checkers.stats import mean_estimate
+from theorems.hermite import hermite_coefficients, second_moment
+from theorems.statement import Mutant, Parameter, Prediction, Target, Theorem
+
+
+def constants(parameters, digits):
+    sigma = parameters["activation"]
+    return {"c1": hermite_coefficients(sigma, 1, digits=digits).quantity(1),
+            "second_moment": second_moment(sigma, digits=digits)}
+
+
+def predict_c1(instance):
+    return Target.point(instance.constant("c1"))
+
+
+THEOREM = Theorem(
+    id="stein-lemma",
+    title="Stein's lemma: E[Z sigma(Z)] = c_1",
+    source="Stein (1981), Lemma 1",
+    provenance="paper",
+    statement="E[Z sigma(Z)] = E sigma'(Z) = c_1 for Z ~ N(0, 1)",
+    parameters=(Parameter("activation", "the activation sigma", "activation", "tanh"),),
+    assumptions=(),
+    constants=constants,
+    predictions=(
+        Prediction("first-moment", "limit", "E[Z sigma(Z)] equals c_1", predict_c1,
+                   resolution=lambda instance: 0.03 * float(instance.constant("second_moment")) ** 0.5),
+    ),
+    mutants=(Mutant("c1-doubled", "c_1 replaced by 2 c_1", constant_factors={"c1": 2.0}),),
+)
+
+
+def observe(instance, prediction, budget, seed):
+    """Plain Monte Carlo in 16 independent batches (seeded by thmcheck, batched in numpy)."""
+    rng = np.random.default_rng(seed)
+    z = rng.standard_normal((16, budget.scaled(4096)))
+    batch_means = np.mean(z * instance["activation"](z), axis=1)
+    return mean_estimate(batch_means, samples_per_replicate=z.shape[1], method="Monte Carlo x 16 batches")
+
+
+CHECKER = Checker(THEOREM, observe)

@@ -1,0 +1,126 @@
+"""The thmcheck command: its contract (outputs, JSON keys, exit codes) and its handling of bad input."""
+
+import json
+import os
+import subprocess
+import sys
+
+import mpmath
+import pytest
+
+from checkers.cli import main
+
+HOSTILE = "__import__('os').system('touch /tmp/thmcheck_cli_pwned')"
+
+
+def run(capsys, *arguments):
+    code = main(list(arguments))
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def test_list(capsys):
+    code, out, _ = run(capsys, "list", "--json")
+    assert code == 0
+    entries = json.loads(out)
+    assert {"id", "title", "provenance"} <= set(entries[0])
+    assert "dual-kernel" in {e["id"] for e in entries}
+
+
+def test_show(capsys):
+    code, out, _ = run(capsys, "show", "dual-kernel")
+    assert code == 0 and "provenance: derived" in out and "c1 = 0.5" in out
+    code, out, _ = run(capsys, "show", "dual-kernel", "--json", "--param", "activation=erf")
+    data = json.loads(out)
+    c1 = next(c for c in data["constants"] if c["name"] == "c1")
+    assert c1["route"] == "exact" and c1["exact"] == "2*sqrt(3)/(3*sqrt(pi))"
+
+
+def test_hermite_tanh_degree_20_digits_30(capsys):
+    code, out, _ = run(capsys, "hermite", "tanh", "--degree", "20", "--digits", "30", "--json")
+    assert code == 0
+    data = json.loads(out)
+    assert data["activation"] == "tanh" and data["convention"] == "probabilists"
+    assert len(data["coefficients"]) == 21 and len(data["routes"]) == 21
+    # independent reference: mpmath.quad at 50 digits of E[tanh(Z) He_k(Z)]/k!
+    with mpmath.workdps(50):
+        for k in (1, 3, 19):
+            def integrand(t, k=k):
+                previous, current = 0, 1
+                for j in range(k):
+                    previous, current = current, t * current - j * previous
+                return mpmath.tanh(t) * current * mpmath.npdf(t)
+            reference = mpmath.quad(integrand, mpmath.linspace(-30, 30, 61)) / mpmath.factorial(k)
+            value = mpmath.mpf(data["coefficients"][k])
+            assert abs(value - reference) <= mpmath.mpf(10) ** -29 * abs(reference), k
+        assert data["coefficients"][2] == "0"
+        assert abs(mpmath.mpf(data["second_moment"]) - mpmath.mpf("0.394294490397841174416459772444")) < 1e-29
+
+
+def test_hermite_text_output(capsys):
+    code, out, _ = run(capsys, "hermite", "relu", "--degree", "3", "--normalized")
+    assert code == 0 and "[exact]" in out and "mu_2" in out
+
+
+def test_check_passes_and_conjecture_fails(capsys):
+    code, out, _ = run(capsys, "check", "dual-kernel", "--param", "activation=relu", "--param", "rho=0.7")
+    assert code == 0 and "pass" in out
+    code, out, _ = run(capsys, "check", "dual-kernel", "--param", "activation=relu", "--param", "rho=0.7",
+                       "--set", "c1=0.51", "--json")
+    assert code == 1
+    result = json.loads(out)["results"][0]
+    assert result["theorem"] == "dual-kernel" and result["verdict"] == "fail"
+    assert {p["name"] for p in result["predictions"]} == {"closed-form", "monte-carlo"}
+
+
+def test_check_all_quick(capsys):
+    code, out, _ = run(capsys, "check", "--all", "--fidelity", "quick")
+    assert code == 0 and "dual-kernel" in out
+
+
+def test_mutant_from_the_command_line(capsys):
+    code, _, _ = run(capsys, "check", "dual-kernel", "--mutant", "factorial-dropped")
+    assert code == 1
+
+
+def test_outside_assumptions_exit_code(capsys):
+    code, out, _ = run(capsys, "check", "dual-kernel", "--param", "activation=exp(z**2)")
+    assert code == 3 and "outside assumptions" in out
+
+
+@pytest.mark.parametrize("arguments, fragment", [
+    (["hermite", HOSTILE], "formula"),
+    (["hermite", "nosuch"], "unknown activation"),
+    (["hermite", "relu", "--degree", "-1"], "degree"),
+    (["hermite", "relu", "--digits", "0"], "digits"),
+    (["hermite", "relu", "--digits", "1001"], "digits"),
+    (["hermite", "relu", "--route", "float64"], "kinks"),
+    (["check", "nosuch"], "unknown theorem"),
+    (["check"], "at least one"),
+    (["check", "dual-kernel", "--param", "rho=1.5"], "rho"),
+    (["check", "dual-kernel", "--param", "rho=nan"], "rho"),
+    (["check", "dual-kernel", "--param", "rho"], "NAME=VALUE"),
+    (["check", "dual-kernel", "--param", f"activation={HOSTILE}"], "activation"),
+    (["check", "dual-kernel", "--set", "c99=1"], "no constant"),
+    (["check", "dual-kernel", "--set", "c1=z"], "c1"),
+    (["check", "dual-kernel", "--fidelity", "extreme"], "fidelity"),
+    (["check", "dual-kernel", "--seed", "-3"], "seed"),
+    (["check", "dual-kernel", "--mutant", "nosuch"], "mutant"),
+    (["show", "nosuch"], "unknown theorem"),
+    (["--plugin", "no_such_module_xyz", "list"], "cannot import"),
+    ([], "command"),
+])
+def test_bad_input_exits_2_with_one_line(capsys, arguments, fragment):
+    code, out, err = run(capsys, *arguments)
+    assert code == 2
+    assert err.count("\n") == 1 and err.startswith("thmcheck: error:") and fragment in err
+    assert "Traceback" not in err
+    assert not os.path.exists("/tmp/thmcheck_cli_pwned")
+
+
+def test_console_script_end_to_end():
+    """The installed entry point, as a user runs it: exit codes and no traceback on hostile input."""
+    result = subprocess.run([sys.executable, "-m", "checkers.cli", "hermite", HOSTILE], capture_output=True,
+                            text=True)
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert not os.path.exists("/tmp/thmcheck_cli_pwned")

@@ -1,0 +1,89 @@
+"""The contract every registered theorem must meet (in the spirit of scikit-learn's estimator checks).
+
+Each test id names the theorem, so `pytest -k dual-kernel` selects one.
+"""
+
+import math
+
+import mpmath
+import pytest
+import sympy
+
+from checkers import registry
+from checkers.check import run_check
+from checkers.stats import FAIL, PASS
+from checkers.testing import assert_mutants_fail, assert_theorem_holds
+from theorems.errors import InvalidInput
+from theorems.statement import PROVENANCES
+from tests.snapshots import check_snapshot
+
+CHECKERS = registry.all_checkers()
+IDS = [c.id for c in CHECKERS]
+
+
+@pytest.mark.parametrize("checker", CHECKERS, ids=IDS)
+def test_metadata(checker):
+    theorem = checker.theorem
+    assert theorem.provenance in PROVENANCES
+    assert theorem.title and theorem.source and theorem.statement
+    assert theorem.predictions, "a theorem without predictions checks nothing"
+    assert theorem.mutants, "every theorem keeps mutants that its check must reject"
+
+
+@pytest.mark.parametrize("checker", CHECKERS, ids=IDS)
+def test_constants_derive_and_match_snapshot(checker):
+    instance = checker.theorem.instance()
+    assert not instance.assumption_failures()
+    constants = instance.constants
+    assert constants
+    for quantity in constants.values():
+        assert mpmath.isfinite(quantity.value)
+    check_snapshot(f"constants-{checker.id}", {
+        name: {"value": q.decimal(30), "route": q.route, "exact": None if q.exact is None else str(q.exact)}
+        for name, q in constants.items()})
+
+
+@pytest.mark.parametrize("checker", CHECKERS, ids=IDS)
+def test_true_statement_passes_quick_check(checker):
+    assert_theorem_holds(checker, fidelity="quick")
+
+
+@pytest.mark.parametrize("checker", CHECKERS, ids=IDS)
+def test_every_mutant_fails_at_default_fidelity(checker):
+    assert_mutants_fail(checker, fidelity="default")
+
+
+@pytest.mark.parametrize("checker", CHECKERS, ids=IDS)
+def test_same_seed_same_numbers(checker):
+    first = run_check(checker, seed=3, fidelity="quick").to_dict()
+    second = run_check(checker, seed=3, fidelity="quick").to_dict()
+    for a, b in zip(first["predictions"], second["predictions"]):
+        assert a["observed"] == b["observed"] and a["standard_error"] == b["standard_error"]
+
+
+def _bad_values(parameter):
+    if parameter.kind == "activation":
+        return ["nosuch", "__import__('os')", "sqrt(z)"]
+    if parameter.kind == "choice":
+        return ["not-a-choice"]
+    values = ["nan", "inf", "abc", ""]
+    if parameter.upper is not None:
+        values.append(str(parameter.upper + 1))
+    if parameter.lower is not None:
+        values.append(str(parameter.lower - 1))
+    if parameter.kind == "integer":
+        values.append("2.5")
+    return values
+
+
+@pytest.mark.parametrize("checker", CHECKERS, ids=IDS)
+def test_bad_parameters_give_a_clear_error(checker):
+    theorem = checker.theorem
+    for parameter in theorem.parameters:
+        for value in _bad_values(parameter):
+            with pytest.raises(InvalidInput, match=parameter.name):
+                theorem.instance({parameter.name: value})
+    with pytest.raises(InvalidInput, match="no parameter"):
+        theorem.instance({"no_such_parameter": "1"})
+    with pytest.raises(InvalidInput, match="no constant"):
+        theorem.instance(overrides={"no_such_constant": "1"})

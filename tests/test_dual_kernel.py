@@ -1,0 +1,58 @@
+"""The dual-kernel theorem: conjecture mode flips verdicts, edge cases, and its calibration (slow)."""
+
+import pytest
+import scipy.stats
+
+from checkers import registry
+from checkers.check import run_check
+from checkers.stats import FAIL, PASS
+from checkers.verdict import OUTSIDE
+
+CHECKER = registry.checker("dual-kernel")
+
+
+@pytest.mark.parametrize("constant", ["c0", "c1", "c2"])
+@pytest.mark.parametrize("factor", [0.97, 1.03])
+def test_nudging_a_leading_constant_by_three_percent_fails(constant, factor):
+    instance = CHECKER.theorem.instance({"activation": "relu", "rho": "0.7"})
+    nudged = str(float(instance.constant(constant)) * factor)
+    verdict = run_check(CHECKER, {"activation": "relu", "rho": "0.7"}, {constant: nudged})
+    assert verdict.outcome == FAIL, verdict.explain()
+
+
+@pytest.mark.parametrize("activation", ["tanh", "sigmoid", "gelu", "softplus", "tanh(z) + 0.1*z**2"])
+def test_no_closed_form_activations_pass_by_monte_carlo_and_mutants_fail(activation):
+    verdict = run_check(CHECKER, {"activation": activation, "rho": "-0.4"}, fidelity="quick")
+    assert verdict.outcome == PASS, verdict.explain()
+    outcomes = {p.name: p.outcome for p in verdict.predictions}
+    assert outcomes == {"closed-form": "not applicable", "monte-carlo": PASS}
+    for mutant in ("factorial-dropped", "coefficient-not-squared", "c1-nudged"):
+        assert run_check(CHECKER, {"activation": activation, "rho": "-0.4"}, mutant=mutant).outcome == FAIL
+
+
+@pytest.mark.parametrize("rho", ["1", "-1", "0"])
+def test_edges_of_the_correlation_range(rho):
+    assert run_check(CHECKER, {"activation": "relu", "rho": rho}).outcome == PASS
+
+
+def test_outside_assumptions_is_reported_with_reason():
+    verdict = run_check(CHECKER, {"activation": "exp(z**2)"})
+    assert verdict.outcome == OUTSIDE
+    assert "infinite" in verdict.assumption_failures[0][1]
+
+
+def _false_alarm_count(activation: str, rate: float, seeds: int = 200) -> int:
+    return sum(run_check(CHECKER, {"activation": activation, "rho": "0.7"}, seed=seed, fidelity="quick",
+                         false_fail_rate=rate).outcome == FAIL for seed in range(seeds))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("activation", ["relu", "tanh"])
+def test_false_alarm_rate_over_200_seeds(activation):
+    """At the default rate (1e-6) no more than 1% of 200 seeds may fail; at a nominal 5% the observed
+    rate must be consistent with at most 5% (and not zero, which would mean the standard errors are
+    inflated and the test is blunter than it claims)."""
+    assert _false_alarm_count(activation, 1e-6) <= 2
+    alarms = _false_alarm_count(activation, 0.05)
+    upper = scipy.stats.binom.ppf(0.999, 200, 0.05)
+    assert 1 <= alarms <= upper, alarms

@@ -1,0 +1,35 @@
+"""Users' own theorems: the example plugin through --plugin, the pytest helpers, and the README."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from checkers import registry
+from checkers.cli import main
+from checkers.testing import assert_mutants_fail, assert_theorem_holds
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLE = ROOT / "examples" / "stein_plugin.py"
+
+
+def test_example_plugin_by_path_through_the_cli(capsys):
+    code = main(["--plugin", str(EXAMPLE), "check", "stein-lemma", "--param", "activation=relu", "--json"])
+    result = json.loads(capsys.readouterr().out)["results"][0]
+    assert code == 0 and result["verdict"] == "pass"
+    code = main(["check", "stein-lemma", "--plugin", str(EXAMPLE), "--mutant", "c1-doubled"])
+    capsys.readouterr()
+    assert code == 1
+
+
+def test_pytest_helpers_on_the_example():
+    [checker] = registry.load_plugin(str(EXAMPLE))
+    assert_theorem_holds(checker, {"activation": "tanh"})
+    assert_mutants_fail(checker)
+    with pytest.raises(AssertionError, match="expected stein-lemma to pass"):
+        assert_theorem_holds(checker, overrides={"c1": "0.9"}, fidelity="default")
+
+
+def test_readme_shows_the_example_verbatim():
+    readme = (ROOT / "README.md").read_text()
+    assert EXAMPLE.read_text().strip() in readme

@@ -1,0 +1,91 @@
+"""Calibrated comparisons and rate fits."""
+
+import math
+
+import numpy as np
+import pytest
+import scipy.stats
+
+from checkers.stats import (FAIL, INCONCLUSIVE, PASS, Estimate, compare_exact, compare_to_target, critical_value,
+                            detectable_discrepancy, fit_rate, mean_estimate, samples_needed, split_false_fail_rate)
+
+
+def test_critical_values():
+    assert critical_value(0.05) == pytest.approx(1.959964, rel=1e-6)
+    assert critical_value(1e-6, 15) > critical_value(1e-6, 63) > critical_value(1e-6)
+
+
+def test_compare_outcomes():
+    estimate = Estimate(1.0, 0.01, 30, 1000)
+    assert compare_to_target(estimate, 1.0, 1.0, false_fail_rate=1e-6, resolution=0.1).outcome == PASS
+    assert compare_to_target(estimate, 1.2, 1.2, false_fail_rate=1e-6, resolution=0.1).outcome == FAIL
+    assert compare_to_target(estimate, 1.0, 1.0, false_fail_rate=1e-6, resolution=0.01).outcome == INCONCLUSIVE
+    inside = compare_to_target(estimate, 0.9, 1.1, false_fail_rate=1e-6, resolution=1.0)
+    assert inside.distance == 0 and inside.outcome == PASS
+
+
+def test_detectable_discrepancy_has_the_stated_power():
+    """A discrepancy equal to the detectable size is caught with probability about 0.9."""
+    rng = np.random.default_rng(1)
+    se, dof, rate = 1.0, math.inf, 1e-3
+    delta = detectable_discrepancy(se, dof, rate, power=0.9)
+    draws = rng.normal(delta, se, size=20000)
+    caught = np.mean(np.abs(draws) > critical_value(rate, dof) * se)
+    assert caught == pytest.approx(0.9, abs=0.01)
+
+
+def test_samples_needed_grows_like_log_of_rate():
+    n6 = samples_needed(1.0, 0.01, 1e-6)
+    n12 = samples_needed(1.0, 0.01, 1e-12)
+    assert n12 / n6 < 2  # squaring the rate less than doubles n: n ~ (z_rate + z_power)^2 ~ 2 log(1/rate)
+    assert samples_needed(1.0, 0.005, 1e-6) == pytest.approx(4 * n6, rel=0.01)
+
+
+def test_exact_comparison():
+    assert compare_exact(0.5, 0.5, 0.5, tolerance=1e-20, resolution=1e-3).outcome == PASS
+    assert compare_exact(0.5 + 1e-10, 0.5, 0.5, tolerance=1e-20, resolution=1e-3).outcome == FAIL
+    assert compare_exact(0.5, 0.0, 1.0, tolerance=1e-20, resolution=1e-3).outcome == INCONCLUSIVE
+
+
+def test_split_false_fail_rate():
+    assert split_false_fail_rate(1e-6, 4) == pytest.approx(2.5e-7)
+    with pytest.raises(ValueError):
+        split_false_fail_rate(0.0, 2)
+
+
+def test_mean_estimate_standard_error():
+    estimate = mean_estimate(np.array([1.0, 2.0, 3.0, 4.0]))
+    assert estimate.value == 2.5
+    assert estimate.standard_error == pytest.approx(np.std([1, 2, 3, 4], ddof=1) / 2)
+    assert estimate.degrees_of_freedom == 3
+
+
+def test_fit_rate_recovers_exponent_with_honest_interval():
+    rng = np.random.default_rng(0)
+    sizes = np.array([250, 500, 1000, 2000, 4000])
+    covered = 0
+    for _ in range(400):
+        values = 3.0 * sizes**-0.5 * np.exp(rng.normal(0, 0.05, sizes.size))
+        fit = fit_rate(sizes, values)
+        covered += fit.interval[0] <= -0.5 <= fit.interval[1]
+    assert covered / 400 == pytest.approx(0.95, abs=0.03)
+    exact = fit_rate(sizes, 2.0 * sizes**-1.0)
+    assert exact.exponent == pytest.approx(-1.0) and exact.prefactor == pytest.approx(2.0)
+
+
+def test_fit_rate_input_checks():
+    with pytest.raises(ValueError):
+        fit_rate([1, 2], [1, 2])
+    with pytest.raises(ValueError):
+        fit_rate([1, 2, 3], [1, -2, 3])
+
+
+def test_t_test_false_fail_rate_is_as_stated():
+    """Under the null, with normal replicates, the rejection rate equals the nominal rate."""
+    rng = np.random.default_rng(7)
+    rate, rejections, trials = 0.05, 0, 4000
+    for _ in range(trials):
+        estimate = mean_estimate(rng.normal(0.0, 1.0, size=8))
+        rejections += compare_to_target(estimate, 0.0, 0.0, false_fail_rate=rate, resolution=10).outcome == FAIL
+    band = scipy.stats.binom.interval(0.999, trials, rate)
+    assert band[0] <= rejections <= band[1]
