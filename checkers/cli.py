@@ -21,6 +21,7 @@ from checkers.stats import FAIL, PASS
 from checkers.verdict import format_table
 from theorems.activations import Activation, activation, builtin_names
 from theorems.errors import InvalidInput, ThmcheckError
+from theorems.formula import parse_number
 from theorems.hermite import CONVENTION, MAX_DEGREE, MAX_DIGITS, ROUTES, hermite_coefficients, second_moment
 from theorems.statement import PROVENANCES
 
@@ -88,6 +89,8 @@ def build_parser() -> argparse.ArgumentParser:
     hermite.add_argument("--degree", type=_bounded_int("degree", 0, MAX_DEGREE), default=8)
     hermite.add_argument("--digits", type=_bounded_int("digits", 1, MAX_DIGITS), default=30)
     hermite.add_argument("--route", choices=ROUTES, default="auto")
+    hermite.add_argument("--scale", default="1", metavar="B",
+                         help="preactivation scale b: coefficients E[sigma(bZ) He_k(Z)]/k! (default 1)")
     hermite.add_argument("--normalized", action="store_true", help="also print mu_k = sqrt(k!) c_k")
     hermite.add_argument("--json", action="store_true")
 
@@ -190,11 +193,14 @@ def _show(arguments) -> int:
 
 def _hermite(arguments) -> int:
     sigma: Activation = activation(arguments.activation)
+    if arguments.scale != "1":
+        sigma = sigma.scaled(parse_number(arguments.scale))
     table = hermite_coefficients(sigma, arguments.degree, digits=arguments.digits, route=arguments.route)
     moment = second_moment(sigma, digits=arguments.digits, route=arguments.route)
     if arguments.json:
         data = {
             "activation": sigma.name, "expression": str(sigma.expression), "convention": CONVENTION,
+            "scale": arguments.scale,
             "definition": "c_k = E[sigma(Z) He_k(Z)] / k!, Z ~ N(0,1), He_k probabilists' Hermite",
             "digits": table.digits, "degree": table.degree,
             "coefficients": table.decimals(),

@@ -124,3 +124,11 @@ def test_console_script_end_to_end():
                             text=True)
     assert result.returncode == 2 and "Traceback" not in result.stderr
     assert not os.path.exists("/tmp/thmcheck_cli_pwned")
+
+
+def test_hermite_at_preactivation_scale(capsys):
+    code, out, _ = run(capsys, "hermite", "relu", "--scale", "3/2", "--degree", "2", "--json")
+    data = json.loads(out)
+    assert code == 0 and data["coefficients"][1] == "0.750000000000000000000000000000"
+    code, _, err = run(capsys, "hermite", "relu", "--scale", "-1")
+    assert code == 2 and "scale" in err

@@ -33,3 +33,22 @@ def test_pytest_helpers_on_the_example():
 def test_readme_shows_the_example_verbatim():
     readme = (ROOT / "README.md").read_text()
     assert EXAMPLE.read_text().strip() in readme
+
+
+def test_entry_point_plugins_are_registered(monkeypatch):
+    """A package that declares `thmcheck.theorems = mypackage.module` is picked up without --plugin."""
+    import importlib.metadata
+    import sys
+
+    class EntryPoint:
+        name = "stein"
+
+        def load(self):
+            return sys.modules["thmcheck_plugin_stein_plugin"]
+
+    registry.load_plugin(str(EXAMPLE))
+    registry._CHECKERS.pop("stein-lemma")
+    monkeypatch.setattr(registry, "_entry_points_loaded", False)
+    monkeypatch.setattr(registry, "entry_points", lambda group: [EntryPoint()] if group == registry.ENTRY_POINT_GROUP
+                        else importlib.metadata.entry_points(group=group))
+    assert registry.checker("stein-lemma").id == "stein-lemma"

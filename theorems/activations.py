@@ -25,7 +25,7 @@ import scipy.special
 import sympy
 
 from theorems.errors import InvalidInput, UnknownName
-from theorems.formula import parse_formula, parse_number, z
+from theorems.formula import exact_number, parse_formula, parse_number, z
 
 _NON_SMOOTH = (sympy.Max, sympy.Min, sympy.Abs, sympy.Heaviside, sympy.sign)
 _ODD_FUNCTIONS = (sympy.tanh, sympy.erf, sympy.sinh, sympy.sin, sympy.atan, sympy.asinh, sympy.sign)
@@ -92,7 +92,7 @@ class Activation:
 
     def scaled(self, scale) -> Activation:
         """sigma(b z): the activation seen by a preactivation of standard deviation b."""
-        b = sympy.nsimplify(scale) if not isinstance(scale, sympy.Basic) else scale
+        b = exact_number(scale)
         if not (b.is_real and b.is_positive):
             raise InvalidInput(f"preactivation scale must be a positive number, got {scale}")
         if b == 1:

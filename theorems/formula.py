@@ -16,6 +16,7 @@ integer powers so that no formula can make the parser or sympy run away.
 
 from __future__ import annotations
 
+import numbers
 import re
 from collections.abc import Callable
 
@@ -205,6 +206,21 @@ def parse_formula(text: str) -> sympy.Expr:
     if expression.has(sympy.zoo, sympy.nan, sympy.oo, -sympy.oo):
         raise InvalidInput(f"formula {text!r} is not finite")
     return expression
+
+
+def exact_number(value) -> sympy.Expr:
+    """A sympy number for a trusted numeric value (never a string): ints exactly, a float as its
+    shortest decimal (0.7 means 7/10, not the binary double nearest to it), sympy numbers unchanged."""
+    if isinstance(value, sympy.Basic):
+        return value
+    if isinstance(value, (bool, str)) or not isinstance(value, (int, float, numbers.Real)):
+        raise InvalidInput(f"expected a real number, got {value!r}")
+    if isinstance(value, numbers.Integral):
+        return sympy.Integer(int(value))
+    value = float(value)
+    if value != value or value in (float("inf"), float("-inf")):
+        raise InvalidInput(f"expected a finite number, got {value}")
+    return sympy.Rational(repr(value))
 
 
 def parse_number(text: str) -> sympy.Expr:

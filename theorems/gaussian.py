@@ -24,7 +24,7 @@ import functools
 import sympy
 
 from theorems.activations import _kinks, _pieces, parity
-from theorems.formula import z
+from theorems.formula import exact_number, z
 
 SQRT_2PI = sympy.sqrt(2 * sympy.pi)
 
@@ -54,18 +54,10 @@ def standard_normal_cdf(x: sympy.Expr) -> sympy.Expr:
     return (1 + sympy.erf(x / sympy.sqrt(2))) / 2
 
 
-def _exact_number(value) -> sympy.Expr:
-    if isinstance(value, sympy.Basic):
-        return value
-    if isinstance(value, int):
-        return sympy.Integer(value)
-    return sympy.Rational(repr(value))  # a float is read as its shortest decimal
-
-
 def truncated_moments(lower: sympy.Expr, upper: sympy.Expr, order: int) -> list[sympy.Expr]:
     """[M_0, ..., M_order] with M_j = int_lower^upper t^j phi(t) dt, exactly (bounds may be +-oo)."""
 
-    lower, upper = _exact_number(lower), _exact_number(upper)
+    lower, upper = exact_number(lower), exact_number(upper)
 
     def boundary(x, j):  # x^j phi(x), zero at infinity
         return sympy.Integer(0) if x in (sympy.oo, -sympy.oo) else x**j * standard_normal_density(x)

@@ -29,7 +29,7 @@ import sympy
 
 from theorems.activations import Activation
 from theorems.errors import InvalidInput
-from theorems.formula import z
+from theorems.formula import exact_number, z
 from theorems.hermite import HermiteTable, Quantity
 
 rho = sympy.Symbol("rho", real=True)
@@ -62,15 +62,6 @@ class SeriesValue:
     def interval(self) -> tuple[mpmath.mpf, mpmath.mpf]:
         lower = self.value if self.tail_nonnegative else self.value - self.truncation_bound
         return lower, self.value + self.truncation_bound
-
-
-def exact_number(value) -> sympy.Expr:
-    """A sympy number for `value`; a Python float is read as its shortest decimal (0.7 means 7/10)."""
-    if isinstance(value, sympy.Basic):
-        return value
-    if isinstance(value, float):
-        return sympy.Rational(repr(value))
-    return sympy.nsimplify(value)
 
 
 def dual_kernel_series(table: HermiteTable, moment: Quantity, correlation) -> SeriesValue:

@@ -30,7 +30,7 @@ import sympy
 
 from theorems.activations import Activation, activation
 from theorems.errors import InvalidInput, UnknownName
-from theorems.formula import parse_number
+from theorems.formula import exact_number, parse_number
 from theorems.hermite import Quantity
 
 PROVENANCES = {
@@ -66,7 +66,7 @@ class Parameter:
                 raise InvalidInput(f"{where} must be one of {', '.join(self.choices)}, got {raw!r}")
             return str(raw)
         try:
-            value = parse_number(raw) if isinstance(raw, str) else sympy.nsimplify(raw)
+            value = parse_number(raw) if isinstance(raw, str) else exact_number(raw)
         except (InvalidInput, TypeError, ValueError, sympy.SympifyError) as error:
             raise InvalidInput(f"{where}: {error}") from None
         if self.kind == "integer":
@@ -216,7 +216,7 @@ class Theorem:
         parsed_overrides = {}
         for name, raw in (overrides or {}).items():
             try:
-                number = parse_number(raw) if isinstance(raw, str) else sympy.nsimplify(raw)
+                number = parse_number(raw) if isinstance(raw, str) else exact_number(raw)
             except InvalidInput as error:
                 raise InvalidInput(f"--set {name}: {error}") from None
             parsed_overrides[name] = number

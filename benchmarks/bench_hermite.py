@@ -1,0 +1,70 @@
+"""Benchmark: Hermite tables of the 8 standard activations, degree 0..20 at 30 digits, cold and warm.
+
+Targets (issue: foundation): <= 5 s cold and <= 1 s warm on 2 cores. "Cold" is a fresh process with
+empty caches (imports timed separately); "warm" is the same request again in that process. To make
+the numbers comparable across machines, the script also times numpy's own float64 matmul (n = 1000)
+in the same run and prints each time in units of that matmul.
+
+    python benchmarks/bench_hermite.py
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+
+ACTIVATIONS = ["relu", "abs", "tanh", "erf", "sigmoid", "softplus", "gelu", "silu"]
+DEGREE, DIGITS = 20, 30
+
+CHILD = f"""
+import time
+started = time.perf_counter()
+from theorems.hermite import hermite_coefficients
+imported = time.perf_counter()
+routes = {{}}
+for name in {ACTIVATIONS!r}:
+    routes[name] = hermite_coefficients(name, {DEGREE}, digits={DIGITS}).routes
+cold = time.perf_counter()
+for name in {ACTIVATIONS!r}:
+    hermite_coefficients(name, {DEGREE}, digits={DIGITS})
+warm = time.perf_counter()
+print(imported - started, cold - imported, warm - cold)
+for name, r in routes.items():
+    print(name, ",".join(sorted(set(r))), sum(x == "exact" for x in r))
+"""
+
+
+def matmul_seconds(size: int = 1000, repeats: int = 5) -> float:
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    a, b = rng.standard_normal((size, size)), rng.standard_normal((size, size))
+    a @ b
+    best = float("inf")
+    for _ in range(repeats):
+        started = time.perf_counter()
+        a @ b
+        best = min(best, time.perf_counter() - started)
+    return best
+
+
+def main() -> None:
+    reference = matmul_seconds()
+    output = subprocess.run([sys.executable, "-c", CHILD], capture_output=True, text=True, check=True).stdout
+    lines = output.strip().splitlines()
+    imports, cold, warm = map(float, lines[0].split())
+    print(f"numpy matmul 1000x1000 float64: {reference * 1e3:.1f} ms ({2e9 / reference / 1e9:.1f} GFLOP/s)")
+    print(f"imports: {imports:.2f} s")
+    print(f"cold: 8 activations x degree 0..{DEGREE} at {DIGITS} digits: {cold:.2f} s "
+          f"(target <= 5 s; {cold / reference:.0f} matmuls) {'OK' if cold <= 5 else 'MISSED'}")
+    print(f"warm: same request again: {warm * 1e3:.2f} ms (target <= 1 s; {warm / reference:.2f} matmuls) "
+          f"{'OK' if warm <= 1 else 'MISSED'}")
+    print("routes (exact coefficients of 21):")
+    for line in lines[1:]:
+        name, routes, exact = line.split()
+        print(f"  {name:9} {routes:14} {exact}")
+
+
+if __name__ == "__main__":
+    main()
