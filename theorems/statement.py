@@ -207,9 +207,12 @@ class Theorem:
                  *, digits: int = 30) -> "Instance":
         """Validate parameters and constant overrides; raise `InvalidInput` naming the first bad one."""
         given = dict(parameters or {})
-        values = {}
+        values, labels = {}, {}
         for parameter in self.parameters:
-            values[parameter.name] = parameter.parse(given.pop(parameter.name, parameter.default))
+            raw = given.pop(parameter.name, parameter.default)
+            values[parameter.name] = parameter.parse(raw)
+            labels[parameter.name] = values[parameter.name].name if isinstance(values[parameter.name], Activation) \
+                else str(raw).strip()
         if given:
             raise UnknownName(f"{self.id} has no parameter {sorted(given)[0]!r}; its parameters are "
                               f"{', '.join(p.name for p in self.parameters)}")
@@ -220,7 +223,7 @@ class Theorem:
             except InvalidInput as error:
                 raise InvalidInput(f"--set {name}: {error}") from None
             parsed_overrides[name] = number
-        instance = Instance(self, values, parsed_overrides, digits)
+        instance = Instance(self, values, parsed_overrides, digits, labels)
         unknown = set(parsed_overrides) - set(instance.constants)
         if unknown:
             raise UnknownName(f"{self.id} has no constant {sorted(unknown)[0]!r}; its constants are "
@@ -236,6 +239,7 @@ class Instance:
     parameters: Mapping[str, Any]
     overrides: Mapping[str, sympy.Expr]
     digits: int = 30
+    labels: Mapping[str, str] = field(default_factory=dict)  # parameters as the user wrote them
 
     def __getitem__(self, name: str) -> Any:
         return self.parameters[name]
@@ -273,5 +277,5 @@ class Instance:
         return failures
 
     def describe_parameters(self) -> dict[str, str]:
-        return {name: (value.name if isinstance(value, Activation) else str(value))
+        return {name: self.labels.get(name) or (value.name if isinstance(value, Activation) else str(value))
                 for name, value in self.parameters.items()}
