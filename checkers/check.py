@@ -77,10 +77,15 @@ Observation = Estimate | Exact
 
 @dataclass(frozen=True)
 class Checker:
-    """A theorem and the way to observe each of its predictions."""
+    """A theorem and the way to observe each of its predictions.
+
+    With `shared_draws`, every prediction of one check gets the same seed (per stage), so a checker
+    can simulate once and read several observables from the same draws.
+    """
 
     theorem: Theorem
     observe: Callable[[Instance, str, Budget, np.random.SeedSequence], Observation]
+    shared_draws: bool = False
 
     @property
     def id(self) -> str:
@@ -142,8 +147,9 @@ def _check_prediction(checker: Checker, instance: Instance, prediction: Predicti
     stages = fidelity.stages if _stochastic(prediction) else 1
     for stage in range(stages):
         budget = Budget(fidelity, stage)
+        scope = () if checker.shared_draws else (prediction.name,)
         observation = checker.observe(instance, prediction.name, budget,
-                                      seed_sequence(seed, instance.theorem.id, prediction.name, stage))
+                                      seed_sequence(seed, instance.theorem.id, *scope, stage))
         if isinstance(observation, Exact):
             comparison = compare_exact(observation.value, target.lower, target.upper,
                                        tolerance=observation.tolerance, resolution=resolution)

@@ -15,7 +15,7 @@ from pathlib import Path
 from importlib.metadata import entry_points
 
 from checkers.check import Checker
-from checkers.families import dual_kernel
+from checkers.families import dual_kernel, onestep
 from theorems import registry as theorem_registry
 from theorems.errors import InvalidInput, UnknownName
 
@@ -88,5 +88,6 @@ def all_checkers() -> list[Checker]:
     return [_CHECKERS[key] for key in sorted(_CHECKERS)]
 
 
-for _module in (dual_kernel,):
-    register(_module.CHECKER)
+register(dual_kernel.CHECKER)
+for _checker in onestep.CHECKERS:
+    register(_checker)

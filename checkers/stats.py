@@ -112,8 +112,11 @@ def compare_to_target(estimate: Estimate, lower: float, upper: float, *, false_f
     else:
         statistic = math.inf if distance > 0 else 0.0
         p_value = 0.0 if distance > 0 else 1.0
+    # a two-sided prediction is only as sharp as its interval is narrow; a one-sided one (a bound)
+    # is sharp on its finite side
+    width = upper - lower if math.isfinite(upper - lower) else 0.0
     detectable = detectable_discrepancy(estimate.standard_error, estimate.degrees_of_freedom,
-                                        false_fail_rate, power=power) + (upper - lower)
+                                        false_fail_rate, power=power) + width
     if distance > critical * estimate.standard_error:
         outcome = FAIL
     elif detectable <= resolution:

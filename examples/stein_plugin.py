@@ -12,7 +12,7 @@ from theorems.hermite import hermite_coefficients, second_moment
 from theorems.statement import Mutant, Parameter, Prediction, Target, Theorem
 
 
-def constants(parameters, digits):
+def constants(parameters, digits, given):
     sigma = parameters["activation"]
     return {"c1": hermite_coefficients(sigma, 1, digits=digits).quantity(1),
             "second_moment": second_moment(sigma, digits=digits)}

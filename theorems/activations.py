@@ -321,3 +321,25 @@ def activation(spec: str) -> Activation:
         raise UnknownName(f"unknown activation {spec!r}; built-ins are {', '.join(builtin_names())}, "
                           f"or give a formula in z such as 'tanh(z) + 0.1*z**2'")
     return from_expression(parse_formula(spec), name=spec, description="user formula")
+
+
+def unbounded_derivative(sigma: Activation, order: int, *, allow_kinks: bool = False) -> str | None:
+    """None when sigma is smooth with sigma', ..., sigma^(order) bounded on the real line, else why not.
+    With `allow_kinks`, piecewise derivatives are probed instead (order 1: Lipschitz, as for relu).
+
+    Deterministic probe: the derivatives' largest magnitude on |z| in [100, 200] may not exceed twice
+    their largest magnitude on [-20, 20] (any polynomial growth fails this; tanh, erf, sigmoid,
+    softplus and GELU pass).
+    """
+    if sigma.kinks and not allow_kinks:
+        return (f"{sigma.name} is not smooth (kinks at {', '.join(map(str, sigma.kinks))}), so it has no "
+                f"bounded derivatives of order 1..{order}")
+    inner = np.linspace(-20, 20, 801)
+    outer = np.concatenate([np.linspace(-200, -100, 101), np.linspace(100, 200, 101)])
+    for k in range(1, order + 1):
+        derivative = sigma.derivative(k)
+        with np.errstate(all="ignore"):
+            near, far = np.abs(derivative(inner)), np.abs(derivative(outer))
+        if not (np.all(np.isfinite(near)) and np.all(np.isfinite(far))) or far.max() > 2 * max(near.max(), 1e-12):
+            return f"the derivative of order {k} of {sigma.name} is unbounded"
+    return None

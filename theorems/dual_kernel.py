@@ -27,7 +27,7 @@ from theorems.kernels import dual_kernel_closed_form, dual_kernel_series, evalua
 from theorems.statement import Assumption, Instance, Mutant, Parameter, Prediction, Target, Theorem
 
 
-def _constants(parameters, digits):
+def _constants(parameters, digits, given):
     sigma, degree = parameters["activation"], parameters["degree"]
     if square_integrability_failure(sigma):
         return {}

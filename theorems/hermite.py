@@ -144,8 +144,8 @@ def mu_star_squared(sigma: Activation | str, *, digits: int = 30) -> Quantity:
     sigma = _activation(sigma) if isinstance(sigma, str) else sigma
     table = hermite_coefficients(sigma, 1, digits=digits)
     moment = second_moment(sigma, digits=digits)
-    return _combine("mu_star_squared", digits, [moment, table.quantity(0), table.quantity(1)],
-                    lambda m, c0, c1: m - c0**2 - c1**2)
+    return combine("mu_star_squared", digits, [moment, table.quantity(0), table.quantity(1)],
+                   lambda m, c0, c1: m - c0**2 - c1**2)
 
 
 def derivative_variance(sigma: Activation | str, *, digits: int = 30) -> Quantity:
@@ -153,16 +153,24 @@ def derivative_variance(sigma: Activation | str, *, digits: int = 30) -> Quantit
     sigma = _activation(sigma) if isinstance(sigma, str) else sigma
     table = hermite_coefficients(sigma, 1, digits=digits)
     moment = second_moment(sigma.derivative(), digits=digits)
-    return _combine("derivative_variance", digits, [moment, table.quantity(1)], lambda m, c1: m - c1**2)
+    return combine("derivative_variance", digits, [moment, table.quantity(1)], lambda m, c1: m - c1**2)
 
 
-def _combine(name: str, digits: int, parts: list[Quantity], formula) -> Quantity:
+def combine(name: str, digits: int, parts: list[Quantity], formula) -> Quantity:
+    """A Quantity computed from others by `formula` (arithmetic and `**`, valid for sympy and mpmath
+    numbers alike): exact when every part is exact, else numeric with the weakest route of its parts
+    ("override" and "mutant" parts pass their label on)."""
     routes = {part.route for part in parts}
-    route = "exact" if routes == {"exact"} else ("mpmath" if "float64" not in routes else "float64")
-    exact = formula(*[part.exact for part in parts]) if route == "exact" else None
+    route = next((label for label in ("mutant", "override", "float64", "mpmath") if label in routes), "exact")
+    if route in ("mutant", "override") and any(part.exact is None for part in parts):
+        exact = None
+    else:
+        exact = formula(*[part.exact for part in parts]) if all(part.exact is not None for part in parts) else None
     with mpmath.workdps(digits + 10):
         value = _to_mpf(exact, digits) if exact is not None else formula(*[part.value for part in parts])
-    return Quantity(name, value, route, digits, sympy.simplify(exact) if exact is not None else None)
+    if route in ("exact", "override") and exact is not None:
+        exact = sympy.simplify(exact) if route == "exact" else exact
+    return Quantity(name, value, route, digits, exact)
 
 
 # --- routes -----------------------------------------------------------------------------------
@@ -364,3 +372,8 @@ def square_integrability_failure(sigma: Activation) -> str | None:
                 return (f"E sigma(Z)^2 appears infinite: sigma(z)^2 phi(z) does not vanish as z -> "
                         f"{'+' if sign > 0 else '-'}infinity (at z = {sign * 40}: {mpmath.nstr(values[0], 3)})")
     return None
+
+
+def square_root(x):
+    """sqrt for `combine` formulas: exact for sympy numbers, mpmath otherwise."""
+    return sympy.sqrt(x) if isinstance(x, sympy.Basic) else mpmath.sqrt(x)

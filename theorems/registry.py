@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from theorems import dual_kernel
+from theorems import dual_kernel, spike_alignment, spike_decomposition, spike_outlier, spike_strength
 from theorems.errors import InvalidInput, UnknownName
 from theorems.statement import Theorem
 
@@ -30,5 +30,5 @@ def all_theorems() -> list[Theorem]:
     return [_THEOREMS[key] for key in sorted(_THEOREMS)]
 
 
-for _module in (dual_kernel,):
+for _module in (dual_kernel, spike_decomposition, spike_strength, spike_alignment, spike_outlier):
     register(_module.THEOREM)

@@ -151,14 +151,21 @@ class Mutant:
     predictions: Mapping[str, Callable[["Instance"], Target]] = field(default_factory=dict)
     dropped_assumptions: tuple[str, ...] = ()
     parameters: Mapping[str, str] = field(default_factory=dict)
+    definitions: Mapping[str, Any] = field(default_factory=dict)
+    constants: Mapping[str, Callable[[Mapping[str, Any], int], Quantity]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
 class Theorem:
     """A theorem as the paper states it (or as derived), with its provenance.
 
-    `constants(parameters, digits)` derives the named constants as `Quantity` objects (a mapping
-    name -> Quantity); a theorem may have constants whose number depends on a parameter.
+    `constants(parameters, digits, given)` derives the named constants as `Quantity` objects (a
+    mapping name -> Quantity); `given` maps names to values fixed from outside (user overrides, mutant
+    nudges), and a constant derived from another must use the given value when there is one, so that
+    an override propagates. A theorem may have constants whose number depends on a parameter.
+
+    `definitions` are named pieces of the statement that a checker uses to build its observable (for
+    example the direction of a spike); a mutant may replace them.
     """
 
     id: str
@@ -172,7 +179,9 @@ class Theorem:
     predictions: tuple[Prediction, ...]
     mutants: tuple[Mutant, ...] = ()
     notes: str = ""
+    definitions: Mapping[str, Any] = field(default_factory=dict)
     constant_factors: Mapping[str, float] = field(default_factory=dict)
+    constant_replacements: Mapping[str, Callable[[Mapping[str, Any], int], Quantity]] = field(default_factory=dict)
 
     def __post_init__(self):
         if self.provenance not in PROVENANCES:
@@ -200,8 +209,10 @@ class Theorem:
         predictions = tuple(replace(p, predict=mutant.predictions[p.name]) if p.name in mutant.predictions else p
                             for p in self.predictions)
         assumptions = tuple(a for a in self.assumptions if a.name not in mutant.dropped_assumptions)
-        return replace(self, id=f"{self.id}", title=f"{self.title} [mutant: {name}]", predictions=predictions,
-                       assumptions=assumptions, constant_factors=dict(mutant.constant_factors), mutants=())
+        definitions = {**self.definitions, **mutant.definitions}
+        return replace(self, title=f"{self.title} [mutant: {name}]", predictions=predictions,
+                       assumptions=assumptions, constant_factors=dict(mutant.constant_factors), mutants=(),
+                       definitions=definitions, constant_replacements=dict(mutant.constants))
 
     def instance(self, parameters: Mapping[str, Any] | None = None, overrides: Mapping[str, Any] | None = None,
                  *, digits: int = 30) -> "Instance":
@@ -224,7 +235,7 @@ class Theorem:
                 raise InvalidInput(f"--set {name}: {error}") from None
             parsed_overrides[name] = number
         instance = Instance(self, values, parsed_overrides, digits, labels)
-        unknown = set(parsed_overrides) - set(instance.constants)
+        unknown = set(parsed_overrides) - set(instance.derived_constants)
         if unknown:
             raise UnknownName(f"{self.id} has no constant {sorted(unknown)[0]!r}; its constants are "
                               f"{', '.join(instance.derived_constants)}")
@@ -247,22 +258,29 @@ class Instance:
     @cached_property
     def derived_constants(self) -> dict[str, Quantity]:
         """The constants as the theorem derives them, before overrides and mutant nudges."""
-        return self.theorem.constants(self.parameters, self.digits)
+        return self.theorem.constants(self.parameters, self.digits, {})
 
     @cached_property
     def constants(self) -> dict[str, Quantity]:
-        """Derived constants, with mutant factors and user overrides (route "override") applied."""
-        constants = dict(self.derived_constants)
-        for name, factor in self.theorem.constant_factors.items():
-            base = constants[name]
-            with mpmath.workdps(self.digits + 10):
-                constants[name] = Quantity(name, base.value * mpmath.mpf(factor), "mutant", self.digits)
-        for name, number in self.overrides.items():
-            if name in constants:
-                with mpmath.workdps(self.digits + 10):
-                    value = mpmath.mpf(sympy.N(number, self.digits + 10)._to_mpmath(mpmath.mp.prec))
-                constants[name] = Quantity(name, value, "override", self.digits, number)
+        """Derived constants, with mutant factors and user overrides (route "override") applied and
+        propagated to the constants derived from them."""
+        given: dict[str, Quantity] = {name: replace(derive(self.parameters, self.digits), name=name, route="mutant")
+                                      for name, derive in self.theorem.constant_replacements.items()}
+        with mpmath.workdps(self.digits + 10):
+            for name, factor in self.theorem.constant_factors.items():
+                base = self.derived_constants[name]
+                given[name] = Quantity(name, base.value * mpmath.mpf(factor), "mutant", self.digits)
+            for name, number in self.overrides.items():
+                value = mpmath.mpf(sympy.N(number, self.digits + 10)._to_mpmath(mpmath.mp.prec))
+                given[name] = Quantity(name, value, "override", self.digits, number)
+        if not given:
+            return dict(self.derived_constants)
+        constants = self.theorem.constants(self.parameters, self.digits, given)
+        constants.update({name: quantity for name, quantity in given.items() if name in constants})
         return constants
+
+    def definition(self, name: str):
+        return self.theorem.definitions[name]
 
     def constant(self, name: str) -> mpmath.mpf:
         return self.constants[name].value

@@ -1,0 +1,167 @@
+"""Observing the one-step family: gradient spike, its strength and alignment, and the BBP outlier.
+
+Every draw is one independent network + data set (seeded by identity); sizes follow the fidelity
+level. The observables:
+
+- spike-decomposition: for each size and draw, ratio = ||G_0 - A||_op / ||G_0||_op (ARPACK), fitted in
+  log-log against n after multiplying by n^p / log^2 n (p = 1/2 as claimed); and the spike coefficient
+  u^T G_0 v sqrt(N) / (||zeta|| ||a||) at the largest size.
+- spike-strength: sqrt(N) ||G_0||_op / ||a|| (see the theorem's docstring for why not ||A||).
+- spike-alignment: cos^2(X^T y, beta_*), which needs only X and y (O(n d) per draw).
+- spike-outlier: |<u_1(W_1), zeta>|^2 and <u_1(W_1), beta_*>^2 with the realized spike strength as a
+  control variate: the estimate is mean_i [o_i - f(theta_i)] + f(theta), where f is the overlap
+  formula, theta_i the draw's realized strength and theta its limit. The bias this leaves is
+  f'' Var(theta_i) / 2 = O(1/n), far below the resolution at the sizes used.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from checkers.check import Budget, Checker
+from checkers.simulate.onestep import (OneStepSetting, one_step, operator_norm, spike_direction_overlap,
+                                       top_left_singular_vector)
+from checkers.stats import Estimate, fit_rate, mean_estimate
+from theorems import spike_alignment, spike_decomposition, spike_outlier, spike_strength
+from theorems.statement import Instance
+
+
+def _setting(instance: Instance, dimension: int, **extra) -> OneStepSetting:
+    return OneStepSetting(samples=max(2, round(float(instance["psi1"]) * dimension)), dimension=dimension,
+                          width=max(2, round(float(instance["psi2"]) * dimension)),
+                          activation=instance["activation"], teacher=instance["teacher"],
+                          noise=float(instance["noise"]), **extra)
+
+
+def _draws(seed: np.random.SeedSequence, count: int) -> list[np.random.Generator]:
+    return [np.random.default_rng(child) for child in seed.spawn(count)]
+
+
+# --- spike-decomposition ----------------------------------------------------------------------
+
+def _decomposition_sizes(budget: Budget) -> tuple[list[int], int]:
+    scale = 2 ** (budget.level // 2)
+    return [100 * scale, 200 * scale, 400 * scale, 800 * scale], 3 * 2 ** (budget.level - budget.level // 2)
+
+
+_MEMO: dict = {}
+
+
+def _memoized(key, compute):
+    """Draws shared by the predictions of one check (same seed, same statement); a few kept."""
+    if key not in _MEMO:
+        if len(_MEMO) >= 8:
+            _MEMO.pop(next(iter(_MEMO)))
+        _MEMO[key] = compute()
+    return _MEMO[key]
+
+
+def _key(instance: Instance, budget: Budget, seed: np.random.SeedSequence, *extra):
+    return (instance.theorem.title, tuple(sorted(instance.describe_parameters().items())), budget.level,
+            seed.entropy, seed.spawn_key, *extra)
+
+
+def _decomposition_draws(instance: Instance, budget: Budget, seed: np.random.SeedSequence):
+    sizes, seeds = _decomposition_sizes(budget)
+    mu1 = float(instance.constant("mu1"))
+    direction = instance.definition("spike_direction")
+    rows = []
+    for size, children in zip(sizes, seed.spawn(len(sizes))):
+        for rng in _draws(children, seeds):
+            step = one_step(_setting(instance, size), rng, keep=False)
+            gradient, a = step.gradient, step.second_layer
+            zeta = direction(step.zeta)
+            width = gradient.shape[1]
+            gradient_norm = operator_norm(gradient)
+            coefficient = float((zeta / np.linalg.norm(zeta)) @ gradient @ (a / np.linalg.norm(a))
+                                * math.sqrt(width) / (np.linalg.norm(zeta) * np.linalg.norm(a)))
+            gradient -= (mu1 / math.sqrt(width)) * np.outer(zeta, a)
+            rows.append((step.setting.samples, operator_norm(gradient) / gradient_norm, coefficient))
+    return tuple(rows)
+
+
+def observe_decomposition(instance: Instance, prediction: str, budget: Budget, seed: np.random.SeedSequence):
+    direction = instance.definition("spike_direction")
+    rows = _memoized(_key(instance, budget, seed, str(instance.constant("mu1")), direction.__qualname__),
+                     lambda: _decomposition_draws(instance, budget, seed))
+    samples = np.array([row[0] for row in rows], dtype=float)
+    if prediction == "residual-rate":
+        power = instance.definition("rate_power")
+        ratios = np.array([row[1] for row in rows])
+        scaled = ratios * samples**power / np.log(samples) ** 2
+        fit = fit_rate(samples, scaled)
+        return Estimate(fit.exponent, fit.standard_error, len(rows) - 2, len(rows),
+                        f"log-log fit over n = {sorted(set(samples.astype(int).tolist()))}, "
+                        f"{len(rows) // len(set(samples))} draws each (ratio at largest n: "
+                        f"{np.mean(ratios[samples == samples.max()]):.4g})")
+    # the two largest sizes, pooled: the coefficient's spread is already small there
+    largest = samples >= np.unique(samples)[-2]
+    coefficients = np.array([row[2] for row in rows])[largest]
+    return mean_estimate(coefficients, method=f"spike coefficient at n >= {int(np.unique(samples)[-2])}, "
+                                              f"{int(largest.sum())} draws")
+
+
+# --- spike-strength ---------------------------------------------------------------------------
+
+def observe_strength(instance: Instance, prediction: str, budget: Budget, seed: np.random.SeedSequence):
+    dimension, draws = 100 * 2 ** (budget.level // 2 + 1), 64 * 2 ** (budget.level - budget.level // 2)
+    values = []
+    for rng in _draws(seed, draws):
+        step = one_step(_setting(instance, dimension), rng, keep=False)
+        values.append(operator_norm(step.gradient) * math.sqrt(step.setting.width) / np.linalg.norm(step.second_layer))
+    return mean_estimate(np.array(values), method=f"sqrt(N) ||G_0|| / ||a|| at d = {dimension}, {draws} draws")
+
+
+# --- spike-alignment --------------------------------------------------------------------------
+
+def observe_alignment(instance: Instance, prediction: str, budget: Budget, seed: np.random.SeedSequence):
+    dimension, draws = 500 * 2 ** (budget.level // 2), 32 * 2 ** (budget.level - budget.level // 2)
+    values = []
+    for rng in _draws(seed, draws):
+        step = one_step(_setting(instance, dimension), rng, keep=False, with_gradient=False)
+        values.append(spike_direction_overlap(step.zeta, step.teacher_direction))
+    return mean_estimate(np.array(values), method=f"cos^2(X^T y, beta_*) at d = {dimension}, {draws} draws")
+
+
+# --- spike-outlier ----------------------------------------------------------------------------
+
+def _outlier_draws(instance: Instance, dimension: int, draws: int, seed: np.random.SeedSequence):
+    rows = []
+    setting = _setting(instance, dimension, learning_rate=float(instance["learning_rate"]))
+    for rng in _draws(seed, draws):
+        step = one_step(setting, rng)
+        top = top_left_singular_vector(step.updated_weights())
+        rows.append((spike_direction_overlap(top, step.zeta), spike_direction_overlap(top, step.teacher_direction),
+                     float(np.linalg.norm(step.zeta) * np.linalg.norm(step.second_layer)),
+                     spike_direction_overlap(step.zeta, step.teacher_direction)))
+    return np.array(rows)
+
+
+def observe_outlier(instance: Instance, prediction: str, budget: Budget, seed: np.random.SeedSequence):
+    dimension, draws = 200 * 2 ** (budget.level // 2 + 1), 16 * 2 ** (budget.level - budget.level // 2)
+    rows = _memoized(_key(instance, budget, seed, "outlier"), lambda: _outlier_draws(instance, dimension, draws, seed))
+    spike_overlap, teacher_overlap, strength, alignment = rows.T
+    formula = instance.definition("overlap_formula")
+    c = float(instance.constant("aspect_ratio"))
+    ratio = float(instance["learning_rate"]) / float(instance.constant("bbp_threshold"))
+    theta = ratio * c**0.25
+    zeta_norm = float(instance.constant("zeta_norm"))
+    theta_draws = theta * strength / zeta_norm
+    control = np.array([formula(t, c) for t in theta_draws])
+    if prediction == "spike-overlap":
+        values = spike_overlap - control + formula(theta, c)
+    else:
+        alignment_limit = float(instance.constant("alignment_limit"))
+        values = teacher_overlap - control * alignment + formula(theta, c) * alignment_limit
+    return mean_estimate(values, method=f"overlap at d = {dimension}, {draws} draws, realized spike strength "
+                                        f"as control variate")
+
+
+CHECKERS = [
+    Checker(spike_decomposition.THEOREM, observe_decomposition, shared_draws=True),
+    Checker(spike_strength.THEOREM, observe_strength),
+    Checker(spike_alignment.THEOREM, observe_alignment),
+    Checker(spike_outlier.THEOREM, observe_outlier, shared_draws=True),
+]

@@ -1,0 +1,166 @@
+"""One gradient step on the first layer of a two-layer network, in Ba et al.'s normalization.
+
+Setting (Ba, Erdogdu, Suzuki, Wang, Wu, Yang 2022, eq. 2.1; specs/onestep.md 1 and 3.1):
+    x ~ N(0, I_d) (or a Gaussian mixture, `GaussianMixture`), X in R^{n x d} with rows x_i;
+    y_i = sigma_*(<x_i, beta_*>) + noise * eps_i, ||beta_*|| = 1;
+    f(x) = a^T sigma(W^T x) / sqrt(N), sqrt(d) W_0 and sqrt(N) a with iid N(0, 1) entries;
+    G_0 = (1/n) X^T [ ((1/sqrt(N)) (y - sigma(X W_0) a / sqrt(N)) a^T) (.) sigma'(X W_0) ]   (d x N);
+    W_1 = W_0 + eta sqrt(N) G_0;
+    the spike A = (mu1 / (n sqrt(N))) X^T y a^T = (mu1 / sqrt(N)) zeta a^T, zeta = X^T y / n.
+
+Other papers' conventions (specs/onestep.md 9): Cui et al.'s eta~ equals eta_Ba / sqrt(N); Demir and
+Dogan's eta_D equals eta_Ba sqrt(k) and their G is G_0 transposed; Moniri's lr exponent alpha is
+eta_Ba = n^alpha.
+
+Everything is matrix work: two matmuls of n x d x N (X W_0 and X^T M), elementwise activation passes
+done in row blocks and in place, no loop over samples. Operator norms use ARPACK (`svds(k=1)`), never
+a full SVD. float64 by default; float32 on request (`dtype`), which halves memory and roughly doubles
+matmul speed; the spec asks float64 for its reference checks.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.sparse.linalg
+
+from theorems.activations import Activation
+
+ROW_BLOCK = 1024
+
+
+@dataclass(frozen=True)
+class GaussianMixture:
+    """Demir and Dogan's data model (specs/onestep.md 7.1): component c has weight `weights[c]`,
+    mean `means[c]` (d-vector, or None for 0) and covariance I + Gamma_c diag(theta_c) Gamma_c^T,
+    Gamma_c (d x r) orthonormal. Sampling: x = mean + A (I + Gamma_c diag(sqrt(theta_c + 1) - 1) Gamma_c^T)."""
+
+    weights: tuple[float, ...]
+    spikes: tuple[np.ndarray, ...]        # Gamma_c, each d x r_c with orthonormal columns
+    strengths: tuple[np.ndarray, ...]     # theta_c, each of length r_c
+    means: tuple[np.ndarray | None, ...] | None = None
+
+    def sample(self, n: int, d: int, rng: np.random.Generator, dtype=np.float64) -> tuple[np.ndarray, np.ndarray]:
+        """n samples and their component labels, batched per component (no loop over samples)."""
+        components = rng.choice(len(self.weights), size=n, p=np.asarray(self.weights) / np.sum(self.weights))
+        x = rng.standard_normal((n, d)).astype(dtype, copy=False)
+        for c, (gamma, theta) in enumerate(zip(self.spikes, self.strengths)):
+            rows = components == c
+            stretch = np.sqrt(np.asarray(theta) + 1.0) - 1.0
+            x[rows] += ((x[rows] @ gamma) * stretch) @ gamma.T
+            if self.means is not None and self.means[c] is not None:
+                x[rows] += self.means[c]
+        return x, components
+
+    def trace(self, component: int, d: int) -> float:
+        """Tr Sigma_c = d + sum(theta_c)."""
+        return d + float(np.sum(self.strengths[component]))
+
+
+@dataclass(frozen=True)
+class OneStepSetting:
+    """Sizes, activations and step of one simulated gradient step (Ba's normalization)."""
+
+    samples: int            # n
+    dimension: int          # d
+    width: int              # N
+    activation: Activation  # sigma
+    teacher: Activation     # sigma_*
+    noise: float = 0.0      # standard deviation of the label noise
+    learning_rate: float = 1.0
+    dtype: type = np.float64
+    mixture: GaussianMixture | None = None
+    init_scale: float | None = None  # standard deviation of W_0 entries; default 1/sqrt(d)
+
+
+@dataclass
+class OneStep:
+    """The draws and the step. Large arrays are kept only when asked for (`keep`)."""
+
+    setting: OneStepSetting
+    teacher_direction: np.ndarray   # beta_* (d)
+    labels: np.ndarray              # y (n)
+    second_layer: np.ndarray        # a (N)
+    zeta: np.ndarray                # X^T y / n (d)
+    gradient: np.ndarray | None     # G_0 (d x N)
+    initial_weights: np.ndarray | None  # W_0 (d x N)
+    inputs: np.ndarray | None       # X (n x d)
+
+    def updated_weights(self) -> np.ndarray:
+        """W_1 = W_0 + eta sqrt(N) G_0."""
+        step = self.setting.learning_rate * math.sqrt(self.setting.width)
+        return self.initial_weights + step * self.gradient
+
+
+def draw_data(setting: OneStepSetting, rng: np.random.Generator):
+    """(X, y, beta_*): inputs, labels and the unit teacher direction."""
+    n, d, dtype = setting.samples, setting.dimension, setting.dtype
+    beta = rng.standard_normal(d)
+    beta /= np.linalg.norm(beta)
+    if setting.mixture is None:
+        x = rng.standard_normal((n, d)).astype(dtype, copy=False)
+    else:
+        x, _ = setting.mixture.sample(n, d, rng, dtype)
+    projection = x @ beta.astype(dtype)
+    y = setting.teacher(projection).astype(dtype) + dtype(setting.noise) * rng.standard_normal(n).astype(dtype)
+    return x, y, beta.astype(dtype)
+
+
+def one_step(setting: OneStepSetting, rng: np.random.Generator, *, keep: bool = True,
+             with_gradient: bool = True) -> OneStep:
+    """Draw the data and the network and take the step. With `with_gradient=False` only X^T y and a
+    are formed (what the spike A needs), at O(n d) cost instead of O(n d N)."""
+    n, d, width, dtype = setting.samples, setting.dimension, setting.width, setting.dtype
+    x, y, beta = draw_data(setting, rng)
+    a = (rng.standard_normal(width) / math.sqrt(width)).astype(dtype)
+    zeta = (x.T @ y) / dtype(n)
+    if not with_gradient:
+        return OneStep(setting, beta, y, a, zeta, None, None, x if keep else None)
+    scale = setting.init_scale if setting.init_scale is not None else 1.0 / math.sqrt(d)
+    w0 = (rng.standard_normal((d, width)) * scale).astype(dtype)
+    gradient = first_layer_gradient(x, y, w0, a, setting.activation)
+    return OneStep(setting, beta, y, a, zeta, gradient, w0 if keep else None, x if keep else None)
+
+
+def first_layer_gradient(x: np.ndarray, y: np.ndarray, w0: np.ndarray, a: np.ndarray,
+                         sigma: Activation) -> np.ndarray:
+    """G_0 of Ba's eq. (2.1) for the square loss (1/n) sum (f(x_i) - y_i)^2 / 2, in two matmuls.
+
+    Memory: X, W_0, the n x N preactivations (overwritten in place by the backpropagated signal) and
+    G_0; the activation's temporaries are limited to ROW_BLOCK rows at a time.
+    """
+    n, width = x.shape[0], w0.shape[1]
+    dtype = x.dtype
+    root_width = dtype.type(math.sqrt(width))
+    preactivations = x @ w0                                  # n x N
+    output = np.empty(n, dtype=dtype)
+    derivative = sigma.derivative()
+    for start in range(0, n, ROW_BLOCK):
+        block = preactivations[start:start + ROW_BLOCK]
+        output[start:start + ROW_BLOCK] = sigma(block) @ a / root_width
+        block[...] = derivative(block)                       # sigma'(X W_0), in place
+    residual = (y - output) / root_width                     # (1/sqrt(N)) (y - f_0(X))
+    preactivations *= residual[:, None]
+    preactivations *= a[None, :]                             # ((...) a^T) (.) sigma'(X W_0)
+    return (x.T @ preactivations) / dtype.type(n)
+
+
+def operator_norm(matrix) -> float:
+    """Largest singular value by ARPACK (Lanczos), for a dense array or a LinearOperator."""
+    shape = matrix.shape
+    if min(shape) <= 2:
+        return float(np.linalg.norm(np.asarray(matrix), 2))
+    value = scipy.sparse.linalg.svds(matrix, k=1, return_singular_vectors=False, random_state=0, tol=1e-10)
+    return float(value[0])
+
+
+def top_left_singular_vector(matrix: np.ndarray) -> np.ndarray:
+    u, _, _ = scipy.sparse.linalg.svds(matrix, k=1, random_state=0, tol=1e-10)
+    return u[:, 0]
+
+
+def spike_direction_overlap(vector: np.ndarray, direction: np.ndarray) -> float:
+    """cos^2 of the angle between two vectors."""
+    return float(np.dot(vector, direction) ** 2 / (np.dot(vector, vector) * np.dot(direction, direction)))

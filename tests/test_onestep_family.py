@@ -1,0 +1,52 @@
+"""The one-step family: conjecture mode flips verdicts; assumptions; edge behaviour."""
+
+import pytest
+
+from checkers import registry
+from checkers.check import run_check
+from checkers.stats import FAIL, PASS
+from checkers.verdict import OUTSIDE
+
+NUDGES = [  # (theorem, constant, factor): "a few percent" on each named constant flips the verdict
+    ("spike-decomposition", "mu1", 1.03),
+    ("spike-decomposition", "mu1", 0.97),
+    ("spike-strength", "spike_strength", 1.05),
+    ("spike-strength", "mu1", 0.95),
+    ("spike-strength", "zeta_norm", 1.05),
+    ("spike-alignment", "alignment_limit", 1.05),
+    ("spike-alignment", "mu1_star", 0.95),
+    ("spike-outlier", "outlier_overlap", 1.05),
+    ("spike-outlier", "bbp_threshold", 1.05),
+    ("spike-outlier", "bbp_threshold", 0.95),
+]
+
+
+@pytest.mark.parametrize("theorem, constant, factor", NUDGES)
+def test_nudged_constant_fails(theorem, constant, factor):
+    checker = registry.checker(theorem)
+    value = float(checker.theorem.instance().constant(constant))
+    verdict = run_check(checker, overrides={constant: repr(value * factor)})
+    assert verdict.outcome == FAIL, verdict.explain()
+
+
+def test_relu_is_outside_ba_assumptions_but_still_simulated():
+    verdict = run_check(registry.checker("spike-decomposition"), {"activation": "relu", "teacher": "relu"},
+                        fidelity="quick")
+    assert verdict.outcome == OUTSIDE
+    assert any("kinks" in reason for _, reason in verdict.assumption_failures)
+    assert all(p.observed is not None for p in verdict.predictions)
+
+
+def test_uncentred_activation_is_outside_assumptions():
+    instance = registry.checker("spike-decomposition").theorem.instance({"activation": "softplus"})
+    assert any("centred" in reason for _, reason in instance.assumption_failures())
+
+
+def test_outlier_below_threshold_is_not_claimed_at_a_single_size():
+    verdict = run_check(registry.checker("spike-outlier"), {"learning_rate": "1"}, fidelity="quick")
+    assert {p.outcome for p in verdict.predictions} == {"not applicable"}
+
+
+def test_alignment_at_other_parameters():
+    verdict = run_check(registry.checker("spike-alignment"), {"teacher": "relu", "noise": "0", "psi1": "1"})
+    assert verdict.outcome == PASS, verdict.explain()

@@ -1,0 +1,115 @@
+"""Shared statement pieces of the one-step family, in Ba et al.'s normalization (specs/onestep.md 1, 3).
+
+Model: x ~ N(0, I_d); y = sigma_*(<x, beta_*>) + noise eps, ||beta_*|| = 1; f(x) = a^T sigma(W^T x)/sqrt(N);
+sqrt(d) W_0 and sqrt(N) a iid N(0, 1); n/d -> psi1 and N/d -> psi2. Hermite convention: probabilists',
+c_k = E[sigma He_k]/k!, so Ba's mu_1 = c_1(sigma), mu_1^* = c_1(sigma_*), and Ba's "mu_2" is the
+remainder standard deviation mu_star = sqrt(E sigma^2 - c_0^2 - c_1^2) (not c_2).
+
+Named constants shared by the family:
+    mu1                    c_1(sigma)
+    mu1_star               c_1(sigma_*), the teacher's linear coefficient
+    teacher_second_moment  E[y^2] = E sigma_*(Z)^2 + noise^2
+    zeta_norm              lim ||X^T y / n|| = sqrt(mu1_star^2 + E[y^2]/psi1)      [D]
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from theorems.activations import unbounded_derivative
+from theorems.formula import exact_number
+from theorems.hermite import Quantity, combine, hermite_coefficients, second_moment, square_root
+from theorems.statement import Assumption, Instance, Parameter
+
+
+def parameters(*, activation: str = "tanh", teacher: str = "tanh", noise: str = "0.1", psi1: str = "2",
+               psi2: str = "1", learning_rate: str | None = None) -> tuple[Parameter, ...]:
+    chosen = [
+        Parameter("activation", "the student's activation sigma", "activation", activation),
+        Parameter("teacher", "the teacher's activation sigma_*", "activation", teacher),
+        Parameter("noise", "standard deviation of the label noise", "real", noise, 0.0, 10.0),
+        Parameter("psi1", "samples per dimension, n/d", "real", psi1, 0.05, 50.0),
+        Parameter("psi2", "width per dimension, N/d", "real", psi2, 0.05, 50.0),
+    ]
+    if learning_rate is not None:
+        chosen.append(Parameter("learning_rate", "eta in W_1 = W_0 + eta sqrt(N) G_0", "real", learning_rate,
+                                0.0, 1e4))
+    return tuple(chosen)
+
+
+def _named(quantity: Quantity, name: str) -> Quantity:
+    return replace(quantity, name=name)
+
+
+def base_constants(parameters, digits: int, given) -> dict[str, Quantity]:
+    """mu1, mu1_star, teacher_second_moment and zeta_norm, honouring given (overridden) values."""
+    sigma, teacher = parameters["activation"], parameters["teacher"]
+
+    def pick(name, derive):
+        return given[name] if name in given else derive()
+
+    constants = {
+        "mu1": pick("mu1", lambda: _named(hermite_coefficients(sigma, 1, digits=digits).quantity(1), "mu1")),
+        "mu1_star": pick("mu1_star", lambda: _named(hermite_coefficients(teacher, 1, digits=digits).quantity(1),
+                                                     "mu1_star")),
+    }
+    noise = parameter_quantity("noise", parameters, digits)
+    constants["teacher_second_moment"] = pick("teacher_second_moment", lambda: combine(
+        "teacher_second_moment", digits, [second_moment(teacher, digits=digits), noise], lambda m, s: m + s**2))
+    psi1 = parameter_quantity("psi1", parameters, digits)
+    constants["zeta_norm"] = pick("zeta_norm", lambda: combine(
+        "zeta_norm", digits, [constants["mu1_star"], constants["teacher_second_moment"], psi1],
+        lambda m, e, p: square_root(m**2 + e / p)))
+    return constants
+
+
+def parameter_quantity(name: str, parameters, digits: int) -> Quantity:
+    """A real parameter as an exact Quantity, to enter `combine` formulas."""
+    value = exact_number(parameters[name])
+    return combine(name, digits, [Quantity(name, 0, "exact", digits, value)], lambda v: v)
+
+
+def ba_assumption_1() -> tuple[Assumption, ...]:
+    """Ba et al.'s Assumption 1: sigma smooth with bounded sigma', sigma'', sigma''', centred (mu_0 = 0),
+    mu_1 != 0 and mu_2 != 0; the teacher Lipschitz with mu_0^* = 0 and mu_1^* != 0."""
+
+    def student(instance: Instance) -> str | None:
+        sigma = instance["activation"]
+        reason = unbounded_derivative(sigma, 3)
+        if reason:
+            return reason
+        c = hermite_coefficients(sigma, 2, digits=20).coefficients
+        if abs(c[0]) > 1e-15:
+            return f"{sigma.name} is not centred: mu_0 = E sigma(Z) = {float(c[0]):.6g} != 0"
+        if abs(c[1]) < 1e-15:
+            return f"mu_1 = c_1({sigma.name}) = 0"
+        moment = second_moment(sigma, digits=20).value
+        if moment - c[0] ** 2 - c[1] ** 2 < 1e-15:
+            return f"{sigma.name} is affine: mu_2 = 0"
+        return None
+
+    def teacher(instance: Instance) -> str | None:
+        sigma_star = instance["teacher"]
+        reason = unbounded_derivative(sigma_star, 1, allow_kinks=True)
+        if reason:
+            return f"the teacher is not Lipschitz: {reason}"
+        c = hermite_coefficients(sigma_star, 1, digits=20).coefficients
+        if abs(c[0]) > 1e-15:
+            return f"the teacher {sigma_star.name} is not centred: mu_0^* = {float(c[0]):.6g} != 0"
+        if abs(c[1]) < 1e-15:
+            return f"the teacher has mu_1^* = 0 (information exponent above 1)"
+        return None
+
+    return (
+        Assumption("student-activation", "sigma has bounded sigma', sigma'', sigma'''; mu_0 = 0; mu_1, mu_2 != 0 "
+                   "(Ba et al. Assumption 1)", student),
+        Assumption("teacher", "sigma_* Lipschitz with mu_0^* = 0 and mu_1^* != 0 (Ba et al. Assumption 1)",
+                   teacher),
+    )
+
+
+def square_integrable_teacher() -> Assumption:
+    from theorems.hermite import square_integrability_failure
+
+    return Assumption("square-integrable-teacher", "E sigma_*(Z)^2 < infinity",
+                      lambda instance: square_integrability_failure(instance["teacher"]))

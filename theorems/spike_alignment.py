@@ -1,0 +1,53 @@
+"""Alignment of the spike with the teacher: cos^2(X^T y, beta_*) -> psi1 mu1_star^2 / (psi1 mu1_star^2 + E[y^2])  [derived].
+
+Derivation (specs/onestep.md 3.4, [D]): the spike's left singular vector is u = zeta/||zeta||, zeta =
+X^T y / n; zeta . beta_* -> mu1_star and ||zeta||^2 -> mu1_star^2 + E[y^2]/psi1 (see `spike-strength`).
+Fluctuations are O(n^(-1/2)), the bias O(1/n). Reference values: 0.4757 for tanh/tanh, noise 0.1,
+psi1 = 1; 0.3289 for ReLU/ReLU. Normalization: Ba's (`theorems.onestep`); E[y^2] includes the noise.
+"""
+
+from __future__ import annotations
+
+from theorems import onestep
+from theorems.hermite import combine
+from theorems.statement import Mutant, Prediction, Target, Theorem
+
+
+def _alignment(constants, psi1, digits):
+    return combine("alignment_limit", digits, [constants["mu1_star"], constants["teacher_second_moment"], psi1],
+                   lambda m, e, p: p * m**2 / (p * m**2 + e))
+
+
+def _constants(parameters, digits, given):
+    constants = onestep.base_constants(parameters, digits, given)
+    psi1 = onestep.parameter_quantity("psi1", parameters, digits)
+    constants["alignment_limit"] = given.get("alignment_limit") or _alignment(constants, psi1, digits)
+    return constants
+
+
+def _noiseless_label_term(parameters, digits):
+    constants = onestep.base_constants(parameters, digits, {})
+    return combine("teacher_second_moment", digits, [constants["mu1_star"]], lambda m: 0 * m)
+
+
+THEOREM = Theorem(
+    id="spike-alignment",
+    title="Alignment of the gradient spike with the teacher direction",
+    source="derived for thmcheck from Ba et al. (NeurIPS 2022) Prop. 2 (specs/onestep.md 3.4)",
+    provenance="derived",
+    statement="cos^2(X^T y, beta_*) -> psi1 mu1_star^2 / (psi1 mu1_star^2 + E[y^2])",
+    parameters=onestep.parameters(),
+    assumptions=(onestep.square_integrable_teacher(),),
+    constants=_constants,
+    predictions=(
+        Prediction("teacher-overlap", "limit", "cos^2(X^T y, beta_*) -> alignment_limit",
+                   lambda instance: Target.point(instance.constant("alignment_limit")),
+                   resolution=lambda instance: 0.04 * max(float(instance.constant("alignment_limit")), 0.05)),
+    ),
+    mutants=(
+        Mutant("random-direction", "the spike along a direction unrelated to the data: overlap -> 0",
+               predictions={"teacher-overlap": lambda instance: Target.point(0)}),
+        Mutant("no-label-term", "the E[y^2] term dropped (perfect alignment)",
+               constants={"teacher_second_moment": _noiseless_label_term}),
+    ),
+)

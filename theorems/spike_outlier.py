@@ -1,0 +1,113 @@
+"""BBP transition of the updated weights: the top singular vector of W_1 sees the spike above a threshold  [derived].
+
+Derivation (specs/onestep.md 3.4, [D]). W_1 = W_0 + eta sqrt(N) G_0 ~ sqrt(N/d) [Z' + theta u v^T] with
+Z' iid of variance 1/N (d x N), u = zeta/||zeta||, v = a/||a||, c := d/N and
+theta = eta mu1 ||zeta|| ||a|| sqrt(d/N). By Benaych-Georges and Nadakuditi's rectangular spiked model
+(noise variance 1/#columns), when theta > c^(1/4) the top left singular vector u_1 of W_1 satisfies
+
+    |<u_1, u>|^2 -> 1 - c (1 + theta^2) / (theta^2 (theta^2 + c)),     <u_1, beta_*>^2 -> that x cos^2(zeta, beta_*),
+
+and both tend to 0 below. In the limit ||zeta|| -> zeta_norm, ||a|| -> 1, so the threshold in eta is
+bbp_threshold = c^(1/4) / (mu1 zeta_norm sqrt(c)), and theta = (eta / bbp_threshold) c^(1/4).
+
+The overlap depends on the realized ||zeta|| ||a||, whose O(n^(-1/2)) fluctuations dominate the
+spread of |<u_1, u>|^2 across draws; the check uses them as a control variate (see
+`checkers.families.onestep`), so that the test is sharp enough to see a few percent.
+Reference (n = 1500, d = 1000, N = 1500, tanh/tanh, noise 0.1): threshold 2.29; at eta = 4 the
+overlap with u is 0.6924, with beta_* 0.3930.
+"""
+
+from __future__ import annotations
+
+import mpmath
+import sympy
+
+from theorems import onestep
+from theorems.hermite import combine, square_root
+from theorems.statement import Instance, Mutant, Prediction, Target, Theorem
+
+
+def overlap_formula(theta, c):
+    """Benaych-Georges--Nadakuditi: 1 - c (1 + theta^2) / (theta^2 (theta^2 + c)) above theta = c^(1/4), else 0."""
+    if theta**4 <= c:
+        return 0 * theta
+    return 1 - c * (1 + theta**2) / (theta**2 * (theta**2 + c))
+
+
+def _threshold(constants, aspect, digits, exponent):
+    return combine("bbp_threshold", digits, [aspect, constants["mu1"], constants["zeta_norm"]],
+                   lambda c, m, z: c**exponent / (abs(m) * z * square_root(c)))
+
+
+def _constants(parameters, digits, given):
+    constants = onestep.base_constants(parameters, digits, given)
+    psi1 = onestep.parameter_quantity("psi1", parameters, digits)
+    psi2 = onestep.parameter_quantity("psi2", parameters, digits)
+    eta = onestep.parameter_quantity("learning_rate", parameters, digits)
+    aspect = combine("aspect_ratio", digits, [psi2], lambda p: 1 / p)
+    constants["aspect_ratio"] = aspect
+    constants["alignment_limit"] = given.get("alignment_limit") or combine(
+        "alignment_limit", digits, [constants["mu1_star"], constants["teacher_second_moment"], psi1],
+        lambda m, e, p: p * m**2 / (p * m**2 + e))
+    constants["bbp_threshold"] = given.get("bbp_threshold") or _threshold(constants, aspect, digits,
+                                                                          sympy.Rational(1, 4))
+    constants["outlier_overlap"] = given.get("outlier_overlap") or _numeric(
+        "outlier_overlap", digits, [eta, constants["bbp_threshold"], aspect],
+        lambda e, t, c: overlap_formula((e / t) * c ** mpmath.mpf(0.25), c))
+    constants["teacher_outlier_overlap"] = given.get("teacher_outlier_overlap") or combine(
+        "teacher_outlier_overlap", digits, [constants["outlier_overlap"], constants["alignment_limit"]],
+        lambda o, a: o * a)
+    return constants
+
+
+def _numeric(name, digits, parts, formula):
+    # the threshold test in overlap_formula needs numbers, not symbols: evaluate in mpmath
+    from theorems.hermite import Quantity
+
+    numeric = [Quantity(p.name, p.value, "mpmath" if p.route == "exact" else p.route, digits) for p in parts]
+    return combine(name, digits, numeric, formula)
+
+
+def _half_exponent_threshold(parameters, digits):
+    constants = onestep.base_constants(parameters, digits, {})
+    psi2 = onestep.parameter_quantity("psi2", parameters, digits)
+    aspect = combine("aspect_ratio", digits, [psi2], lambda p: 1 / p)
+    return _threshold(constants, aspect, digits, sympy.Rational(1, 2))
+
+
+def _above_threshold(instance: Instance) -> str | None:
+    if instance["learning_rate"] <= float(instance.constant("bbp_threshold")):
+        return (f"learning_rate {instance['learning_rate']} is below the BBP threshold "
+                f"{float(instance.constant('bbp_threshold')):.4g}: the limit overlap is 0, which a single size "
+                f"cannot resolve from the O(1/d) overlap of a delocalized vector")
+    return None
+
+
+THEOREM = Theorem(
+    id="spike-outlier",
+    title="BBP transition: the top singular vector of W_1 aligns with the spike above a threshold",
+    source="derived for thmcheck from Ba et al. (NeurIPS 2022) and Benaych-Georges and Nadakuditi (2012) "
+           "(specs/onestep.md 3.4)",
+    provenance="derived",
+    statement="|<u_1(W_1), u>|^2 -> 1 - c(1 + theta^2)/(theta^2 (theta^2 + c)) for theta > c^(1/4), 0 below; "
+              "theta = eta mu1 ||zeta|| ||a|| sqrt(d/N), c = d/N",
+    parameters=onestep.parameters(psi1="1.5", psi2="1.5", learning_rate="4"),
+    assumptions=onestep.ba_assumption_1(),
+    constants=_constants,
+    predictions=(
+        Prediction("spike-overlap", "limit", "|<u_1(W_1), zeta/||zeta||>|^2 -> outlier_overlap",
+                   lambda instance: Target.point(instance.constant("outlier_overlap")),
+                   resolution=lambda instance: 0.03, applies=_above_threshold),
+        Prediction("teacher-overlap", "limit", "<u_1(W_1), beta_*>^2 -> teacher_outlier_overlap",
+                   lambda instance: Target.point(instance.constant("teacher_outlier_overlap")),
+                   resolution=lambda instance: 0.03, applies=_above_threshold),
+    ),
+    mutants=(
+        Mutant("threshold-exponent-half", "the BBP threshold with c^(1/2) instead of c^(1/4)",
+               constants={"bbp_threshold": _half_exponent_threshold}),
+        Mutant("no-outlier", "no outlier at eta = Theta(1): the top singular vector does not see the spike",
+               predictions={"spike-overlap": lambda instance: Target.point(0),
+                            "teacher-overlap": lambda instance: Target.point(0)}),
+    ),
+    definitions={"overlap_formula": overlap_formula},
+)
