@@ -21,6 +21,8 @@ matmul speed; the spec asks float64 for its reference checks.
 from __future__ import annotations
 
 import math
+import os
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
@@ -28,7 +30,34 @@ import scipy.sparse.linalg
 
 from theorems.activations import Activation
 
-ROW_BLOCK = 1024
+ROW_BLOCK = 512
+NORMAL_CHUNK_ROWS = 512
+_WORKERS = max(1, min(8, os.cpu_count() or 1))
+
+
+def _parallel(function, items) -> list:
+    """Map over independent blocks on a few threads (numpy releases the GIL in ufuncs and RNG fills).
+    The blocks are fixed by the sizes, not by the thread count, so results do not depend on it."""
+    items = list(items)
+    if _WORKERS == 1 or len(items) == 1:
+        return [function(item) for item in items]
+    with ThreadPoolExecutor(_WORKERS) as pool:
+        return list(pool.map(function, items))
+
+
+def standard_normal(rng: np.random.Generator, shape: tuple[int, int], dtype=np.float64) -> np.ndarray:
+    """An (rows, columns) array of N(0, 1) entries, filled in row chunks by generators spawned from `rng`
+    (a fixed number per shape, so the numbers are the same with any number of threads)."""
+    out = np.empty(shape, dtype=dtype)
+    starts = range(0, shape[0], NORMAL_CHUNK_ROWS)
+    generators = rng.spawn(len(starts))
+
+    def fill(index_start):
+        index, start = index_start
+        generators[index].standard_normal(out=out[start:start + NORMAL_CHUNK_ROWS], dtype=dtype)
+
+    _parallel(fill, enumerate(starts))
+    return out
 
 
 @dataclass(frozen=True)
@@ -100,7 +129,7 @@ def draw_data(setting: OneStepSetting, rng: np.random.Generator):
     beta = rng.standard_normal(d)
     beta /= np.linalg.norm(beta)
     if setting.mixture is None:
-        x = rng.standard_normal((n, d)).astype(dtype, copy=False)
+        x = standard_normal(rng, (n, d), dtype)
     else:
         x, _ = setting.mixture.sample(n, d, rng, dtype)
     projection = x @ beta.astype(dtype)
@@ -119,7 +148,8 @@ def one_step(setting: OneStepSetting, rng: np.random.Generator, *, keep: bool = 
     if not with_gradient:
         return OneStep(setting, beta, y, a, zeta, None, None, x if keep else None)
     scale = setting.init_scale if setting.init_scale is not None else 1.0 / math.sqrt(d)
-    w0 = (rng.standard_normal((d, width)) * scale).astype(dtype)
+    w0 = standard_normal(rng, (d, width), dtype)
+    w0 *= dtype(scale)
     gradient = first_layer_gradient(x, y, w0, a, setting.activation)
     return OneStep(setting, beta, y, a, zeta, gradient, w0 if keep else None, x if keep else None)
 
@@ -128,23 +158,27 @@ def first_layer_gradient(x: np.ndarray, y: np.ndarray, w0: np.ndarray, a: np.nda
                          sigma: Activation) -> np.ndarray:
     """G_0 of Ba's eq. (2.1) for the square loss (1/n) sum (f(x_i) - y_i)^2 / 2, in two matmuls.
 
-    Memory: X, W_0, the n x N preactivations (overwritten in place by the backpropagated signal) and
-    G_0; the activation's temporaries are limited to ROW_BLOCK rows at a time.
+    One pass over row blocks of the n x N preactivations H = X W_0 turns each block, in place, into
+    (1/sqrt(N)) (y_i - f_0(x_i)) sigma'(H_ij): a block holds every neuron of its rows, so f_0 of those
+    rows is complete. The factor a_j multiplies the columns of the d x N product afterwards. Memory: X,
+    W_0, H and G_0, plus one block of temporaries per thread.
     """
     n, width = x.shape[0], w0.shape[1]
-    dtype = x.dtype
-    root_width = dtype.type(math.sqrt(width))
-    preactivations = x @ w0                                  # n x N
-    output = np.empty(n, dtype=dtype)
-    derivative = sigma.derivative()
-    for start in range(0, n, ROW_BLOCK):
-        block = preactivations[start:start + ROW_BLOCK]
-        output[start:start + ROW_BLOCK] = sigma(block) @ a / root_width
-        block[...] = derivative(block)                       # sigma'(X W_0), in place
-    residual = (y - output) / root_width                     # (1/sqrt(N)) (y - f_0(X))
-    preactivations *= residual[:, None]
-    preactivations *= a[None, :]                             # ((...) a^T) (.) sigma'(X W_0)
-    return (x.T @ preactivations) / dtype.type(n)
+    dtype = x.dtype.type
+    root_width = dtype(math.sqrt(width))
+    signal = x @ w0                                          # H, n x N
+    scaled_a = a / root_width
+
+    def backpropagate(start):
+        block = signal[start:start + ROW_BLOCK]
+        value, derivative = sigma.value_and_derivative(block)
+        residual = (y[start:start + ROW_BLOCK] - value @ scaled_a) / root_width
+        np.multiply(derivative, residual[:, None], out=block)
+
+    _parallel(backpropagate, range(0, n, ROW_BLOCK))
+    gradient = x.T @ signal
+    gradient *= (a / dtype(n))[None, :]                      # the a_j factor, applied on d x N, not n x N
+    return gradient
 
 
 def operator_norm(matrix) -> float:

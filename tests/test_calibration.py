@@ -1,0 +1,26 @@
+"""Calibration (slow): the false-alarm rate of each registered check on the true statement.
+
+Each check runs over many seeds at quick fidelity with the default false-fail rate (1e-6 for the whole
+check): a fail on the true statement is a false alarm, and more than 1% of seeds failing means the
+check is miscalibrated (a biased estimator or an underestimated standard error). Run with
+`pytest -m slow tests/test_calibration.py`; the measured counts are printed (`-s`).
+"""
+
+import pytest
+
+from checkers import registry
+from checkers.check import run_check
+from checkers.stats import FAIL
+
+SEEDS = {"dual-kernel": 200, "spike-alignment": 200, "spike-strength": 100, "spike-outlier": 50,
+         "spike-decomposition": 40}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("theorem_id", sorted(SEEDS))
+def test_false_alarm_rate_of_true_statement(theorem_id):
+    checker = registry.checker(theorem_id)
+    seeds = SEEDS[theorem_id]
+    alarms = sum(run_check(checker, seed=1000 + seed, fidelity="quick").outcome == FAIL for seed in range(seeds))
+    print(f"{theorem_id}: {alarms} false alarms in {seeds} seeds")
+    assert alarms <= seeds // 100
