@@ -12,7 +12,12 @@ bbp_threshold = c^(1/4) / (mu1 zeta_norm sqrt(c)), and theta = (eta / bbp_thresh
 
 The overlap depends on the realized ||zeta|| ||a||, whose O(n^(-1/2)) fluctuations dominate the
 spread of |<u_1, u>|^2 across draws; the check uses them as a control variate (see
-`checkers.families.onestep`), so that the test is sharp enough to see a few percent.
+`checkers.families.onestep`). Finite size: the network's W_1 is not exactly a spiked Gaussian matrix.
+Measured for tanh/tanh at eta = 4 (this project): the overlap exceeds the limit by about 0.022 at
+d = 100 and 0.015 at d = 400 (a pure spiked Gaussian matrix of the same shape shows no excess), and the
+overlap given the realized outlier singular value exceeds the BBP relation by 0.046 and 0.025: an
+excess decaying roughly like d^(-1/2), presumably from the gradient's remainder (Prop. 2). The check
+therefore extrapolates from two sizes, which costs resolving power: it resolves about 0.05 in overlap.
 Reference (n = 1500, d = 1000, N = 1500, tanh/tanh, noise 0.1): threshold 2.29; at eta = 4 the
 overlap with u is 0.6924, with beta_* 0.3930.
 """
@@ -97,10 +102,10 @@ THEOREM = Theorem(
     predictions=(
         Prediction("spike-overlap", "limit", "|<u_1(W_1), zeta/||zeta||>|^2 -> outlier_overlap",
                    lambda instance: Target.point(instance.constant("outlier_overlap")),
-                   resolution=lambda instance: 0.03, applies=_above_threshold),
+                   resolution=lambda instance: 0.06, applies=_above_threshold),
         Prediction("teacher-overlap", "limit", "<u_1(W_1), beta_*>^2 -> teacher_outlier_overlap",
                    lambda instance: Target.point(instance.constant("teacher_outlier_overlap")),
-                   resolution=lambda instance: 0.03, applies=_above_threshold),
+                   resolution=lambda instance: 0.06, applies=_above_threshold),
     ),
     mutants=(
         Mutant("threshold-exponent-half", "the BBP threshold with c^(1/2) instead of c^(1/4)",
