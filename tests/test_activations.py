@@ -95,3 +95,15 @@ def test_derivative_and_scaling():
 def test_bad_activations_are_refused(bad, error):
     with pytest.raises(error):
         activation(bad)
+
+
+@pytest.mark.parametrize("name", ["tanh", "erf", "sigmoid", "softplus", "relu", "gelu", "tanh(z) + 0.1*z**2"])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_fused_value_and_derivative(name, dtype):
+    """The fused pass used by the simulations equals sigma and its derivative."""
+    sigma = activation(name)
+    x = POINTS.astype(dtype)
+    value, derivative = sigma.value_and_derivative(x.copy(), np.empty_like(x))
+    tolerance = 1e-6 if dtype == np.float32 else 1e-13
+    np.testing.assert_allclose(value, sigma(x), rtol=tolerance, atol=tolerance)
+    np.testing.assert_allclose(derivative, sigma.derivative()(x), rtol=tolerance, atol=tolerance)

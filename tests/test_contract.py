@@ -3,15 +3,12 @@
 Each test id names the theorem, so `pytest -k dual-kernel` selects one.
 """
 
-import math
 
 import mpmath
 import pytest
-import sympy
 
 from checkers import registry
 from checkers.check import run_check
-from checkers.stats import FAIL, PASS
 from checkers.testing import assert_mutants_fail, assert_theorem_holds
 from theorems.errors import InvalidInput
 from theorems.statement import PROVENANCES

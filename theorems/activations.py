@@ -40,7 +40,7 @@ class Activation:
     expression: sympy.Expr
     numpy_function: Callable[[np.ndarray], np.ndarray] = field(compare=False, hash=False, repr=False)
     description: str = ""
-    # optional fused (sigma(x), sigma'(x)) for speed, written in place over x; built-ins provide one
+    # optional fused (sigma(x) into `out`, sigma'(x) over x) for speed; built-ins provide one
     numpy_value_and_derivative: Callable | None = field(default=None, compare=False, hash=False, repr=False)
 
     # --- evaluation -------------------------------------------------------------------------
@@ -53,13 +53,17 @@ class Activation:
             value = np.asarray(self.numpy_function(x))
         return np.broadcast_to(value, x.shape).astype(x.dtype, copy=False)
 
-    def value_and_derivative(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """(sigma(x), sigma'(x)) for a float array; the derivative may overwrite x (callers pass a
-        block they no longer need). One fused pass for the built-ins."""
-        if self.numpy_value_and_derivative is not None:
-            with np.errstate(over="ignore", invalid="ignore"):
-                return self.numpy_value_and_derivative(x)
-        return self(x), self.derivative()(x)
+    def value_and_derivative(self, x: np.ndarray, out: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Writes sigma(x) into `out` and sigma'(x) over x (callers pass a block they no longer need);
+        returns (out, x). One fused pass for the built-ins, with no temporaries of the block's size
+        (allocating them costs more than the arithmetic)."""
+        with np.errstate(over="ignore", invalid="ignore"):
+            if self.numpy_value_and_derivative is not None:
+                self.numpy_value_and_derivative(x, out)
+            else:
+                out[...] = self(x)
+                x[...] = self.derivative()(x)
+        return out, x
 
     def mpmath(self, x) -> mpmath.mpf:
         """Evaluate at one point with mpmath at the current working precision."""
@@ -268,39 +272,34 @@ def _leaky_relu(slope: sympy.Expr):
     return lambda x: np.where(x > 0, x, x * np.asarray(slope_value, dtype=x.dtype))
 
 
-def _tanh_pair(x):
-    value = np.tanh(x)
-    np.multiply(value, value, out=x)
+def _tanh_pair(x, out):
+    np.tanh(x, out=out)
+    np.multiply(out, out, out=x)
     np.subtract(1, x, out=x)
-    return value, x
 
 
-def _erf_pair(x):
-    value = scipy.special.erf(x)
+def _erf_pair(x, out):
+    scipy.special.erf(x, out=out)
     np.square(x, out=x)
     np.negative(x, out=x)
     np.exp(x, out=x)
     x *= x.dtype.type(2 / np.sqrt(np.pi))
-    return value, x
 
 
-def _sigmoid_pair(x):
-    value = scipy.special.expit(x)
-    np.subtract(1, value, out=x)
-    x *= value
-    return value, x
+def _sigmoid_pair(x, out):
+    scipy.special.expit(x, out=out)
+    np.subtract(1, out, out=x)
+    x *= out
 
 
-def _softplus_pair(x):
-    value = np.logaddexp(np.zeros((), dtype=x.dtype), x)
+def _softplus_pair(x, out):
+    np.logaddexp(np.zeros((), dtype=x.dtype), x, out=out)
     scipy.special.expit(x, out=x)
-    return value, x
 
 
-def _relu_pair(x):
-    value = np.maximum(x, 0)
+def _relu_pair(x, out):
+    np.maximum(x, 0, out=out)
     np.greater(x, 0, out=x)  # stores 1.0 / 0.0 in the float array
-    return value, x
 
 
 _PAIRS = {"tanh": _tanh_pair, "erf": _erf_pair, "sigmoid": _sigmoid_pair, "softplus": _softplus_pair,

@@ -23,7 +23,7 @@ import mpmath
 import sympy
 
 from theorems.hermite import hermite_coefficients, second_moment, square_integrability_failure
-from theorems.kernels import dual_kernel_closed_form, dual_kernel_series, evaluate_closed_form
+from theorems.kernels import dual_kernel_closed_form, evaluate_closed_form
 from theorems.statement import Assumption, Instance, Mutant, Parameter, Prediction, Target, Theorem
 
 

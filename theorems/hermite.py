@@ -48,7 +48,6 @@ import sympy
 
 from theorems.activations import Activation, _mpmath_function, activation as _activation
 from theorems.errors import InvalidInput, NumericalError
-from theorems.formula import z
 from theorems.gaussian import hermite_moment
 
 CONVENTION = "probabilists"

@@ -97,7 +97,7 @@ def ba_assumption_1() -> tuple[Assumption, ...]:
         if abs(c[0]) > 1e-15:
             return f"the teacher {sigma_star.name} is not centred: mu_0^* = {float(c[0]):.6g} != 0"
         if abs(c[1]) < 1e-15:
-            return f"the teacher has mu_1^* = 0 (information exponent above 1)"
+            return "the teacher has mu_1^* = 0 (information exponent above 1)"
         return None
 
     return (

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import math
 import os
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
@@ -169,9 +170,14 @@ def first_layer_gradient(x: np.ndarray, y: np.ndarray, w0: np.ndarray, a: np.nda
     signal = x @ w0                                          # H, n x N
     scaled_a = a / root_width
 
+    scratch = threading.local()
+
     def backpropagate(start):
         block = signal[start:start + ROW_BLOCK]
-        value, derivative = sigma.value_and_derivative(block)
+        buffer = getattr(scratch, "buffer", None)
+        if buffer is None or buffer.shape[1] != width or buffer.dtype != signal.dtype:
+            buffer = scratch.buffer = np.empty((ROW_BLOCK, width), dtype=signal.dtype)
+        value, derivative = sigma.value_and_derivative(block, buffer[:block.shape[0]])
         residual = (y[start:start + ROW_BLOCK] - value @ scaled_a) / root_width
         np.multiply(derivative, residual[:, None], out=block)
 
