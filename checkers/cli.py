@@ -162,7 +162,7 @@ def _show(arguments) -> int:
         "notes": theorem.notes,
     }
     if arguments.json:
-        print(json.dumps(data, indent=2))
+        print(json.dumps(data, indent=2, allow_nan=False))
         return EXIT_PASS
     print(f"{theorem.id}: {theorem.title}")
     print(f"  provenance: {theorem.provenance} ({PROVENANCES[theorem.provenance]})")
@@ -211,7 +211,7 @@ def _hermite(arguments) -> int:
         if arguments.normalized:
             data["normalized"] = [str(v) if c != "0" else "0" for v, c in
                                   zip(_normalized_decimals(table), table.decimals())]
-        print(json.dumps(data, indent=2))
+        print(json.dumps(data, indent=2, allow_nan=False))
         return EXIT_PASS
     print(f"{sigma.name}: c_k = E[sigma(Z) He_k(Z)]/k! (probabilists' Hermite), {table.digits} digits")
     normalized = _normalized_decimals(table) if arguments.normalized else None
@@ -251,7 +251,7 @@ def _check(arguments) -> int:
                                   fidelity=arguments.fidelity, false_fail_rate=arguments.false_fail_rate,
                                   mutant=arguments.mutant))
     if arguments.json:
-        print(json.dumps({"results": [v.to_dict() for v in verdicts]}, indent=2))
+        print(json.dumps({"results": [v.to_dict() for v in verdicts]}, indent=2, allow_nan=False))
     else:
         print(format_table(verdicts))
         for verdict in verdicts:

@@ -14,10 +14,22 @@ OUTCOMES = (PASS, FAIL, INCONCLUSIVE, OUTSIDE)
 
 
 def _number(value) -> float | str | None:
+    """A JSON-safe number: floats as they are, infinities and NaN as the strings "inf", "-inf", "nan"
+    (strict JSON has no such literals)."""
     if value is None:
         return None
     number = float(value)
     return number if math.isfinite(number) else str(number)
+
+
+def _json_safe(value):
+    if isinstance(value, float):
+        return _number(value)
+    if isinstance(value, (list, tuple)):
+        return [_json_safe(item) for item in value]
+    if isinstance(value, dict):
+        return {key: _json_safe(item) for key, item in value.items()}
+    return value
 
 
 @dataclass(frozen=True)
@@ -45,11 +57,7 @@ class PredictionResult:
     message: str = ""
 
     def to_dict(self) -> dict:
-        data = asdict(self)
-        for key, value in data.items():
-            if isinstance(value, float):
-                data[key] = _number(value)
-        return data
+        return _json_safe(asdict(self))
 
 
 @dataclass(frozen=True)
@@ -87,13 +95,13 @@ class Verdict:
                                     for name, reason in self.assumption_failures],
             "seed": self.seed,
             "fidelity": self.fidelity,
-            "false_fail_rate": self.false_fail_rate,
+            "false_fail_rate": _number(self.false_fail_rate),
             "elapsed_seconds": round(self.elapsed_seconds, 3),
             "predictions": [prediction.to_dict() for prediction in self.predictions],
         }
 
     def to_json(self) -> str:
-        return json.dumps(self.to_dict(), indent=2)
+        return json.dumps(self.to_dict(), indent=2, allow_nan=False)
 
     def explain(self) -> str:
         """A few lines a person can read: the verdict, then each prediction's evidence."""

@@ -132,3 +132,14 @@ def test_hermite_at_preactivation_scale(capsys):
     assert code == 0 and data["coefficients"][1] == "0.750000000000000000000000000000"
     code, _, err = run(capsys, "hermite", "relu", "--scale", "-1")
     assert code == 2 and "scale" in err
+
+
+def test_json_is_strict(capsys):
+    """No NaN or Infinity literals (a one-sided rate target has an infinite end): strict parsers accept it."""
+    def refuse(constant):
+        raise ValueError(constant)
+
+    code, out, _ = run(capsys, "check", "spike-decomposition", "dual-kernel", "--fidelity", "quick", "--json")
+    data = json.loads(out, parse_constant=refuse)
+    rate = next(p for r in data["results"] for p in r["predictions"] if p["name"] == "residual-rate")
+    assert rate["predicted_interval"][0] == "-inf"
