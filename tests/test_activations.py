@@ -107,3 +107,11 @@ def test_fused_value_and_derivative(name, dtype):
     tolerance = 1e-6 if dtype == np.float32 else 1e-13
     np.testing.assert_allclose(value, sigma(x), rtol=tolerance, atol=tolerance)
     np.testing.assert_allclose(derivative, sigma.derivative()(x), rtol=tolerance, atol=tolerance)
+
+
+def test_outputs_are_writable_arrays():
+    for name in ["relu", "tanh", "poly:1,2", "poly:3"]:
+        out = activation(name)(POINTS)
+        out += 1.0  # would raise on a read-only broadcast view
+        assert out.shape == POINTS.shape
+    assert np.all(activation("poly:0,2").derivative()(POINTS) == 2.0)

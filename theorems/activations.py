@@ -51,7 +51,9 @@ class Activation:
             x = x.astype(np.float64)
         with np.errstate(over="ignore", invalid="ignore"):
             value = np.asarray(self.numpy_function(x))
-        return np.broadcast_to(value, x.shape).astype(x.dtype, copy=False)
+        if value.shape != x.shape:  # a constant expression (e.g. the derivative of a linear function)
+            return np.full(x.shape, value, dtype=x.dtype)
+        return value.astype(x.dtype, copy=False)
 
     def value_and_derivative(self, x: np.ndarray, out: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Writes sigma(x) into `out` and sigma'(x) over x (callers pass a block they no longer need);
