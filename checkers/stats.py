@@ -130,7 +130,8 @@ def compare_exact(value: float, lower: float, upper: float, *, tolerance: float,
                   resolution: float) -> Comparison:
     """A deterministic value (exact or to many digits, accurate to `tolerance`) vs the interval."""
     distance = max(lower - value, value - upper, 0)
-    detectable = float(upper - lower) + tolerance
+    width = float(upper - lower)
+    detectable = (width if math.isfinite(width) else 0.0) + tolerance
     if distance > tolerance:
         outcome = FAIL
     elif detectable <= resolution:

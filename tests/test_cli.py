@@ -70,7 +70,7 @@ def test_check_passes_and_conjecture_fails(capsys):
     assert code == 1
     result = json.loads(out)["results"][0]
     assert result["theorem"] == "dual-kernel" and result["verdict"] == "fail"
-    assert {p["name"] for p in result["predictions"]} == {"closed-form", "monte-carlo"}
+    assert {p["name"] for p in result["predictions"]} == {"closed-form", "monte-carlo", "tail-bound"}
 
 
 def test_check_all_quick(capsys):
