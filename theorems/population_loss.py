@@ -11,10 +11,12 @@ arc-cosine kernel of Cho and Saul (2009) *without* their factor 2:
 kappa(rho) = (sqrt(1 - rho^2) + (pi - arccos rho) rho) / (2 pi). The debiased neuron
 relu(w.x) - ||w||/sqrt(2 pi) - w.x/2 removes Hermite degrees 0 and 1 (Zhou and Ge's preprocessing,
 [S]); its kernel kappa(rho) - 1/(2 pi) - rho/4 is even, so directions are identifiable only up to sign.
-Gradients follow from the same kernel: dL/da_j = sum_l a_l K(w_j, w_l) - sum_i a*_i K(w_j, w*_i).
+Gradients follow from the same kernel: dL/da_j = sum_l a_l K(w_j, w_l) - sum_i a*_i K(w_j, w*_i), and
+through kappa'(rho) = (pi - arccos rho)/(2 pi) (the degree-0 arc-cosine kernel),
+dK(u, w)/du = ||w|| kappa(rho) u/||u|| + kappa'(rho) (w - rho ||w|| u/||u||).
 
-Checked here: a randomized quasi-Monte Carlo estimate of L and of dL/da_1 against the closed form
-(limit), and L from the Hermite series of kappa (sum_k k! c_k^2 rho^k, with the Parseval tail bound)
+Checked here: randomized quasi-Monte Carlo estimates of L, dL/da_1 and dL/dw_1 (along a fixed
+direction, the first teacher neuron's) against the closed forms (limit), and L from the Hermite series of kappa (sum_k k! c_k^2 rho^k, with the Parseval tail bound)
 against the closed form (identity); at |rho| = 1, where the series converges only like K^(-3/2), the
 closed form is used, as the spec advises. The configuration (widths, dimension, weights) is a
 deterministic function of the parameters (`configuration` indexes it), so the statement stays free of
@@ -94,6 +96,50 @@ def gradient_first_output_weight(instance: Instance) -> mpmath.mpf:
                                      for i in range(len(a_star))))
 
 
+def relu_kernel_derivative(rho):
+    """kappa'(rho) = (pi - arccos rho) / (2 pi), the degree-0 arc-cosine kernel."""
+    r = max(mpmath.mpf(-1), min(mpmath.mpf(1), mpmath.mpf(rho)))
+    return (mpmath.pi - mpmath.acos(r)) / (2 * mpmath.pi)
+
+
+def debiased_kernel_derivative(rho):
+    return relu_kernel_derivative(rho) - mpmath.mpf(1) / 4
+
+
+def pair_kernel_gradient(u, w, kernel, derivative) -> list[mpmath.mpf]:
+    """dK(u, w)/du = ||w|| kappa(rho) u/||u|| + kappa'(rho) (w - rho ||w|| u/||u||)."""
+    u = [mpmath.mpf(float(x)) for x in u]
+    w = [mpmath.mpf(float(x)) for x in w]
+    norm_u, norm_w = mpmath.sqrt(mpmath.fsum(x * x for x in u)), mpmath.sqrt(mpmath.fsum(x * x for x in w))
+    rho = max(mpmath.mpf(-1), min(mpmath.mpf(1), mpmath.fsum(x * y for x, y in zip(u, w)) / (norm_u * norm_w)))
+    k, k_prime = kernel(rho), derivative(rho)
+    return [norm_w * k * x / norm_u + k_prime * (y - rho * norm_w * x / norm_u) for x, y in zip(u, w)]
+
+
+def gradient_first_neuron(instance: Instance, direction) -> mpmath.mpf:
+    """<dL/dw_1, direction> = a_1 <sum_l a_l dK(w_1, w_l)/du + sign sum_i a*_i dK(w_1, w*_i)/du, direction>."""
+    kernel = instance.definition("kernel")(instance)
+    derivative = instance.definition("kernel_derivative")(instance)
+    a, weights, a_star, teacher = _layout(instance)
+    sign = instance.definition("cross_sign")
+    with mpmath.workdps(instance.digits + 10):
+        total = [mpmath.mpf(0)] * len(direction)
+        terms = [(a[l], weights[l], 1) for l in range(len(a))] + [(a_star[i], teacher[i], sign)
+                                                                    for i in range(len(a_star))]
+        for coefficient, w, factor in terms:
+            gradient = pair_kernel_gradient(weights[0], w, kernel, derivative)
+            total = [t + factor * coefficient * g for t, g in zip(total, gradient)]
+        return a[0] * mpmath.fsum(t * mpmath.mpf(float(e)) for t, e in zip(total, direction))
+
+
+def probe_direction(parameters) -> np.ndarray:
+    """The direction of the first teacher neuron, along which the neuron gradient is compared (the
+    gradient of a misfit student pulls towards the teacher, so the projection is large)."""
+    _, _, _, teacher = configuration(parameters["student_width"], parameters["teacher_width"],
+                                     parameters["dimension"], parameters["configuration"])
+    return teacher[0] / np.linalg.norm(teacher[0])
+
+
 def _layout(instance: Instance):
     return configuration(instance["student_width"], instance["teacher_width"], instance["dimension"],
                          instance["configuration"])
@@ -150,7 +196,10 @@ def _constants(parameters, digits, given):
     return {"population_loss": given.get("population_loss") or Quantity(
                 "population_loss", population_loss(instance), "mpmath", digits),
             "gradient_a1": given.get("gradient_a1") or Quantity(
-                "gradient_a1", gradient_first_output_weight(instance), "mpmath", digits)}
+                "gradient_a1", gradient_first_output_weight(instance), "mpmath", digits),
+            "gradient_w1": given.get("gradient_w1") or Quantity(
+                "gradient_w1", gradient_first_neuron(instance, probe_direction(parameters)),
+                "mpmath", digits)}
 
 
 def _mutant_constants(**definitions):
@@ -163,7 +212,12 @@ def _mutant_constants(**definitions):
         value = gradient_first_output_weight(_statement_instance(parameters, digits, definitions))
         return Quantity("gradient_a1", value, "mutant", digits)
 
-    return {"population_loss": loss, "gradient_a1": gradient}
+    def neuron_gradient(parameters, digits):
+        instance = _statement_instance(parameters, digits, definitions)
+        return Quantity("gradient_w1", gradient_first_neuron(instance, probe_direction(parameters)),
+                        "mutant", digits)
+
+    return {"population_loss": loss, "gradient_a1": gradient, "gradient_w1": neuron_gradient}
 
 
 def _series_target(instance: Instance) -> Target:
@@ -174,6 +228,16 @@ def _series_target(instance: Instance) -> Target:
 
 def _resolution(instance: Instance) -> float:
     return 0.01 * max(float(instance.constant("population_loss")), 1e-3)
+
+
+def _true_kernel_derivative(instance: Instance):
+    return debiased_kernel_derivative if instance["model"] == "debiased" else relu_kernel_derivative
+
+
+def _complementary_derivative(instance: Instance):
+    # a slip in kappa': arccos(rho)/(2 pi) instead of (pi - arccos(rho))/(2 pi)
+    shift = mpmath.mpf(1) / 4 if instance["model"] == "debiased" else 0
+    return lambda rho: mpmath.acos(max(mpmath.mpf(-1), min(mpmath.mpf(1), mpmath.mpf(rho)))) / (2 * mpmath.pi) - shift
 
 
 def _cho_saul_kernel(instance: Instance):
@@ -210,6 +274,12 @@ THEOREM = Theorem(
                    lambda instance: Target.point(instance.constant("gradient_a1")),
                    lambda instance: 0.01 * (abs(float(instance.constant("gradient_a1")))
                                             + math.sqrt(abs(float(instance.constant("population_loss")))))),
+        Prediction("neuron-gradient", "limit",
+                   "RQMC estimate of <E[(f - f*) a_1 ds(w_1 . x)/dw_1], e> equals <dL/dw_1, e> from kappa and "
+                   "kappa', e the first teacher neuron's direction",
+                   lambda instance: Target.point(instance.constant("gradient_w1")),
+                   lambda instance: 0.01 * (abs(float(instance.constant("gradient_w1")))
+                                            + math.sqrt(abs(float(instance.constant("population_loss")))))),
         Prediction("hermite-series", "identity",
                    "the loss through the truncated Hermite series of kappa, with its tail bound, contains the "
                    "closed-form loss", _series_target, _resolution),
@@ -219,9 +289,12 @@ THEOREM = Theorem(
                definitions={"kernel": _cho_saul_kernel}, constants=_mutant_constants(kernel=_cho_saul_kernel)),
         Mutant("cross-term-sign", "the cross term with its sign flipped", definitions={"cross_sign": 1},
                constants=_mutant_constants(cross_sign=1)),
+        Mutant("kappa-prime-complement", "kappa'(rho) written arccos(rho)/(2 pi), its complement",
+               definitions={"kernel_derivative": _complementary_derivative},
+               constants=_mutant_constants(kernel_derivative=_complementary_derivative)),
         Mutant("debiased-keeps-linear", "the debiased kernel with the linear term rho/4 kept",
                definitions={"kernel": _debiased_keeping_linear}, parameters={"model": "debiased"},
                constants=_mutant_constants(kernel=_debiased_keeping_linear)),
     ),
-    definitions={"kernel": _true_kernel, "cross_sign": -1},
+    definitions={"kernel": _true_kernel, "kernel_derivative": _true_kernel_derivative, "cross_sign": -1},
 )

@@ -1,5 +1,5 @@
-"""Observing the population loss: RQMC over x ~ N(0, I_d) for the loss and dL/da_1; the closed form for
-the identity with the Hermite series."""
+"""Observing the population loss: RQMC over x ~ N(0, I_d) for the loss, dL/da_1 and dL/dw_1 along a fixed
+direction; the closed form for the identity with the Hermite series."""
 
 from __future__ import annotations
 
@@ -40,10 +40,22 @@ def observe(instance: Instance, prediction: str, budget: Budget, seed: np.random
     debiased = instance["model"] == "debiased"
     student, target = _network(a, weights, debiased), _network(a_star, teacher, debiased)
 
+    direction = population_loss.probe_direction(instance.parameters)
+    first = weights[0]
+
     def integrand(x):
         f, features = student(x)
         residual = f - target(x)[0]
-        return 0.5 * residual**2 if prediction == "monte-carlo" else residual * features[:, 0]
+        if prediction == "monte-carlo":
+            return 0.5 * residual**2
+        if prediction == "gradient":
+            return residual * features[:, 0]
+        # d s(w.x)/dw along the direction: 1{w.x > 0} x.e (debiased: - w.e/(|w| sqrt(2 pi)) - x.e/2)
+        projection = x @ direction
+        slope = (x @ first > 0) * projection
+        if debiased:
+            slope = slope - first @ direction / (np.linalg.norm(first) * math.sqrt(2 * math.pi)) - projection / 2
+        return residual * a[0] * slope
 
     return rqmc_gaussian_mean(integrand, instance["dimension"], budget.scaled(BASE_POINTS), REPLICATES, seed)
 
