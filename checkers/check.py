@@ -25,7 +25,7 @@ import numpy as np
 from checkers.seeds import seed_sequence
 from checkers.stats import INCONCLUSIVE, Estimate, compare_exact, compare_to_target, split_false_fail_rate
 from checkers.verdict import SKIPPED, PredictionResult, Verdict, overall_outcome
-from theorems.errors import NumericalError
+from theorems.errors import InvalidInput, NumericalError
 from theorems.statement import Instance, Prediction, Theorem
 
 DEFAULT_FALSE_FAIL_RATE = 1e-6
@@ -100,8 +100,6 @@ def run_check(checker: Checker, parameters: Mapping[str, Any] | None = None,
               overrides: Mapping[str, Any] | None = None, *, seed: int = 0, fidelity: str = "default",
               false_fail_rate: float = DEFAULT_FALSE_FAIL_RATE, mutant: str | None = None) -> Verdict:
     """Check one theorem at one parameter point and return the verdict with its evidence."""
-    from theorems.errors import InvalidInput
-
     if fidelity not in FIDELITIES:
         raise InvalidInput(f"fidelity must be one of {', '.join(FIDELITIES)}, got {fidelity!r}")
     if not 0 < false_fail_rate < 1:

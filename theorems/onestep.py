@@ -10,6 +10,7 @@ Named constants shared by the family:
     mu1_star               c_1(sigma_*), the teacher's linear coefficient
     teacher_second_moment  E[y^2] = E sigma_*(Z)^2 + noise^2
     zeta_norm              lim ||X^T y / n|| = sqrt(mu1_star^2 + E[y^2]/psi1)      [D]
+    alignment_limit        lim cos^2(X^T y, beta_*)  (`alignment_limit`)           [D]
 """
 
 from __future__ import annotations
@@ -61,6 +62,13 @@ def base_constants(parameters, digits: int, given) -> dict[str, Quantity]:
         "zeta_norm", digits, [constants["mu1_star"], constants["teacher_second_moment"], psi1],
         lambda m, e, p: square_root(m**2 + e / p)))
     return constants
+
+
+def alignment_limit(constants, parameters, digits: int) -> Quantity:
+    """lim cos^2(X^T y, beta_*) = psi1 mu1_star^2 / (psi1 mu1_star^2 + E[y^2])  [D] (specs/onestep.md 3.4)."""
+    psi1 = parameter_quantity("psi1", parameters, digits)
+    return combine("alignment_limit", digits, [constants["mu1_star"], constants["teacher_second_moment"], psi1],
+                   lambda m, e, p: p * m**2 / (p * m**2 + e))
 
 
 def parameter_quantity(name: str, parameters, digits: int) -> Quantity:

@@ -13,15 +13,10 @@ from theorems.hermite import combine
 from theorems.statement import Mutant, Prediction, Target, Theorem
 
 
-def _alignment(constants, psi1, digits):
-    return combine("alignment_limit", digits, [constants["mu1_star"], constants["teacher_second_moment"], psi1],
-                   lambda m, e, p: p * m**2 / (p * m**2 + e))
-
-
 def _constants(parameters, digits, given):
     constants = onestep.base_constants(parameters, digits, given)
-    psi1 = onestep.parameter_quantity("psi1", parameters, digits)
-    constants["alignment_limit"] = given.get("alignment_limit") or _alignment(constants, psi1, digits)
+    constants["alignment_limit"] = given.get("alignment_limit") or onestep.alignment_limit(constants, parameters,
+                                                                                           digits)
     return constants
 
 

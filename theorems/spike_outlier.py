@@ -46,14 +46,12 @@ def _threshold(constants, aspect, digits, exponent):
 
 def _constants(parameters, digits, given):
     constants = onestep.base_constants(parameters, digits, given)
-    psi1 = onestep.parameter_quantity("psi1", parameters, digits)
     psi2 = onestep.parameter_quantity("psi2", parameters, digits)
     eta = onestep.parameter_quantity("learning_rate", parameters, digits)
     aspect = combine("aspect_ratio", digits, [psi2], lambda p: 1 / p)
     constants["aspect_ratio"] = aspect
-    constants["alignment_limit"] = given.get("alignment_limit") or combine(
-        "alignment_limit", digits, [constants["mu1_star"], constants["teacher_second_moment"], psi1],
-        lambda m, e, p: p * m**2 / (p * m**2 + e))
+    constants["alignment_limit"] = given.get("alignment_limit") or onestep.alignment_limit(constants, parameters,
+                                                                                           digits)
     constants["bbp_threshold"] = given.get("bbp_threshold") or _threshold(constants, aspect, digits,
                                                                           sympy.Rational(1, 4))
     constants["outlier_overlap"] = given.get("outlier_overlap") or _numeric(
