@@ -12,7 +12,7 @@ from checkers import registry
 from checkers.check import run_check
 from checkers.stats import FAIL
 
-SEEDS = {"dual-kernel": 200, "population-loss": 200, "spike-alignment": 200, "spike-strength": 100, "spike-outlier": 30,
+SEEDS = {"balancedness-recurrence": 200, "dual-kernel": 200, "population-loss": 200, "spike-alignment": 200, "spike-strength": 100, "spike-outlier": 30,
          "spike-decomposition": 40}
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from theorems import (dual_kernel, population_loss, spike_alignment, spike_decomposition, spike_outlier,
+from theorems import (balancedness, dual_kernel, population_loss, spike_alignment, spike_decomposition, spike_outlier,
                       spike_strength)
 from theorems.errors import InvalidInput, UnknownName
 from theorems.statement import Theorem
@@ -31,6 +31,6 @@ def all_theorems() -> list[Theorem]:
     return [_THEOREMS[key] for key in sorted(_THEOREMS)]
 
 
-for _module in (dual_kernel, spike_decomposition, spike_strength, spike_alignment, spike_outlier,
+for _module in (balancedness, dual_kernel, spike_decomposition, spike_strength, spike_alignment, spike_outlier,
                 population_loss):
     register(_module.THEOREM)

@@ -1,0 +1,44 @@
+"""Balancedness: the symbolic identity, the exact recurrence, and what fails off the linear link."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from checkers import registry
+from checkers.check import run_check
+from checkers.families.balancedness import _residual
+from checkers.stats import FAIL, PASS
+from checkers.verdict import OUTSIDE
+from theorems.balancedness import symbolic_identity_residual
+
+CHECKER = registry.checker("balancedness-recurrence")
+
+
+def test_symbolic_identity_for_a_linear_link_and_not_through_tanh():
+    assert all(entry == 0 for entry in symbolic_identity_residual("linear"))
+    assert any(entry != 0 for entry in symbolic_identity_residual("tanh"))
+
+
+@given(eta=st.fractions(1, 20, max_denominator=1000).map(lambda f: f / 100),
+       lam=st.fractions(0, 1, max_denominator=1000), seed=st.integers(0, 2**32 - 1))
+@settings(max_examples=25, deadline=None)
+def test_recurrence_holds_for_any_step_and_decay(eta, lam, seed):
+    instance = CHECKER.theorem.instance({"learning_rate": str(eta), "weight_decay": str(lam)})
+    rng = np.random.default_rng(seed)
+    weights = [rng.standard_normal(shape) for shape in [(5, 4), (4, 5), (3, 4)]]
+    x, y = rng.standard_normal((4, 6)), rng.standard_normal((3, 6))
+    decay = float(instance.constant("decay_factor"))
+    assert _residual(instance, weights, x, y, np, float, decay) < 1e-12
+
+
+@pytest.mark.parametrize("between", ["tanh", "relu"])
+def test_nonlinear_links_are_outside_and_the_full_law_fails(between):
+    verdict = run_check(CHECKER, {"between": between})
+    assert verdict.outcome == OUTSIDE
+    float64 = next(p for p in verdict.predictions if p.name == "recurrence-float64")
+    assert float64.outcome == FAIL and float64.observed > 1e-6
+
+
+def test_high_precision_run():
+    assert run_check(CHECKER, {"digits": "120"}).outcome == PASS
