@@ -119,6 +119,8 @@ class Verdict:
                 observed = f"{p.observed:.10g}"
                 if p.standard_error is not None:
                     observed += f" +- {p.standard_error:.3g} (se, {p.samples} samples, {p.method})"
+                elif p.method:
+                    observed += f" ({p.method})"
                 lines.append(f"      predicted {predicted}; observed {observed}")
                 lines.append(f"      off by {p.distance:.3g}; detectable {p.detectable:.3g} "
                              f"(resolution {p.resolution:.3g}); false-fail rate {p.false_fail_rate:.2g}")
