@@ -42,3 +42,8 @@ def test_nonlinear_links_are_outside_and_the_full_law_fails(between):
 
 def test_high_precision_run():
     assert run_check(CHECKER, {"digits": "120"}).outcome == PASS
+
+
+def test_relu_link_keeps_the_diagonal_law_only():
+    outcomes = {p.name: p.outcome for p in run_check(CHECKER, {"between": "relu"}).predictions}
+    assert outcomes["diagonal-float64"] == PASS and outcomes["recurrence-float64"] == FAIL

@@ -61,6 +61,12 @@ def _symbolic_applies(instance: Instance) -> str | None:
     return None
 
 
+def _homogeneous_link(instance: Instance) -> str | None:
+    if instance["between"] == "tanh":
+        return "tanh is not positively homogeneous: not even the diagonal law is claimed (see recurrence-float64)"
+    return None
+
+
 def _linear_link(instance: Instance) -> str | None:
     if instance["between"] != "linear":
         return (f"layer l's output passes through {instance['between']} before layer l+1: the identity needs a "
@@ -116,6 +122,10 @@ THEOREM = Theorem(
         Prediction("recurrence-float64", "identity",
                    "one GD step in float64: ||D_1 - decay_factor D_0 - eta^2 S_0|| / ||D_1|| <= 1e-12",
                    _zero, _float64_resolution),
+        Prediction("diagonal-float64", "identity",
+                   "the diagonal of the law (per neuron: ||row of W_l||^2 - ||column of W_{l+1}||^2) holds for a "
+                   "linear or a positively homogeneous (relu) link; relative residual <= 1e-12",
+                   _zero, _float64_resolution, applies=_homogeneous_link),
         Prediction("recurrence-mpmath", "identity",
                    "the same step in mpmath at `digits` digits: relative residual <= 10^(5 - digits)",
                    _zero, _mpmath_resolution),
@@ -127,5 +137,7 @@ THEOREM = Theorem(
                constants={"decay_factor": _doubled}),
         Mutant("through-tanh", "the law claimed for a pair linked through tanh (assumption dropped)",
                dropped_assumptions=("linear-link",), parameters={"between": "tanh"}),
+        Mutant("full-law-through-relu", "the full matrix law claimed through relu, where only its diagonal holds",
+               dropped_assumptions=("linear-link",), parameters={"between": "relu"}),
     ),
 )

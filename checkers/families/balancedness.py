@@ -42,7 +42,7 @@ def _gradients(weights, x, y, between, library):
     return g1, g2, g3
 
 
-def _residual(instance: Instance, weights, x, y, library, to_float, decay) -> float:
+def _residual(instance: Instance, weights, x, y, library, to_float, decay, *, diagonal: bool = False) -> float:
     eta, lam = instance["learning_rate"], instance["weight_decay"]
     eta, lam = (to_float(eta), to_float(lam))
     g1, g2, _ = _gradients(weights, x, y, instance["between"], library)
@@ -52,6 +52,8 @@ def _residual(instance: Instance, weights, x, y, library, to_float, decay) -> fl
     imbalance_next = w2_next.T @ w2_next - w1_next @ w1_next.T
     source = g2.T @ g2 - g1 @ g1.T
     residual = imbalance_next - decay * imbalance - eta**2 * source
+    if diagonal:  # per-neuron law: what survives a homogeneous link
+        residual, imbalance_next = residual.diagonal(), imbalance_next.diagonal()
     norm = library.sqrt((imbalance_next**2).sum())
     return library.sqrt((residual**2).sum()) / norm
 
@@ -68,9 +70,11 @@ def observe(instance: Instance, prediction: str, budget: Budget, seed: np.random
     weights = [rng.standard_normal(shape) / np.sqrt(shape[1]) for shape in shapes]
     x, y = rng.standard_normal((INPUTS, SAMPLES)), rng.standard_normal((OUTPUTS, SAMPLES))
     decay = instance.constant("decay_factor")
-    if prediction == "recurrence-float64":
-        value = _residual(instance, weights, x, y, np, float, float(decay))
-        return Exact(mpmath.mpf(value), tolerance=1e-12, method="one step in float64")
+    if prediction in ("recurrence-float64", "diagonal-float64"):
+        diagonal = prediction == "diagonal-float64"
+        value = _residual(instance, weights, x, y, np, float, float(decay), diagonal=diagonal)
+        return Exact(mpmath.mpf(value), tolerance=1e-12,
+                     method="one step in float64" + (", diagonal of D only" if diagonal else ""))
     digits = instance["digits"]
     with mpmath.workdps(digits):
         to_mp = np.vectorize(lambda v: mpmath.mpf(float(v)), otypes=[object])
