@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import sympy
 
-from theorems.formula import exact_number
+from theorems.formula import exact_number, to_mpf
 from theorems.hermite import Quantity, combine
 from theorems.statement import Assumption, Instance, Mutant, Parameter, Prediction, Target, Theorem
 
@@ -89,13 +89,12 @@ def _mpmath_resolution(instance: Instance) -> float:
 
 def _unsquared(parameters, digits):
     eta, decay = exact_number(parameters["learning_rate"]), exact_number(parameters["weight_decay"])
-    return Quantity("decay_factor", sympy.N(1 - eta * decay, digits + 10)._to_mpmath(200), "mutant", digits)
+    return Quantity("decay_factor", to_mpf(1 - eta * decay, digits), "mutant", digits)
 
 
 def _doubled(parameters, digits):
     eta, decay = exact_number(parameters["learning_rate"]), exact_number(parameters["weight_decay"])
-    return Quantity("decay_factor", sympy.N((1 - 2 * eta * decay) ** 2, digits + 10)._to_mpmath(200), "mutant",
-                    digits)
+    return Quantity("decay_factor", to_mpf((1 - 2 * eta * decay) ** 2, digits), "mutant", digits)
 
 
 THEOREM = Theorem(

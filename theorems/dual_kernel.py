@@ -21,8 +21,8 @@ weight k! c_k^2 is the named definition `mehler_weight`, so mutants can replace 
 from __future__ import annotations
 
 import mpmath
-import sympy
 
+from theorems.formula import to_mpf
 from theorems.hermite import hermite_coefficients, second_moment, square_integrability_failure
 from theorems.kernels import dual_kernel_closed_form, evaluate_closed_form
 from theorems.statement import Assumption, Instance, Mutant, Parameter, Prediction, Target, Theorem
@@ -49,7 +49,7 @@ def series_at(instance: Instance, correlation) -> tuple[mpmath.mpf, mpmath.mpf]:
     weight = instance.definition("mehler_weight")
     degree = instance["degree"]
     with mpmath.workdps(instance.digits + 10):
-        r = mpmath.mpf(sympy.N(correlation, instance.digits + 10)._to_mpmath(mpmath.mp.prec))
+        r = to_mpf(correlation, instance.digits)
         coefficients = [instance.constant(f"c{k}") for k in range(degree + 1)]
         value = mpmath.fsum(weight(k, c) * r**k for k, c in enumerate(coefficients))
         remainder = max(mpmath.mpf(0), instance.constant("second_moment") - mpmath.fsum(

@@ -20,6 +20,7 @@ import numbers
 import re
 from collections.abc import Callable
 
+import mpmath
 import sympy
 
 from theorems.errors import InvalidInput
@@ -221,6 +222,13 @@ def exact_number(value) -> sympy.Expr:
     if value != value or value in (float("inf"), float("-inf")):
         raise InvalidInput(f"expected a finite number, got {value}")
     return sympy.Rational(repr(value))
+
+
+def to_mpf(value, digits: int) -> mpmath.mpf:
+    """An exact number (sympy, int or float read as its decimal) as an mpf correct to `digits` + 10
+    digits; the mpf keeps that precision after the call."""
+    with mpmath.workdps(digits + 10):
+        return mpmath.mpf(sympy.N(exact_number(value), digits + 10)._to_mpmath(mpmath.mp.prec))
 
 
 def parse_number(text: str) -> sympy.Expr:

@@ -48,6 +48,7 @@ import sympy
 
 from theorems.activations import Activation, _mpmath_function, activation as _activation
 from theorems.errors import InvalidInput, NumericalError
+from theorems.formula import to_mpf
 from theorems.gaussian import hermite_moment
 
 CONVENTION = "probabilists"
@@ -115,11 +116,6 @@ def _check_options(degree: int, digits: int, route: str) -> None:
         raise InvalidInput(f"route must be one of {', '.join(ROUTES)}, got {route!r}")
 
 
-def _to_mpf(expression: sympy.Expr, digits: int) -> mpmath.mpf:
-    with mpmath.workdps(digits + 10):
-        return mpmath.mpf(sympy.N(expression, digits + 10)._to_mpmath(mpmath.mp.prec))
-
-
 # --- public API -------------------------------------------------------------------------------
 
 def hermite_coefficients(sigma: Activation | str, degree: int = 8, *, digits: int = 30,
@@ -166,7 +162,7 @@ def combine(name: str, digits: int, parts: list[Quantity], formula) -> Quantity:
     else:
         exact = formula(*[part.exact for part in parts]) if all(part.exact is not None for part in parts) else None
     with mpmath.workdps(digits + 10):
-        value = _to_mpf(exact, digits) if exact is not None else formula(*[part.value for part in parts])
+        value = to_mpf(exact, digits) if exact is not None else formula(*[part.value for part in parts])
     if route in ("exact", "override") and exact is not None:
         exact = sympy.simplify(exact) if route == "exact" else exact
     return Quantity(name, value, route, digits, exact)
@@ -183,7 +179,7 @@ def _table(sigma: Activation, degree: int, digits: int, route: str) -> HermiteTa
             missing = [k for k, e in enumerate(exact) if e is None]
             raise InvalidInput(f"no exact form for c_k of {sigma.name} at k = {missing[:5]}"
                                f"{'...' if len(missing) > 5 else ''}; use route auto or mpmath")
-    values: list[mpmath.mpf | None] = [None if e is None else _to_mpf(e, digits) for e in exact]
+    values: list[mpmath.mpf | None] = [None if e is None else to_mpf(e, digits) for e in exact]
     routes = ["exact" if e is not None else "" for e in exact]
     if None in values:
         if route == "float64":
@@ -212,7 +208,7 @@ def _second_moment(sigma: Activation, digits: int, route: str) -> Quantity:
     if route in ("auto", "exact"):
         exact = hermite_moment(sympy.expand(sigma.expression**2), 0)
         if exact is not None:
-            return Quantity("second_moment", _to_mpf(exact, digits), "exact", digits, exact)
+            return Quantity("second_moment", to_mpf(exact, digits), "exact", digits, exact)
         if route == "exact":
             raise InvalidInput(f"no exact form for E sigma^2 of {sigma.name}; use route auto or mpmath")
     if route == "float64":
@@ -289,7 +285,7 @@ def _gaussian_pass(expression: sympy.Expr, degree: int, dps: int, nodes: int, ha
     pieces = _pieces(expression, kinks)
     with mpmath.workdps(dps):
         bits = mpmath.mp.prec + 16
-        kink_values = [mpmath.mpf(sympy.N(k, dps + 5)._to_mpmath(mpmath.mp.prec)) for k in kinks]
+        kink_values = [to_mpf(k, dps) for k in kinks]
         bounds = [(mpmath.mpf(-mpmath.inf) if i == 0 else kink_values[i - 1],
                    mpmath.mpf(mpmath.inf) if i == len(kinks) else kink_values[i]) for i in range(len(pieces))]
         functions = [_mpmath_function(piece) for _, _, piece in pieces]

@@ -29,7 +29,7 @@ import sympy
 
 from theorems.activations import Activation
 from theorems.errors import InvalidInput
-from theorems.formula import exact_number, z
+from theorems.formula import exact_number, to_mpf, z
 from theorems.hermite import HermiteTable, Quantity
 
 rho = sympy.Symbol("rho", real=True)
@@ -67,7 +67,7 @@ class SeriesValue:
 def dual_kernel_series(table: HermiteTable, moment: Quantity, correlation) -> SeriesValue:
     """S_K(rho) = sum_{k<=K} k! c_k^2 rho^k with the Parseval tail bound (see module docstring)."""
     with mpmath.workdps(table.digits + 10):
-        r = mpmath.mpf(sympy.N(exact_number(correlation), table.digits + 10)._to_mpmath(mpmath.mp.prec))
+        r = to_mpf(correlation, table.digits)
         if not -1 <= r <= 1:
             raise InvalidInput(f"correlation must lie in [-1, 1], got {mpmath.nstr(r, 6)}")
         weights = [mpmath.factorial(k) * c**2 for k, c in enumerate(table.coefficients)]
@@ -112,5 +112,4 @@ def evaluate_closed_form(kernel: sympy.Lambda, correlation, digits: int) -> mpma
     """kappa(rho) to `digits` digits, guarded at rho = +-1 (exact substitution, then evalf)."""
     value = kernel(exact_number(correlation))
     value = value.replace(sympy.acos, lambda u: sympy.acos(sympy.Max(-1, sympy.Min(1, u))))
-    with mpmath.workdps(digits + 10):
-        return mpmath.mpf(sympy.N(value, digits + 10)._to_mpmath(mpmath.mp.prec))
+    return to_mpf(value, digits)

@@ -30,7 +30,7 @@ import sympy
 
 from theorems.activations import Activation, activation
 from theorems.errors import InvalidInput, UnknownName
-from theorems.formula import exact_number, parse_number
+from theorems.formula import exact_number, parse_number, to_mpf
 from theorems.hermite import Quantity
 
 PROVENANCES = {
@@ -271,7 +271,7 @@ class Instance:
                 base = self.derived_constants[name]
                 given[name] = Quantity(name, base.value * mpmath.mpf(factor), "mutant", self.digits)
             for name, number in self.overrides.items():
-                value = mpmath.mpf(sympy.N(number, self.digits + 10)._to_mpmath(mpmath.mp.prec))
+                value = to_mpf(number, self.digits)
                 given[name] = Quantity(name, value, "override", self.digits, number)
         if not given:
             return dict(self.derived_constants)

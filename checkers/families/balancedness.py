@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import mpmath
 import numpy as np
-import sympy
 
 from checkers.check import Budget, Checker, Exact
 from theorems import balancedness
+from theorems.formula import to_mpf
 from theorems.statement import Instance
 
 INPUTS, OUTPUTS, SAMPLES, HIDDEN = 4, 3, 6, 4
@@ -79,10 +79,9 @@ def observe(instance: Instance, prediction: str, budget: Budget, seed: np.random
     with mpmath.workdps(digits):
         to_mp = np.vectorize(lambda v: mpmath.mpf(float(v)), otypes=[object])
         exact = instance.constants["decay_factor"].exact  # at this precision, not the constants' 30 digits
-        decay_mp = mpmath.mpf(sympy.N(exact, digits + 5)._to_mpmath(mpmath.mp.prec)) if exact is not None \
-            else mpmath.mpf(decay)
+        decay_mp = to_mpf(exact, digits) if exact is not None else mpmath.mpf(decay)
         value = _residual(instance, [to_mp(w) for w in weights], to_mp(x), to_mp(y), _MpmathArrays,
-                          lambda v: mpmath.mpf(sympy.N(v, digits + 5)._to_mpmath(mpmath.mp.prec)), decay_mp)
+                          lambda v: to_mpf(v, digits), decay_mp)
     return Exact(mpmath.mpf(value), tolerance=10.0 ** (5 - instance["digits"]),
                  method=f"one step in mpmath at {instance['digits']} digits")
 
