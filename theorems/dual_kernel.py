@@ -22,9 +22,8 @@ from __future__ import annotations
 
 import mpmath
 
-from theorems.formula import to_mpf
 from theorems.hermite import hermite_coefficients, second_moment, square_integrability_failure
-from theorems.kernels import dual_kernel_closed_form, evaluate_closed_form
+from theorems.kernels import dual_kernel_closed_form, evaluate_closed_form, mehler_series, mehler_weight
 from theorems.statement import Assumption, Instance, Mutant, Parameter, Prediction, Target, Theorem
 
 
@@ -38,23 +37,12 @@ def _constants(parameters, digits, given):
     return constants
 
 
-def mehler_weight(k: int, c: mpmath.mpf) -> mpmath.mpf:
-    """The weight of rho^k in Mehler's series: k! c_k^2."""
-    return mpmath.factorial(k) * c**2
-
-
 def series_at(instance: Instance, correlation) -> tuple[mpmath.mpf, mpmath.mpf]:
     """(S_K(rho), Parseval bound on |kappa(rho) - S_K(rho)|) from the instance's (possibly overridden)
     constants and its Mehler weight (a mutant may replace the weight)."""
-    weight = instance.definition("mehler_weight")
-    degree = instance["degree"]
-    with mpmath.workdps(instance.digits + 10):
-        r = to_mpf(correlation, instance.digits)
-        coefficients = [instance.constant(f"c{k}") for k in range(degree + 1)]
-        value = mpmath.fsum(weight(k, c) * r**k for k, c in enumerate(coefficients))
-        remainder = max(mpmath.mpf(0), instance.constant("second_moment") - mpmath.fsum(
-            mpmath.factorial(k) * c**2 for k, c in enumerate(coefficients)))
-        return value, abs(r) ** (degree + 1) * remainder
+    coefficients = [instance.constant(f"c{k}") for k in range(instance["degree"] + 1)]
+    return mehler_series(coefficients, instance.constant("second_moment"), correlation, instance.digits,
+                         weight=instance.definition("mehler_weight"))
 
 
 def _series_target(instance: Instance) -> Target:

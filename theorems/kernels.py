@@ -64,16 +64,30 @@ class SeriesValue:
         return lower, self.value + self.truncation_bound
 
 
+def mehler_weight(k: int, c: mpmath.mpf) -> mpmath.mpf:
+    """The weight of rho^k in Mehler's series: k! c_k^2."""
+    return mpmath.factorial(k) * c**2
+
+
+def mehler_series(coefficients, second_moment: mpmath.mpf, correlation, digits: int,
+                  weight=mehler_weight) -> tuple[mpmath.mpf, mpmath.mpf]:
+    """(S_K(rho), |rho|^(K+1) (E sigma^2 - sum_{k<=K} k! c_k^2)) for c_0..c_K: the truncated series and
+    its Parseval tail bound (the bound always uses k! c_k^2; `weight` is the series' own term weight)."""
+    with mpmath.workdps(digits + 10):
+        r = to_mpf(correlation, digits)
+        value = mpmath.fsum(weight(k, c) * r**k for k, c in enumerate(coefficients))
+        remainder = max(mpmath.mpf(0), second_moment - mpmath.fsum(
+            mehler_weight(k, c) for k, c in enumerate(coefficients)))
+        return value, abs(r) ** len(coefficients) * remainder
+
+
 def dual_kernel_series(table: HermiteTable, moment: Quantity, correlation) -> SeriesValue:
     """S_K(rho) = sum_{k<=K} k! c_k^2 rho^k with the Parseval tail bound (see module docstring)."""
     with mpmath.workdps(table.digits + 10):
         r = to_mpf(correlation, table.digits)
         if not -1 <= r <= 1:
             raise InvalidInput(f"correlation must lie in [-1, 1], got {mpmath.nstr(r, 6)}")
-        weights = [mpmath.factorial(k) * c**2 for k, c in enumerate(table.coefficients)]
-        value = mpmath.fsum(w * r**k for k, w in enumerate(weights))
-        remainder = max(mpmath.mpf(0), moment.value - mpmath.fsum(weights))
-        bound = abs(r) ** (table.degree + 1) * remainder
+        value, bound = mehler_series(table.coefficients, moment.value, correlation, table.digits)
         # the numbers themselves carry relative error 10^-digits
         bound += mpmath.mpf(10) ** (-table.digits) * (abs(value) + moment.value)
         return SeriesValue(value, bound, table.degree, r >= 0)
