@@ -72,7 +72,7 @@ class Activation:
         x = mpmath.mpf(x)
         for lower, upper, piece in self.pieces():
             if lower <= x <= upper:
-                return _mpmath_function(piece)(x)
+                return mpmath_function(piece)(x)
         raise AssertionError("pieces cover the real line")
 
     # --- structure --------------------------------------------------------------------------
@@ -84,7 +84,7 @@ class Activation:
     @functools.cached_property
     def kinks(self) -> tuple[sympy.Expr, ...]:
         """Sorted exact points where the activation (or a derivative) is not smooth."""
-        return _kinks(self.expression)
+        return expression_kinks(self.expression)
 
     @property
     def smooth(self) -> bool:
@@ -92,7 +92,7 @@ class Activation:
 
     def pieces(self) -> tuple[tuple[sympy.Expr, sympy.Expr, sympy.Expr], ...]:
         """`(lower, upper, smooth_expression)` for each interval between consecutive kinks."""
-        return _pieces(self.expression, self.kinks)
+        return expression_pieces(self.expression, self.kinks)
 
     @functools.cached_property
     def parity(self) -> str | None:
@@ -171,7 +171,8 @@ def _switch_points(expression: sympy.Expr) -> set[sympy.Expr]:
     return points
 
 
-def _kinks(expression: sympy.Expr) -> tuple[sympy.Expr, ...]:
+def expression_kinks(expression: sympy.Expr) -> tuple[sympy.Expr, ...]:
+    """Sorted exact kinks of an expression in z (what `Activation.kinks` gives for an activation)."""
     points = _switch_points(expression)
     for point in points:
         if not point.is_real or not point.is_finite:
@@ -207,7 +208,8 @@ def _resolve(expression: sympy.Expr, at: sympy.Expr) -> sympy.Expr:
 
 
 @functools.lru_cache(maxsize=512)
-def _pieces(expression: sympy.Expr, kinks: tuple[sympy.Expr, ...]):
+def expression_pieces(expression: sympy.Expr, kinks: tuple[sympy.Expr, ...]):
+    """(lower, upper, smooth expression) between consecutive kinks (what `Activation.pieces` gives)."""
     edges = [-sympy.oo, *kinks, sympy.oo]
     pieces = []
     for lower, upper in zip(edges[:-1], edges[1:]):
@@ -224,7 +226,7 @@ def _pieces(expression: sympy.Expr, kinks: tuple[sympy.Expr, ...]):
 
 
 @functools.lru_cache(maxsize=1024)
-def _mpmath_function(expression: sympy.Expr):
+def mpmath_function(expression: sympy.Expr):
     return sympy.lambdify(z, expression, modules="mpmath")
 
 

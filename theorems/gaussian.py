@@ -23,7 +23,7 @@ import functools
 
 import sympy
 
-from theorems.activations import _kinks, _pieces, parity
+from theorems.activations import expression_kinks, expression_pieces, parity
 from theorems.formula import exact_number, z
 
 SQRT_2PI = sympy.sqrt(2 * sympy.pi)
@@ -169,11 +169,11 @@ def _erf_pair_moment(factors: list[sympy.Expr]) -> sympy.Expr | None:
 
 
 def _piecewise_polynomial_moment(expression: sympy.Expr, k: int) -> sympy.Expr | None:
-    kinks = _kinks(expression)
+    kinks = expression_kinks(expression)
     if not kinks:
         return None
     total = sympy.Integer(0)
-    for lower, upper, piece in _pieces(expression, kinks):
+    for lower, upper, piece in expression_pieces(expression, kinks):
         if not piece.is_polynomial(z):
             return None
         total += _polynomial_moment(sympy.Poly(piece, z), k, lower, upper)

@@ -46,7 +46,8 @@ import numpy as np
 import scipy.special
 import sympy
 
-from theorems.activations import Activation, _mpmath_function, activation as _activation
+from theorems.activations import (Activation, mpmath_function, activation as _activation, expression_kinks,
+                                  expression_pieces)
 from theorems.errors import InvalidInput, NumericalError
 from theorems.formula import to_mpf
 from theorems.gaussian import hermite_moment
@@ -279,16 +280,14 @@ def _gaussian_pass(expression: sympy.Expr, degree: int, dps: int, nodes: int, ha
     exact integer arithmetic with one rounding per product: absolute error about 2^-bits times the
     size of He_k, which the guard digits of `_mpmath_moments` cover.
     """
-    from theorems.activations import _kinks, _pieces
-
-    kinks = _kinks(expression)
-    pieces = _pieces(expression, kinks)
+    kinks = expression_kinks(expression)
+    pieces = expression_pieces(expression, kinks)
     with mpmath.workdps(dps):
         bits = mpmath.mp.prec + 16
         kink_values = [to_mpf(k, dps) for k in kinks]
         bounds = [(mpmath.mpf(-mpmath.inf) if i == 0 else kink_values[i - 1],
                    mpmath.mpf(mpmath.inf) if i == len(kinks) else kink_values[i]) for i in range(len(pieces))]
-        functions = [_mpmath_function(piece) for _, _, piece in pieces]
+        functions = [mpmath_function(piece) for _, _, piece in pieces]
         unit_nodes, unit_weights = _legendre_rule(nodes, dps)
         normal = 1 / mpmath.sqrt(2 * mpmath.pi)
         moments = [0] * (degree + 1)
