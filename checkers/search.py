@@ -8,7 +8,8 @@ reports the smallest margin seen, the example where it occurred and how many exa
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import math
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -28,8 +29,11 @@ class SearchResult:
 
 
 def search_counterexample(margin: Callable[[Any], float], strategy: strategies.SearchStrategy, *,
-                          max_examples: int = 100, seed: int = 0) -> SearchResult:
-    """The smallest margin Hypothesis finds (a negative one is a counterexample)."""
+                          max_examples: int = 100, seed: int = 0, explicit: Sequence[Any] = (),
+                          tolerance: float = 0.0) -> SearchResult:
+    """The smallest margin Hypothesis finds (a negative one is a counterexample). `explicit` examples
+    (known tight or adversarial cases) are always tried first, on top of the generated ones. A margin
+    within `tolerance` below zero (round-off on a tight case) does not stop the search."""
     state = {"margin": float("inf"), "example": None, "examples": 0}
 
     @hypothesis.seed(seed)
@@ -42,10 +46,13 @@ def search_counterexample(margin: Callable[[Any], float], strategy: strategies.S
         state["examples"] += 1
         if value < state["margin"]:
             state["margin"], state["example"] = value, example
-        hypothesis.target(-value, label="negative margin")
-        if value < 0:
+        if math.isfinite(value):  # an infinite margin (nothing claimed there) steers nothing
+            hypothesis.target(-value, label="negative margin")
+        if value < -tolerance:
             raise _Violation()
 
+    for example in reversed(explicit):
+        probe = hypothesis.example(example)(probe)
     try:
         probe()
     except _Violation:

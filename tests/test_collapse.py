@@ -1,0 +1,50 @@
+"""The bounds of theorems/collapse.py: limits, closed forms, and their order between Theorem A and Corollary A'."""
+
+import mpmath
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from checkers.families.collapse import build_head, head_settings
+from checkers.simulate.collapse import measure_head
+from theorems import collapse, nc1_bound
+
+
+def test_kantorovich_floor_values():
+    assert collapse.kantorovich_floor(1) == 1
+    assert collapse.kantorovich_floor(3) == pytest.approx(0.6, abs=1e-15)
+    # Kantorovich: 1/sqrt(a^T M a a^T M^-1 a) at a = (u_1 + u_K)/sqrt(2) for M = diag(kappa^2, 1)
+    kappa = mpmath.mpf(7)
+    with mpmath.workdps(40):
+        value = 1 / mpmath.sqrt((kappa**2 + 1) / 2 * (1 / kappa**2 + 1) / 2)
+        assert abs(value - collapse.kantorovich_floor(kappa)) < mpmath.mpf(10) ** -38
+
+
+def test_head_bounds_close_at_exact_balance():
+    s_first, s_last, depth = mpmath.mpf(8), mpmath.mpf(2), 3
+    assert collapse.head_condition_bound(s_first, s_last, 0, depth) == pytest.approx(4 ** (1 / 3), rel=1e-14)
+    assert collapse.head_condition_bound(s_first, s_last, 4, depth) == mpmath.inf  # delta >= s_K(A)^2: vacuous
+    assert collapse.head_product_gap(0.1, 2, 3) == pytest.approx(0.1 * 2**4 * 3, rel=1e-14)
+    lower, upper = collapse.nc2_bracket(3, 1, 0)
+    assert lower == upper == 3
+    assert collapse.nc2_bracket(1, 1, 2)[1] == mpmath.inf
+
+
+def test_nc1_bound_reduces_to_the_hidden_spread_term_at_exact_interpolation():
+    bound = collapse.nc1_bound(0, mpmath.mpf("0.04"), 2, 1, 3, 2, 3)
+    assert bound == pytest.approx(4 * (0.2 * 3) ** 2 / 4, rel=1e-14)
+
+
+@settings(max_examples=40, deadline=None)
+@given(head_settings(3, 2))
+def test_corollary_a_prime_is_never_sharper_than_theorem_a(settings_):
+    instance = nc1_bound.THEOREM.instance()
+    head = build_head(instance, settings_)
+    measured = measure_head(head)
+    if measured["eps1"] >= np.sqrt(2):
+        return
+    theorem_a = collapse.nc1_bound(measured["eps1"], measured["eps2"], measured["s_first"], measured["s_last"],
+                                   measured["omega"], 2, 3)
+    corollary = collapse.nc1_bound_radius(measured["eps1"], measured["eps2"], measured["radius"], 2, 3,
+                                          head.inputs.shape[0], 6)
+    assert theorem_a <= corollary * (1 + 1e-9)
