@@ -146,8 +146,11 @@ def _check_prediction(checker: Checker, instance: Instance, prediction: Predicti
     for stage in range(stages):
         budget = Budget(fidelity, stage)
         scope = () if checker.shared_draws else (prediction.name,)
-        observation = checker.observe(instance, prediction.name, budget,
-                                      seed_sequence(seed, instance.theorem.id, *scope, stage))
+        try:
+            observation = checker.observe(instance, prediction.name, budget,
+                                          seed_sequence(seed, instance.theorem.id, *scope, stage))
+        except NumericalError as error:  # e.g. a simulation that diverged: no evidence either way
+            return PredictionResult(outcome=INCONCLUSIVE, message=f"no observation: {error}", **common)
         if isinstance(observation, Exact):
             comparison = compare_exact(observation.value, target.lower, target.upper,
                                        tolerance=observation.tolerance, resolution=resolution)

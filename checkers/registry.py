@@ -15,7 +15,7 @@ from pathlib import Path
 from importlib.metadata import entry_points
 
 from checkers.check import Checker
-from checkers.families import balancedness, collapse, dual_kernel, onestep, population_loss
+from checkers.families import balancedness, collapse, collapse_training, dual_kernel, onestep, population_loss
 from theorems import registry as theorem_registry
 from theorems.errors import InvalidInput, UnknownName
 
@@ -91,5 +91,6 @@ def all_checkers() -> list[Checker]:
 register(balancedness.CHECKER)
 register(dual_kernel.CHECKER)
 register(population_loss.CHECKER)
+register(collapse_training.CHECKER)
 for _checker in onestep.CHECKERS + collapse.CHECKERS:
     register(_checker)

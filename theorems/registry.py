@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from theorems import (balancedness, dual_kernel, head_conditioning, nc1_bound, nc2_bracket, nc3_bound, population_loss,
+from theorems import (balancedness, collapse_training, dual_kernel, head_conditioning, nc1_bound, nc2_bracket, nc3_bound, population_loss,
                       pseudo_inverse_features, spike_alignment, spike_decomposition, spike_outlier, spike_strength)
 from theorems.errors import InvalidInput, UnknownName
 from theorems.statement import Theorem
@@ -32,5 +32,6 @@ def all_theorems() -> list[Theorem]:
 
 
 for _module in (balancedness, dual_kernel, spike_decomposition, spike_strength, spike_alignment, spike_outlier,
-                population_loss, nc1_bound, pseudo_inverse_features, nc2_bracket, nc3_bound, head_conditioning):
+                population_loss, nc1_bound, pseudo_inverse_features, nc2_bracket, nc3_bound, head_conditioning,
+                collapse_training):
     register(_module.THEOREM)

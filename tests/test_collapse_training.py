@@ -1,0 +1,85 @@
+"""The training simulation: exact gradients, the exact per-step balancedness law, and the spec's reference run."""
+
+import numpy as np
+import pytest
+
+from checkers import collapse_metrics as metrics
+from checkers.simulate.collapse_training import (ACTIVATIONS, Network, gaussian_classes, imbalances,
+                                                 smooth_leaky_relu, smooth_leaky_relu_derivative, train)
+
+
+def _loss(network, weights, inputs, targets):
+    representations, _ = network.forward(weights, inputs)
+    return 0.5 * np.sum((representations[-1] - targets) ** 2)
+
+
+@pytest.mark.parametrize("activation", sorted(set(ACTIVATIONS) - {"relu", "leaky-relu"}))
+def test_gradients_match_central_differences(activation):
+    rng = np.random.default_rng(0)
+    network = Network((3, 5, 4, 3, 2), nonlinear_layers=2, activation=activation)
+    weights = network.initial_weights(rng)
+    inputs, targets = rng.standard_normal((3, 6)), rng.standard_normal((2, 6))
+    grads, _ = network.gradients(weights, inputs, targets)
+    step = 1e-6
+    for layer, (i, j) in [(0, (1, 2)), (1, (3, 0)), (3, (1, 1))]:
+        plus = [w.copy() for w in weights]
+        minus = [w.copy() for w in weights]
+        plus[layer][i, j] += step
+        minus[layer][i, j] -= step
+        numeric = (_loss(network, plus, inputs, targets) - _loss(network, minus, inputs, targets)) / (2 * step)
+        assert grads[layer][i, j] == pytest.approx(numeric, rel=1e-6, abs=1e-8)
+
+
+def test_smooth_leaky_relu_meets_the_activation_assumption():
+    grid = np.linspace(-50, 50, 200001)
+    derivative = smooth_leaky_relu_derivative(grid)
+    assert smooth_leaky_relu(np.array(0.0)) == 0
+    assert derivative.min() >= 0.2 and derivative.max() <= 1
+    assert np.all(np.abs(smooth_leaky_relu(grid)) <= np.abs(grid) + 1e-12)
+
+
+def test_every_step_obeys_the_exact_law_on_linear_pairs_only():
+    rng = np.random.default_rng(1)
+    inputs, targets, _ = gaussian_classes(rng, per_class=3)
+    network = Network((8, 12, 10, 6, 5, 4), nonlinear_layers=2)
+    eta, lam = 1e-3, 0.1
+    residuals = {1: [], 2: [], 3: []}
+
+    def every_step(step, weights, grads, representations):
+        if step == 0:
+            return
+        previous_weights, previous_grads = state["weights"], state["grads"]
+        for pair in residuals:
+            before = imbalances(previous_weights)[pair]
+            after = imbalances(weights)[pair]
+            source = previous_grads[pair + 1].T @ previous_grads[pair + 1] - previous_grads[pair] @ previous_grads[pair].T
+            residual = after - (1 - eta * lam) ** 2 * before - eta**2 * source
+            residuals[pair].append(np.linalg.norm(residual) / np.linalg.norm(after))
+
+    state = {}
+
+    def remember(step, weights, grads, representations):
+        every_step(step, weights, grads, representations)
+        state["weights"], state["grads"] = weights, grads
+
+    train(network, network.initial_weights(rng), inputs, targets, learning_rate=eta, weight_decay=lam, steps=50,
+          log_every=100, every_step=remember)
+    assert max(residuals[2]) < 1e-12 and max(residuals[3]) < 1e-12   # linear pairs (3,4), (4,5)
+    assert max(residuals[1]) > 1e-6                                   # pair (2,3) is linked through sigma
+
+
+def test_reference_run_reproduces_the_spec_table():
+    """specs/collapse.md 6.2, seed 0 (default_rng(0): data, then weights), row k = 6000: these numbers were
+    computed by the spec's authors with their own code."""
+    rng = np.random.default_rng(0)
+    inputs, targets, labels = gaussian_classes(rng)
+    network = Network((8, 64, 32, 16, 8, 4), nonlinear_layers=2)
+    weights, _ = train(network, network.initial_weights(rng), inputs, targets, learning_rate=5e-3,
+                       weight_decay=1e-2, steps=6000, log_every=10**6)
+    representations, _ = network.forward(weights, inputs)
+    norms = [np.linalg.norm(d) for d in imbalances(weights)]
+    assert np.linalg.norm(representations[-1] - targets) == pytest.approx(0.167, abs=5e-4)
+    assert norms[2] == pytest.approx(2.57, abs=5e-3) and norms[3] == pytest.approx(0.944, abs=5e-4)
+    assert metrics.nc1_trace_ratio(representations[-2], labels) == pytest.approx(9.6e-3, abs=5e-5)
+    assert metrics.nc2_condition_number(representations[-2], labels) == pytest.approx(1.274, abs=5e-4)
+    assert metrics.condition_number(weights[-1]) == pytest.approx(1.280, abs=5e-4)
