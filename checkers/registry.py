@@ -88,9 +88,8 @@ def all_checkers() -> list[Checker]:
     return [_CHECKERS[key] for key in sorted(_CHECKERS)]
 
 
-register(balancedness.CHECKER)
 register(dual_kernel.CHECKER)
 register(population_loss.CHECKER)
 register(collapse_training.CHECKER)
-for _checker in onestep.CHECKERS + collapse.CHECKERS:
+for _checker in balancedness.CHECKERS + onestep.CHECKERS + collapse.CHECKERS:
     register(_checker)

@@ -1,4 +1,5 @@
-"""Balancedness: the symbolic identity, the exact recurrence, and what fails off the linear link."""
+"""Balancedness: the symbolic identity, the exact recurrence, its floor and flow limit, Lemma F, and what fails
+off the linear link."""
 
 import numpy as np
 import pytest
@@ -10,7 +11,7 @@ from checkers.check import run_check
 from checkers.families.balancedness import _residual
 from checkers.stats import FAIL, PASS
 from checkers.verdict import OUTSIDE
-from theorems.balancedness import symbolic_identity_residual
+from theorems.balancedness_identity import symbolic_identity_residual
 
 CHECKER = registry.checker("balancedness-recurrence")
 
@@ -47,3 +48,20 @@ def test_high_precision_run():
 def test_relu_link_keeps_the_diagonal_law_only():
     outcomes = {p.name: p.outcome for p in run_check(CHECKER, {"between": "relu"}).predictions}
     assert outcomes["diagonal-float64"] == PASS and outcomes["recurrence-float64"] == FAIL
+
+
+def test_transposed_left_side_is_not_an_identity():
+    assert any(entry != 0 for entry in symbolic_identity_residual("linear", left_side=lambda w, g: g.T * w))
+
+
+def test_flow_limit_converges_at_order_one_and_the_floor_holds_for_other_steps():
+    verdict = run_check(CHECKER, {"learning_rate": "0.02", "weight_decay": "0.05", "flow_time": "10"})
+    outcomes = {p.name: (p.outcome, p.observed) for p in verdict.predictions}
+    assert outcomes["gradient-flow"][0] == PASS and abs(outcomes["gradient-flow"][1] - 1) < 0.05
+    assert outcomes["floor"][0] == PASS
+
+
+def test_lemma_f_holds_at_any_decay():
+    stationary = registry.checker("stationary-balanced")
+    for decay in ["1e-4", "0.5", "3"]:
+        assert run_check(stationary, {"weight_decay": decay}).outcome == PASS

@@ -3,7 +3,7 @@
 import mpmath
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
 
 from checkers.families.collapse import build_head, head_settings
 from checkers.simulate.collapse import measure_head

@@ -1,30 +1,30 @@
-"""Balancedness of linear layer pairs: the key identity and the exact gradient-descent law with weight decay  [derived].
+"""Balancedness of a linear layer pair: the exact gradient-descent law with weight decay, its flow limit and its floor  [derived].
 
-Statements (specs/collapse.md 4.1 and 4.3, [D]; Du, Hu and Lee 2018 for the unregularized flow [S]).
-Let layer l's output enter layer l+1 linearly, Z_{l+1} = W_{l+1} Z_l with Z_l = W_l Z_{l-1}, and let the
-loss depend on W_{l+1} Z_l through any downstream map. Then
-
-    (identity)    W_{l+1}^T grad_{W_{l+1}} = grad_{W_l} W_l^T,
-
-since grad_{W_{l+1}} = G Z_l^T and grad_{W_l} = W_{l+1}^T G Z_{l-1}^T (G: the gradient at W_{l+1} Z_l).
-With D := W_{l+1}^T W_{l+1} - W_l W_l^T and one step W <- (1 - eta lambda) W - eta grad W of gradient
-descent with weight decay (penalty (lambda/2) ||W||^2), the cross terms cancel by the identity and
+Statements (specs/collapse.md 4.2-4.3, [D]; Du, Hu and Lee 2018 for the unregularized flow [S]).
+Let layer l's output enter layer l+1 linearly. With D := W_{l+1}^T W_{l+1} - W_l W_l^T and one step
+W <- (1 - eta lambda) W - eta grad W of gradient descent with weight decay (penalty (lambda/2) ||W||^2),
+the cross terms cancel by the identity W_{l+1}^T grad W_{l+1} = grad W_l W_l^T (theorem
+`balancedness-identity`) and
 
     (recurrence)  D_{k+1} = (1 - eta lambda)^2 D_k + eta^2 S_k,   S_k := G_{l+1}^T G_{l+1} - G_l G_l^T,
 
-exactly. Named constant: decay_factor = (1 - eta lambda)^2 (a penalty lambda ||W||^2 without the 1/2
-would give (1 - 2 eta lambda)^2). For a homogeneous activation between the layers (ReLU) only the
-diagonal of D obeys the law; for a smooth non-homogeneous one (tanh) nothing does: the checks run
-there too and report it, outside the assumption.
+exactly. Unrolled, ||D_k|| <= (1 - eta lambda)^(2k) ||D_0|| + eta^2 sum_{j<k} (1 - eta lambda)^(2(k-1-j)) ||S_j||
+(the floor bound, in any norm), and as eta -> 0 at fixed t = k eta the gradient flow gives
+D(t) = exp(-2 lambda t) D(0), with an O(eta) error. Named constants: decay_factor = (1 - eta lambda)^2
+(a penalty lambda ||W||^2 without the 1/2 would give (1 - 2 eta lambda)^2) and
+flow_decay = exp(-2 lambda t) at t = `flow_time`. For a homogeneous activation between the layers (ReLU)
+only the diagonal of D obeys the law; for a smooth non-homogeneous one (tanh) nothing does: the
+checks run there too and report it, outside the assumption.
 
-The checks: the identity proved by sympy for 2 x 2 layers and an undefined downstream function; the
-recurrence for one step of a small network (linear pair, then tanh, then a linear read-out, square
-loss), in float64 and in mpmath at `digits` digits, with the residual taken against `decay_factor` as
-the instance gives it (so `--set decay_factor=...` and the mutants change what is tested).
+The checks use one small network (linear pair, then tanh, then a linear read-out, square loss): the
+recurrence for one step in float64 and in mpmath at `digits` digits, with the residual taken against
+`decay_factor` as the instance gives it (so `--set decay_factor=...` and the mutants change what is
+tested); the floor along a run; the flow limit as the observed order of convergence in eta.
 """
 
 from __future__ import annotations
 
+import mpmath
 import sympy
 
 from theorems.formula import exact_number, to_mpf
@@ -32,33 +32,13 @@ from theorems.hermite import Quantity, combine
 from theorems.statement import Assumption, Instance, Mutant, Parameter, Prediction, Target, Theorem
 
 
-def symbolic_identity_residual(between: str = "linear", size: int = 2, samples: int = 2) -> sympy.Matrix:
-    """The identity's residual for symbolic size x size layers and an arbitrary downstream function phi
-    (an undefined sympy Function), simplified; the zero matrix proves the identity for linear links."""
-    phi = sympy.Function("phi")
-    w = sympy.Matrix(size, size, lambda i, j: sympy.Symbol(f"a{i}{j}", real=True))
-    w_next = sympy.Matrix(size, size, lambda i, j: sympy.Symbol(f"b{i}{j}", real=True))
-    inputs = sympy.Matrix(size, samples, lambda i, j: sympy.Symbol(f"x{i}{j}", real=True))
-    link = {"linear": lambda u: u, "tanh": sympy.tanh}[between]
-    hidden = (w * inputs).applyfunc(link)
-    loss = sum((w_next * hidden).applyfunc(phi))
-    gradient = sympy.Matrix(size, size, lambda i, j: sympy.diff(loss, w[i, j]))
-    gradient_next = sympy.Matrix(size, size, lambda i, j: sympy.diff(loss, w_next[i, j]))
-    # expand suffices: the terms cancel identically for a linear link (simplify is slow through tanh)
-    return (w_next.T * gradient_next - gradient * w.T).applyfunc(sympy.expand)
-
-
 def _decay_factor(parameters, digits, given):
     eta, decay = exact_number(parameters["learning_rate"]), exact_number(parameters["weight_decay"])
     exact = (1 - eta * decay) ** 2
+    flow = sympy.exp(-2 * decay * exact_number(parameters["flow_time"]))
     return {"decay_factor": given.get("decay_factor") or combine(
-        "decay_factor", digits, [Quantity("decay_factor", 0, "exact", digits, exact)], lambda v: v)}
-
-
-def _symbolic_applies(instance: Instance) -> str | None:
-    if instance["between"] == "relu":
-        return "the symbolic check differentiates a smooth link; relu is checked numerically only"
-    return None
+        "decay_factor", digits, [Quantity("decay_factor", 0, "exact", digits, exact)], lambda v: v),
+        "flow_decay": given.get("flow_decay") or Quantity("flow_decay", to_mpf(flow, digits), "exact", digits, flow)}
 
 
 def _homogeneous_link(instance: Instance) -> str | None:
@@ -102,8 +82,8 @@ THEOREM = Theorem(
     title="Balancedness of a linear layer pair under gradient descent with weight decay",
     source="derived for thmcheck (specs/collapse.md 4.1, 4.3); unregularized flow: Du, Hu and Lee (2018)",
     provenance="derived",
-    statement="W_{l+1}^T grad W_{l+1} = grad W_l W_l^T, and one GD step with weight decay gives exactly "
-              "D_{k+1} = (1 - eta lambda)^2 D_k + eta^2 S_k, D = W_{l+1}^T W_{l+1} - W_l W_l^T",
+    statement="one GD step with weight decay gives exactly D_{k+1} = (1 - eta lambda)^2 D_k + eta^2 S_k, "
+              "D = W_{l+1}^T W_{l+1} - W_l W_l^T; hence the floor bound, and D(t) = exp(-2 lambda t) D(0) under the flow",
     parameters=(
         Parameter("learning_rate", "step size eta", "real", "0.05", 0.0, 10.0),
         Parameter("weight_decay", "lambda of the penalty (lambda/2)||W||^2", "real", "0.01", 0.0, 10.0),
@@ -111,13 +91,11 @@ THEOREM = Theorem(
                   choices=("linear", "relu", "tanh")),
         Parameter("width", "neurons of layer l", "integer", "5", 1, 200),
         Parameter("digits", "mpmath precision of the exact-arithmetic check", "integer", "50", 20, 500),
+        Parameter("flow_time", "time t of the gradient-flow comparison (k eta = t)", "real", "25", 0.0, 1000.0),
     ),
     assumptions=(Assumption("linear-link", "layer l's output enters layer l+1 linearly", _linear_link),),
     constants=_decay_factor,
     predictions=(
-        Prediction("identity-symbolic", "identity",
-                   "sympy: W_{l+1}^T grad W_{l+1} - grad W_l W_l^T expands to 0 for 2 x 2 layers and an "
-                   "arbitrary downstream function", _zero, lambda instance: 1e-300, applies=_symbolic_applies),
         Prediction("recurrence-float64", "identity",
                    "one GD step in float64: ||D_1 - decay_factor D_0 - eta^2 S_0|| / ||D_1|| <= 1e-12",
                    _zero, _float64_resolution),
@@ -128,15 +106,32 @@ THEOREM = Theorem(
         Prediction("recurrence-mpmath", "identity",
                    "the same step in mpmath at `digits` digits: relative residual <= 10^(5 - digits)",
                    _zero, _mpmath_resolution),
+        Prediction("floor", "inequality",
+                   "along 2000 steps from an exactly balanced start (D_0 = 0): ||D_k||_F <= decay_factor^k ||D_0||_F "
+                   "+ eta^2 sum_j decay_factor^(k-1-j) ||S_j||_F",
+                   lambda instance: Target(mpmath.mpf(0), mpmath.mpf(0), mpmath.mpf("inf"),
+                                           note="smallest margin 1 - ||D_k||/bound_k over the run"),
+                   _float64_resolution),
+        Prediction("gradient-flow", "rate",
+                   "||D_k - flow_decay D_0|| at k eta = flow_time vanishes at order 1 in eta (eta, eta/2, ..., eta/8)",
+                   lambda instance: Target.point(1, note="observed order of convergence in eta"),
+                   lambda instance: 0.2),
     ),
     mutants=(
         Mutant("decay-not-squared", "decay factor (1 - eta lambda) instead of its square",
                constants={"decay_factor": _unsquared}),
         Mutant("penalty-without-half", "decay factor (1 - 2 eta lambda)^2, as for a penalty lambda ||W||^2",
                constants={"decay_factor": _doubled}),
+        Mutant("flow-rate-halved", "under the flow D(t) = exp(-lambda t) D(0)",
+               constants={"flow_decay": lambda parameters, digits: Quantity(
+                   "flow_decay", mpmath.exp(-to_mpf(exact_number(parameters["weight_decay"])
+                                                   * exact_number(parameters["flow_time"]), digits)), "mutant", digits)}),
+        Mutant("floor-dropped", "||D_k|| <= decay_factor^k ||D_0||: the eta^2 source term dropped",
+               definitions={"source_weight": 0}),
         Mutant("through-tanh", "the law claimed for a pair linked through tanh (assumption dropped)",
                dropped_assumptions=("linear-link",), parameters={"between": "tanh"}),
         Mutant("full-law-through-relu", "the full matrix law claimed through relu, where only its diagonal holds",
                dropped_assumptions=("linear-link",), parameters={"between": "relu"}),
     ),
+    definitions={"source_weight": 1},
 )

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from theorems import (balancedness, collapse_training, dual_kernel, head_conditioning, nc1_bound, nc2_bracket, nc3_bound, population_loss,
-                      pseudo_inverse_features, spike_alignment, spike_decomposition, spike_outlier, spike_strength)
+from theorems import (balanced_collapse, balancedness, balancedness_identity, collapse_training, dual_kernel,
+                      head_conditioning, nc1_bound, nc2_bracket, nc3_bound, population_loss, pseudo_inverse_features,
+                      spike_alignment, spike_decomposition, spike_outlier, spike_strength, stationary_balanced)
 from theorems.errors import InvalidInput, UnknownName
 from theorems.statement import Theorem
 
@@ -31,7 +32,7 @@ def all_theorems() -> list[Theorem]:
     return [_THEOREMS[key] for key in sorted(_THEOREMS)]
 
 
-for _module in (balancedness, dual_kernel, spike_decomposition, spike_strength, spike_alignment, spike_outlier,
-                population_loss, nc1_bound, pseudo_inverse_features, nc2_bracket, nc3_bound, head_conditioning,
-                collapse_training):
+for _module in (dual_kernel, spike_decomposition, spike_strength, spike_alignment, spike_outlier, population_loss,
+                balancedness_identity, balancedness, stationary_balanced, nc1_bound, pseudo_inverse_features, nc2_bracket,
+                nc3_bound, head_conditioning, balanced_collapse, collapse_training):
     register(_module.THEOREM)

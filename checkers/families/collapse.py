@@ -20,7 +20,7 @@ from checkers.check import Budget, Checker, Exact
 from checkers.search import search_counterexample
 from checkers.simulate.collapse import (Float64, Head, Mpmath, generate_chain, generate_head, measure_head,
                                         one_hot_targets)
-from theorems import head_conditioning, nc1_bound, nc2_bracket, nc3_bound, pseudo_inverse_features
+from theorems import balanced_collapse, head_conditioning, nc1_bound, nc2_bracket, nc3_bound, pseudo_inverse_features
 from theorems.collapse import head_condition_bound, head_product_gap, nc2_perturbation
 from theorems.statement import Instance
 
@@ -304,3 +304,31 @@ CHECKERS = [
     Checker(nc3_bound.THEOREM, observe_nc3),
     Checker(head_conditioning.THEOREM, observe_head_conditioning),
 ]
+
+
+ORDER_PATH = (1e-1, 1e-2, 1e-3, 1e-4)
+
+
+def observe_balanced_collapse(instance: Instance, prediction: str, budget: Budget, seed: np.random.SeedSequence):
+    """Slopes of log NC1_J against log shape between consecutive t, on two paths: eps1 = t with
+    eps2 = t^4 (the eps1 term dominates) and eps1 = t^2 with eps2 = t^2 (the sqrt(eps2) term dominates)."""
+    shape = instance.definition("shape")
+    between = float(np.sqrt(instance["per_class"] * (instance["classes"] - 1)))
+    finals, changes, described = [], [], []
+    for name, eps1_of, eps2_of in (("eps1 = t, eps2 = t^4", lambda t: t, lambda t: t**4),
+                                   ("eps1 = t^2, eps2 = t^2", lambda t: t**2, lambda t: t**2)):
+        logs = []
+        for t in ORDER_PATH:
+            settings = tight_settings(eps1_fraction=eps1_of(t) / between,
+                                      eps2_exponent=float(np.log10(eps2_of(t) / 1.3**2)), error="random")
+            measured = measure_head(build_head(instance, settings))
+            logs.append((np.log(float(shape(measured["eps1"], measured["eps2"]))), np.log(measured["nc1"])))
+        slopes = [(b[1] - a[1]) / (b[0] - a[0]) for a, b in zip(logs, logs[1:])]
+        finals.append(slopes[-1])
+        changes.append(abs(slopes[-1] - slopes[-2]))
+        described.append(f"{name}: slopes " + ", ".join(f"{s:.4f}" for s in slopes))
+    return Exact(mpmath.mpf(min(finals)), tolerance=float(max(changes)),
+                 method="; ".join(described) + f" (t = {ORDER_PATH})")
+
+
+CHECKERS.append(Checker(balanced_collapse.THEOREM, observe_balanced_collapse))

@@ -14,7 +14,7 @@ import numpy as np
 
 from checkers import collapse_metrics as metrics
 from checkers.check import Budget, Checker, Exact
-from checkers.simulate.collapse_training import Network, gaussian_classes, imbalances, train
+from checkers.simulate.collapse_training import Network, gaussian_classes, train
 from theorems import collapse_training
 from theorems.errors import NumericalError
 from theorems.statement import Instance

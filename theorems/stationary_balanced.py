@@ -1,0 +1,69 @@
+"""Lemma F: every stationary point of the weight-decay-regularized loss is exactly balanced on its linear pairs  [derived].
+
+Statement (specs/collapse.md 3.7, [D]). For a linear pair (W_l, W_{l+1}) and L_lambda = loss + (lambda/2) sum ||W||_F^2,
+
+    lambda D_l = W_{l+1}^T grad_{W_{l+1}} L_lambda - grad_{W_l} L_lambda W_l^T     (exact, any point, any lambda),
+
+by the key identity (`balancedness-identity`): the data-term parts cancel and the penalty leaves
+lambda (W_{l+1}^T W_{l+1} - W_l W_l^T). Hence
+
+    ||D_l||_F <= (||W_{l+1}||_op ||grad_{W_{l+1}} L_lambda||_F + ||W_l||_op ||grad_{W_l} L_lambda||_F) / lambda,
+
+and at a stationary point with lambda > 0, D_l = 0. Named constant: stationary_coefficient = lambda
+(2 lambda for a penalty lambda ||W||^2 without the 1/2).
+"""
+
+from __future__ import annotations
+
+import mpmath
+
+from theorems.formula import exact_number, to_mpf
+from theorems.hermite import Quantity
+from theorems.statement import Assumption, Instance, Mutant, Parameter, Prediction, Target, Theorem
+
+
+def _constants(parameters, digits, given):
+    decay = exact_number(parameters["weight_decay"])
+    return {"stationary_coefficient": given.get("stationary_coefficient")
+            or Quantity("stationary_coefficient", to_mpf(decay, digits), "exact", digits, decay)}
+
+
+def _linear_link(instance: Instance) -> str | None:
+    if instance["between"] != "linear":
+        return f"layer l's output passes through {instance['between']} before layer l+1: Lemma F needs a linear pair"
+    return None
+
+
+THEOREM = Theorem(
+    id="stationary-balanced",
+    title="Stationary points of the regularized loss are balanced on linear pairs (Lemma F)",
+    source="derived for thmcheck (specs/collapse.md 3.7, Lemma F)",
+    provenance="derived",
+    statement="lambda D = W_{l+1}^T grad_{W_{l+1}} L_lambda - grad_{W_l} L_lambda W_l^T; so D = 0 at stationary points",
+    parameters=(
+        Parameter("weight_decay", "lambda of the penalty (lambda/2)||W||^2", "real", "0.1", 1e-6, 10.0),
+        Parameter("between", "what lies between layers l and l+1", "choice", "linear",
+                  choices=("linear", "relu", "tanh")),
+        Parameter("width", "neurons of layer l", "integer", "5", 1, 200),
+    ),
+    assumptions=(Assumption("linear-link", "layer l's output enters layer l+1 linearly", _linear_link),),
+    constants=_constants,
+    predictions=(
+        Prediction("identity", "identity",
+                   "at random weights (float64): ||stationary_coefficient D - (W_{l+1}^T grad L_lambda - "
+                   "grad L_lambda W_l^T)||_F / (lambda ||D||_F) <= 1e-12",
+                   lambda instance: Target.point(0, note="relative residual"), lambda instance: 1e-12),
+        Prediction("near-stationary-bound", "inequality",
+                   "along gradient descent towards a stationary point (2000 steps): ||D||_F <= "
+                   "(||W_{l+1}|| ||grad_{l+1} L_lambda|| + ||W_l|| ||grad_l L_lambda||) / stationary_coefficient",
+                   lambda instance: Target(mpmath.mpf(0), mpmath.mpf(0), mpmath.mpf("inf"),
+                                           note="smallest margin 1 - ||D||/bound along the run"),
+                   lambda instance: 1e-12),
+    ),
+    mutants=(
+        Mutant("penalty-without-half", "2 lambda D, as for a penalty lambda ||W||^2",
+               constant_factors={"stationary_coefficient": 2.0}),
+        Mutant("through-tanh", "Lemma F claimed for a pair linked through tanh (assumption dropped)",
+               dropped_assumptions=("linear-link",), parameters={"between": "tanh"}),
+    ),
+)
