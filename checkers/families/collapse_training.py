@@ -64,6 +64,7 @@ def run(learning_rate: float, weight_decay: float, horizon: float, activation: s
     last = weights[-1]
     return {
         "steps": steps, "eps1": eps1, "imbalance": imbalance, "logged": trajectory.records,
+        "nc1_start": trajectory.records[0]["nc1"], "nc1_end": metrics.nc1_trace_ratio(representations[-2], labels),
         "nc2": metrics.nc2_condition_number(representations[-2], labels),
         "nc3": metrics.nc3_average_cosine(representations[-2], labels, last),
         "kappa_last": metrics.condition_number(last),
@@ -139,6 +140,13 @@ def observe(instance: Instance, prediction: str, budget: Budget, seed: np.random
         value, method = _slope_deviation(instance, result), f"least-squares slope over steps 20-60% of {result['steps']}"
     elif prediction == "timescales":
         value, method = _timescale_ratio(result), "first crossing times of the per-step eps1 and ||D|| series"
+    elif prediction == "nc1-decreasing":
+        value = np.log10(result["nc1_start"] / result["nc1_end"])
+        method = f"NC1_J(Z_(L-1)) from {result['nc1_start']:.3g} to {result['nc1_end']:.3g}"
+    elif prediction == "nc2-to-kappa":
+        target = result["kappa_last"] if instance.definition("nc2_target") == "kappa" else 1.0
+        value = abs(result["nc2"] / target - 1)
+        method = f"NC2_J = {result['nc2']:.5f}, kappa(W_L) = {result['kappa_last']:.5f}"
     elif prediction == "theorem-a":
         value, method = _theorem_a_margin(instance, result), "Theorem A's bound from measured eps1, eps2, s_1, s_K, omega"
     else:
