@@ -52,3 +52,17 @@ def test_outlier_below_threshold_is_not_claimed_at_a_single_size():
 def test_alignment_at_other_parameters():
     verdict = run_check(registry.checker("spike-alignment"), {"teacher": "relu", "noise": "0", "psi1": "1"})
     assert verdict.outcome == PASS, verdict.explain()
+
+
+def test_mixture_covariance_norm_matches_the_matrix():
+    from checkers.families.onestep import _mixture_covariance_norm
+    rng = np.random.default_rng(3)
+    spikes = tuple(np.linalg.qr(rng.standard_normal((30, 1)))[0] for _ in range(2))
+    theta = 7.0
+    average = np.eye(30) + theta / 2 * sum(g @ g.T for g in spikes)
+    assert _mixture_covariance_norm(spikes, theta) == pytest.approx(np.linalg.norm(average, 2), rel=1e-12)
+
+
+def test_mixture_spike_upper_bounds_hold_for_the_authors_random_teacher():
+    verdict = run_check(registry.checker("mixture-spike"), {"teacher_direction": "random"}, fidelity="quick")
+    assert verdict.outcome == PASS

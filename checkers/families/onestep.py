@@ -21,10 +21,11 @@ import math
 import numpy as np
 
 from checkers.check import Budget, Checker
-from checkers.simulate.onestep import (OneStepSetting, one_step, operator_norm, spike_direction_overlap,
-                                       top_left_singular_vector)
+from checkers.simulate.onestep import (GaussianMixture, OneStepSetting, first_layer_gradient, one_step,
+                                       operator_norm, spike_direction_overlap, top_left_singular_vector)
 from checkers.stats import Estimate, extrapolate_limit, fit_rate, mean_estimate
-from theorems import spike_alignment, spike_decomposition, spike_outlier, spike_strength
+from theorems import mixture_spike, spike_alignment, spike_decomposition, spike_outlier, spike_strength
+from theorems.hermite import hermite_coefficients
 from theorems.statement import Instance
 
 
@@ -177,9 +178,61 @@ def _outlier_values(instance: Instance, prediction: str, rows: np.ndarray) -> np
     return teacher_overlap - control * alignment + formula(theta, c) * alignment_limit
 
 
+# --- mixture-spike ----------------------------------------------------------------------------
+
+def _mixture_sizes(budget: Budget) -> tuple[list[int], int]:
+    return [200, 400, 800], 32 * 2 ** (budget.level // 2)
+
+
+def _mixture_draws(instance: Instance, budget: Budget, seed: np.random.SeedSequence):
+    """Per draw: (k, ||u v^T||, ||G - u v^T||) with n = m = k (Demir and Dogan's code conventions)."""
+    sizes, draws = _mixture_sizes(budget)
+    alpha, beta = float(instance["alpha"]), float(instance["beta"])
+    sigma, teacher = instance["activation"], instance["teacher"]
+    mu1 = float(hermite_coefficients(sigma, 1, digits=20).quantity(1).value)
+    rows = []
+    for size, children in zip(sizes, seed.spawn(len(sizes))):
+        for rng in _draws(children, draws):
+            theta = size ** (beta * (1 - alpha))
+            spikes = tuple(np.linalg.qr(rng.standard_normal((size, 1)))[0] for _ in range(2))
+            mixture = GaussianMixture((0.5, 0.5), spikes, (np.array([theta]), np.array([theta])))
+            x, _ = mixture.sample(size, size, rng)
+            covariance_norm = _mixture_covariance_norm(spikes, theta)
+            if instance["teacher_direction"] == "spike-aligned":
+                xi = spikes[0][:, 0] + spikes[1][:, 0]
+            else:
+                xi = rng.standard_normal(size)
+            xi *= 1 / (np.linalg.norm(xi) * math.sqrt(covariance_norm))
+            y = teacher(x @ xi)
+            w0 = rng.standard_normal((size, size)) / math.sqrt(mixture.trace(0, size))
+            a = rng.standard_normal(size) / math.sqrt(size)
+            gradient = first_layer_gradient(x, y, w0, a, sigma)
+            spike = (mu1 / (size * math.sqrt(size))) * np.outer(x.T @ y, a)
+            spike_norm = float(np.linalg.norm(x.T @ y) * np.linalg.norm(a) * mu1 / (size * math.sqrt(size)))
+            gradient -= spike
+            rows.append((size, spike_norm, operator_norm(gradient)))
+    return tuple(rows)
+
+
+def _mixture_covariance_norm(spikes, theta: float) -> float:
+    """||(Sigma_1 + Sigma_2)/2||_op = 1 + (theta/2)(1 + |<g_1, g_2>|) for rank-one spikes g_1, g_2."""
+    return 1 + theta / 2 * (1 + abs(float(spikes[0][:, 0] @ spikes[1][:, 0])))
+
+
+def observe_mixture(instance: Instance, prediction: str, budget: Budget, seed: np.random.SeedSequence):
+    rows = _memoized(_key(instance, budget, seed, "mixture"), lambda: _mixture_draws(instance, budget, seed))
+    sizes = np.array([row[0] for row in rows], dtype=float)
+    values = np.array([row[1] if prediction == "spike-rate" else row[2] for row in rows])
+    fit = fit_rate(sizes, values)
+    return Estimate(fit.exponent, fit.standard_error, len(rows) - 2, len(rows),
+                    f"log-log fit over k = {sorted(set(sizes.astype(int).tolist()))}, "
+                    f"{len(rows) // len(set(sizes))} draws each")
+
+
 CHECKERS = [
     Checker(spike_decomposition.THEOREM, observe_decomposition, shared_draws=True),
     Checker(spike_strength.THEOREM, observe_strength),
     Checker(spike_alignment.THEOREM, observe_alignment),
     Checker(spike_outlier.THEOREM, observe_outlier, shared_draws=True),
+    Checker(mixture_spike.THEOREM, observe_mixture, shared_draws=True),
 ]
