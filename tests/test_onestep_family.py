@@ -1,9 +1,11 @@
 """The one-step family: conjecture mode flips verdicts; assumptions; edge behaviour."""
 
+import numpy as np
 import pytest
 
 from checkers import registry
 from checkers.check import run_check
+from checkers.families.onestep import _mixture_covariance_norm
 from checkers.stats import FAIL, PASS
 from checkers.verdict import OUTSIDE
 
@@ -55,7 +57,6 @@ def test_alignment_at_other_parameters():
 
 
 def test_mixture_covariance_norm_matches_the_matrix():
-    from checkers.families.onestep import _mixture_covariance_norm
     rng = np.random.default_rng(3)
     spikes = tuple(np.linalg.qr(rng.standard_normal((30, 1)))[0] for _ in range(2))
     theta = 7.0
