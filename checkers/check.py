@@ -75,6 +75,11 @@ class Exact:
 Observation = Estimate | Exact
 
 
+class Unresolved(Exception):
+    """Raised by `observe` when the affordable sizes cannot decide a prediction either way (for example a
+    spike that has not yet separated from the bulk): the prediction is inconclusive, with this reason."""
+
+
 @dataclass(frozen=True)
 class Checker:
     """A theorem and the way to observe each of its predictions.
@@ -151,6 +156,8 @@ def _check_prediction(checker: Checker, instance: Instance, prediction: Predicti
                                           seed_sequence(seed, instance.theorem.id, *scope, stage))
         except NumericalError as error:  # e.g. a simulation that diverged: no evidence either way
             return PredictionResult(outcome=INCONCLUSIVE, message=f"no observation: {error}", **common)
+        except Unresolved as reason:
+            return PredictionResult(outcome=INCONCLUSIVE, message=f"not resolved at these sizes: {reason}", **common)
         if isinstance(observation, Exact):
             comparison = compare_exact(observation.value, target.lower, target.upper,
                                        tolerance=observation.tolerance, resolution=resolution)

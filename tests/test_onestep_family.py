@@ -67,3 +67,19 @@ def test_mixture_covariance_norm_matches_the_matrix():
 def test_mixture_spike_upper_bounds_hold_for_the_authors_random_teacher():
     verdict = run_check(registry.checker("mixture-spike"), {"teacher_direction": "random"}, fidelity="quick")
     assert verdict.outcome == PASS
+
+
+def test_spike_count_reports_an_unseparated_second_spike_as_not_resolved():
+    verdict = run_check(registry.checker("spike-count"), {"alpha": "0.3"}, fidelity="quick")
+    count = next(p for p in verdict.predictions if p.name == "outlier-count")
+    assert count.outcome == "inconclusive" and "not resolved" in count.message
+    assert verdict.outcome != FAIL
+
+
+def test_spike_count_constant_follows_the_intervals_and_the_coefficients():
+    theorem = registry.checker("spike-count").theorem
+    counts = {(a, alpha): int(theorem.instance({"activation": a, "alpha": alpha}).constant("spike_count"))
+              for a in ("log(1 + exp(z)) + tanh(z)", "tanh") for alpha in ("0.2", "0.3", "0.35", "0.45")}
+    softplus_tanh = "log(1 + exp(z)) + tanh(z)"
+    assert [counts[(softplus_tanh, a)] for a in ("0.2", "0.3", "0.35", "0.45")] == [1, 2, 3, 3]
+    assert [counts[("tanh", a)] for a in ("0.2", "0.3", "0.35", "0.45")] == [1, 1, 2, 2]  # c_2 = 0

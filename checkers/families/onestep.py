@@ -18,13 +18,16 @@ from __future__ import annotations
 
 import math
 
+import mpmath
 import numpy as np
+import numpy.polynomial.hermite_e as numpy_hermite
+import scipy.sparse.linalg
 
-from checkers.check import Budget, Checker
+from checkers.check import Budget, Checker, Exact, Unresolved
 from checkers.simulate.onestep import (GaussianMixture, OneStepSetting, first_layer_gradient, one_step,
                                        operator_norm, spike_direction_overlap, top_left_singular_vector)
 from checkers.stats import Estimate, extrapolate_limit, fit_rate, mean_estimate
-from theorems import mixture_spike, spike_alignment, spike_decomposition, spike_outlier, spike_strength
+from theorems import mixture_spike, spike_alignment, spike_count, spike_decomposition, spike_outlier, spike_strength
 from theorems.hermite import hermite_coefficients
 from theorems.statement import Instance
 
@@ -59,9 +62,12 @@ def _memoized(key, compute):
     return _MEMO[key]
 
 
-def _key(instance: Instance, budget: Budget, seed: np.random.SeedSequence, *extra):
-    return (instance.theorem.title, tuple(sorted(instance.describe_parameters().items())), budget.level,
-            seed.entropy, seed.spawn_key, *extra)
+def _key(instance: Instance, budget: Budget, seed: np.random.SeedSequence, *extra, mutant_blind: bool = False):
+    """Draws are shared by the predictions of one check; with `mutant_blind` (a simulation that reads no
+    constant or definition of the statement) also by its mutants."""
+    name = instance.theorem.id if mutant_blind else instance.theorem.title
+    return (name, tuple(sorted(instance.describe_parameters().items())), budget.level, seed.entropy, seed.spawn_key,
+            *extra)
 
 
 def _decomposition_draws(instance: Instance, budget: Budget, seed: np.random.SeedSequence):
@@ -220,7 +226,8 @@ def _mixture_covariance_norm(spikes, theta: float) -> float:
 
 
 def observe_mixture(instance: Instance, prediction: str, budget: Budget, seed: np.random.SeedSequence):
-    rows = _memoized(_key(instance, budget, seed, "mixture"), lambda: _mixture_draws(instance, budget, seed))
+    rows = _memoized(_key(instance, budget, seed, "mixture", mutant_blind=True),
+                     lambda: _mixture_draws(instance, budget, seed))
     sizes = np.array([row[0] for row in rows], dtype=float)
     values = np.array([row[1] if prediction == "spike-rate" else row[2] for row in rows])
     fit = fit_rate(sizes, values)
@@ -229,10 +236,79 @@ def observe_mixture(instance: Instance, prediction: str, budget: Budget, seed: n
                     f"{len(rows) // len(set(sizes))} draws each")
 
 
+# --- spike-count ------------------------------------------------------------------------------
+
+COUNT_SIZES = (250, 500, 1000, 2000)
+COUNTED_DRAWS = 2          # draws at the largest size whose outliers are counted
+OUTLIER_FACTOR = 1.1       # an outlier stands this far above the bulk edge
+
+
+def _hermite_projection(matrix: np.ndarray, left: np.ndarray, right: np.ndarray, degree: int) -> float:
+    """Coefficient of `matrix` on He_k(left) (x) He_k(right), both normalized (probabilists' Hermite)."""
+    u = numpy_hermite.hermeval(left, [0] * degree + [1])
+    v = numpy_hermite.hermeval(right, [0] * degree + [1])
+    return float(u @ (matrix @ v) / (np.linalg.norm(u) * np.linalg.norm(v)))
+
+
+def _count_draws(instance: Instance, budget: Budget, seed: np.random.SeedSequence):
+    """Per draw: (n, gamma_1/sqrt(n), outliers or -1, top singular values / edge)."""
+    draws = 8 * 2 ** (budget.level // 2)
+    sigma = instance["activation"]
+    alpha = float(instance["alpha"])
+    c0 = float(hermite_coefficients(sigma, 0, digits=20).quantity(0).value)
+    rows = []
+    for size, children in zip(COUNT_SIZES, seed.spawn(len(COUNT_SIZES))):
+        setting = OneStepSetting(samples=size, dimension=size, width=size, activation=sigma,
+                                 teacher=instance["teacher"], noise=float(instance["noise"]),
+                                 learning_rate=size**alpha)
+        for index, rng in enumerate(_draws(children, draws)):
+            step = one_step(setting, rng)
+            fresh = rng.standard_normal((size, size))
+            initial = sigma(fresh @ step.initial_weights)
+            change = sigma(fresh @ step.updated_weights()) - initial
+            direction = fresh @ step.zeta / np.linalg.norm(step.zeta)
+            scaled_a = step.second_layer * math.sqrt(size)
+            gamma = _hermite_projection(change, direction, scaled_a, 1) / math.sqrt(size)
+            outliers, ratios = -1, ()
+            if size == COUNT_SIZES[-1] and index < COUNTED_DRAWS:
+                initial -= c0
+                edge = operator_norm(initial)
+                initial += change
+                top = scipy.sparse.linalg.svds(initial, k=4, return_singular_vectors=False, random_state=0)
+                ratios = tuple(sorted((float(v) / edge for v in top), reverse=True))
+                outliers = sum(r > OUTLIER_FACTOR for r in ratios)
+            rows.append((size, gamma, outliers, ratios))
+    return tuple(rows)
+
+
+def observe_count(instance: Instance, prediction: str, budget: Budget, seed: np.random.SeedSequence):
+    rows = _memoized(_key(instance, budget, seed, "count", mutant_blind=True),
+                     lambda: _count_draws(instance, budget, seed))
+    sizes = np.array([row[0] for row in rows], dtype=float)
+    if prediction == "outlier-count":
+        counted = [row for row in rows if row[2] >= 0]
+        counts = sorted({row[2] for row in counted})
+        described = "; ".join("s_k/edge = " + ", ".join(f"{r:.2f}" for r in row[3]) for row in counted)
+        claimed = float(spike_count.count_target(instance).value)
+        if len(counts) > 1:
+            raise Unresolved(f"the draws disagree on the number of outliers ({described})")
+        if counts[0] < claimed:
+            raise Unresolved(f"{counts[0]} outlier(s) at n = {COUNT_SIZES[-1]}, {claimed:g} claimed: a spike with "
+                             f"e_k > 0 may separate only at larger n ({described})")
+        return Exact(mpmath.mpf(counts[0]), tolerance=0.0,
+                     method=f"outliers above {OUTLIER_FACTOR} x bulk edge at n = {COUNT_SIZES[-1]}, "
+                            f"{len(counted)} draws ({described})")
+    fit = fit_rate(sizes, np.array([row[1] for row in rows]))
+    return Estimate(fit.exponent, fit.standard_error, len(rows) - 2, len(rows),
+                    f"log-log fit of the Hermite projection over n = {list(COUNT_SIZES)}, "
+                    f"{len(rows) // len(COUNT_SIZES)} draws each")
+
+
 CHECKERS = [
     Checker(spike_decomposition.THEOREM, observe_decomposition, shared_draws=True),
     Checker(spike_strength.THEOREM, observe_strength),
     Checker(spike_alignment.THEOREM, observe_alignment),
     Checker(spike_outlier.THEOREM, observe_outlier, shared_draws=True),
     Checker(mixture_spike.THEOREM, observe_mixture, shared_draws=True),
+    Checker(spike_count.THEOREM, observe_count, shared_draws=True),
 ]
