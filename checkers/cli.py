@@ -1,4 +1,4 @@
-"""The `thmcheck` command: list, show, hermite, check.
+"""The `thmcheck` command: list, show, hermite, check, sweep, report.
 
 Exit codes: 0 every verdict passes; 1 any fails; 2 bad input or usage (one line on stderr, no
 traceback); 3 inconclusive or outside assumptions, none failing; 4 an internal error (a bug: set
@@ -17,7 +17,9 @@ import sympy
 
 from checkers import registry
 from checkers.check import DEFAULT_FALSE_FAIL_RATE, FIDELITIES, run_check
+from checkers.report import build_report
 from checkers.stats import FAIL, PASS
+from checkers.sweep import EXECUTORS, parse_grid, plan, sweep
 from checkers.verdict import format_table
 from theorems.activations import Activation, activation, builtin_names
 from theorems.errors import InvalidInput, ThmcheckError
@@ -106,6 +108,36 @@ def build_parser() -> argparse.ArgumentParser:
                        help="false-fail rate of each theorem's check, split across its predictions")
     check.add_argument("--mutant", metavar="NAME", help="check a named wrong version of the theorem")
     check.add_argument("--json", action="store_true")
+
+    sweep = commands.add_parser("sweep", parents=[common], help="one theorem over a grid and many seeds, stored")
+    sweep.add_argument("theorem", metavar="ID")
+    sweep.add_argument("--grid", action="append", default=[], metavar="NAME=V1,V2,...",
+                       help="swept parameter values (repeatable; values split at commas outside parentheses)")
+    sweep.add_argument("--param", action="append", type=_key_value, default=[], metavar="NAME=VALUE",
+                       help="a parameter held fixed")
+    sweep.add_argument("--set", action="append", type=_key_value, default=[], metavar="CONSTANT=VALUE",
+                       dest="overrides")
+    sweep.add_argument("--seeds", type=_bounded_int("seeds", 1, 10**6), default=1, help="seeds per grid point")
+    sweep.add_argument("--root-seed", type=_bounded_int("root seed", 0, 2**63 - 1), default=0)
+    sweep.add_argument("--fidelity", choices=list(FIDELITIES), default="quick")
+    sweep.add_argument("--false-fail-rate", type=_rate, default=DEFAULT_FALSE_FAIL_RATE)
+    sweep.add_argument("--mutant", metavar="NAME")
+    sweep.add_argument("--executor", choices=list(EXECUTORS), help="default: dask with --scheduler, else processes")
+    sweep.add_argument("--workers", type=_bounded_int("workers", 1, 4096), help="worker processes")
+    sweep.add_argument("--scheduler", metavar="ADDRESS",
+                       help="a running dask scheduler (tcp://host:port), or 'local' to start a LocalCluster")
+    sweep.add_argument("--store", default="thmcheck-results.sqlite", metavar="PATH",
+                       help="SQLite result store; tasks already in it are skipped")
+    sweep.add_argument("--json", action="store_true", help="print a JSON summary (and no progress bar)")
+
+    report = commands.add_parser("report", parents=[common], help="a static HTML page of verdicts and plots")
+    report.add_argument("theorems", nargs="*", metavar="ID")
+    report.add_argument("--all", action="store_true")
+    report.add_argument("--from", dest="store", metavar="STORE", help="read verdicts from a sweep store")
+    report.add_argument("--out", required=True, metavar="DIR")
+    report.add_argument("--fidelity", choices=list(FIDELITIES), default="quick",
+                        help="fidelity of the checks run when there is no store")
+    report.add_argument("--seed", type=_bounded_int("seed", 0, 2**63 - 1), default=0)
     return parser
 
 
@@ -114,7 +146,9 @@ def main(argv: list[str] | None = None) -> int:
         arguments = build_parser().parse_args(argv)
         for module in arguments.plugins_before + arguments.plugin:
             registry.load_plugin(module)
-        return {"list": _list, "show": _show, "hermite": _hermite, "check": _check}[arguments.command](arguments)
+        commands = {"list": _list, "show": _show, "hermite": _hermite, "check": _check, "sweep": _sweep,
+                    "report": _report}
+        return commands[arguments.command](arguments)
     except ThmcheckError as error:
         print(f"thmcheck: error: {error}", file=sys.stderr)
         return EXIT_USAGE
@@ -263,6 +297,40 @@ def _check(arguments) -> int:
     if outcomes == {PASS}:
         return EXIT_PASS
     return EXIT_UNDECIDED
+
+
+def _sweep(arguments) -> int:
+    executor = arguments.executor or ("dask" if arguments.scheduler else "processes")
+    if arguments.scheduler and executor != "dask":
+        raise InvalidInput("--scheduler needs the dask executor")
+    tasks = plan(arguments.theorem, parse_grid(arguments.grid), arguments.seeds, fixed=dict(arguments.param),
+                 fidelity=arguments.fidelity, false_fail_rate=arguments.false_fail_rate,
+                 root_seed=arguments.root_seed, overrides=dict(arguments.overrides), mutant=arguments.mutant,
+                 plugins=arguments.plugins_before + arguments.plugin)
+    summary = sweep(tasks, arguments.store, executor=executor, workers=arguments.workers,
+                    scheduler=arguments.scheduler, progress=not arguments.json)
+    if arguments.json:
+        print(json.dumps(summary.to_dict(), indent=2))
+    else:
+        counts = ", ".join(f"{count} {outcome}" for outcome, count in sorted(summary.outcomes.items()))
+        print(f"{summary.total} tasks ({summary.skipped} already stored, {summary.ran} run) in {summary.store}: "
+              f"{counts or 'none'}")
+    if summary.outcomes.get(FAIL):
+        return EXIT_FAIL
+    if set(summary.outcomes) <= {PASS}:
+        return EXIT_PASS
+    return EXIT_UNDECIDED
+
+
+def _report(arguments) -> int:
+    if arguments.all and arguments.theorems:
+        raise InvalidInput("give theorem ids or --all, not both")
+    if not arguments.all and not arguments.theorems and not arguments.store:
+        raise InvalidInput("name theorem ids, --all, or --from STORE")
+    ids = None if arguments.all or not arguments.theorems else arguments.theorems
+    page = build_report(arguments.out, ids, store=arguments.store, fidelity=arguments.fidelity, seed=arguments.seed)
+    print(f"report written to {page}")
+    return EXIT_PASS
 
 
 if __name__ == "__main__":

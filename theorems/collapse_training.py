@@ -26,10 +26,9 @@ Claims checked on the run with L2 = `head_depth` (and across depths where said):
 from __future__ import annotations
 
 import mpmath
-import sympy
 
 from theorems import collapse
-from theorems.formula import exact_number
+from theorems.formula import exact_number, to_mpf
 from theorems.hermite import Quantity
 from theorems.statement import Assumption, Mutant, Parameter, Prediction, Target, Theorem
 
@@ -41,7 +40,7 @@ def _constants(parameters, digits, given):
     eta, decay = exact_number(parameters["learning_rate"]), exact_number(parameters["weight_decay"])
     exact = (1 - eta * decay) ** 2
     return {"decay_factor": given.get("decay_factor")
-            or Quantity("decay_factor", mpmath.mpf(sympy.N(exact, digits + 10)), "exact", digits, exact)}
+            or Quantity("decay_factor", to_mpf(exact, digits), "exact", digits, exact)}
 
 
 def _smooth_activation(instance) -> str | None:

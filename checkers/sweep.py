@@ -1,0 +1,226 @@
+"""Sweeps: one theorem's check over a grid of parameters and many seeds, serially, on a local process pool,
+or on a dask.distributed cluster, with every finished task stored as it completes.
+
+Seeds: task i of a sweep is identified by its key (theorem, parameters, overrides, seed index, fidelity,
+false-fail rate, mutant); its seed is drawn from the root SeedSequence spawned at that key
+(`checkers.seeds`), so a task's numbers do not depend on the executor, the number of workers or the
+order in which tasks finish. Results go to a `ResultStore` (SQLite) one transaction per task; a re-run
+skips the keys already stored, so a sweep killed at any point resumes without loss or duplication.
+No scheduling of our own: the process pool is `concurrent.futures`, the cluster is dask's.
+"""
+
+from __future__ import annotations
+
+import itertools
+import multiprocessing
+import sys
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from checkers import registry
+from checkers.check import DEFAULT_FALSE_FAIL_RATE, FIDELITIES, run_check
+from checkers.seeds import seed_sequence
+from checkers.store import ResultStore, code_version, task_key
+from theorems.errors import InvalidInput
+
+EXECUTORS = ("serial", "processes", "dask")
+
+
+def split_values(text: str) -> list[str]:
+    """`V1,V2,...` split at commas outside parentheses, so that `max(z, 0)` stays one value."""
+    values, depth, current = [], 0, []
+    for character in text:
+        if character == "(":
+            depth += 1
+        elif character == ")":
+            depth -= 1
+        if character == "," and depth == 0:
+            values.append("".join(current).strip())
+            current = []
+        else:
+            current.append(character)
+    values.append("".join(current).strip())
+    if any(not value for value in values):
+        raise InvalidInput(f"empty value in grid {text!r}")
+    return values
+
+
+def parse_grid(arguments: Sequence[str]) -> dict[str, list[str]]:
+    """`["rho=0.1,0.5", "activation=relu,tanh"]` -> {"rho": ["0.1", "0.5"], "activation": ["relu", "tanh"]}."""
+    grid: dict[str, list[str]] = {}
+    for argument in arguments:
+        name, separator, values = argument.partition("=")
+        name = name.strip()
+        if not separator or not name or not values.strip():
+            raise InvalidInput(f"--grid expects NAME=V1,V2,..., got {argument!r}")
+        if name in grid:
+            raise InvalidInput(f"--grid {name} given twice")
+        grid[name] = split_values(values)
+    return grid
+
+
+def grid_points(grid: Mapping[str, Sequence[str]]) -> list[dict[str, str]]:
+    """The Cartesian product, in a fixed order (names sorted, values as given)."""
+    names = sorted(grid)
+    return [dict(zip(names, combination)) for combination in itertools.product(*(grid[name] for name in names))]
+
+
+@dataclass(frozen=True)
+class Task:
+    """One check of a sweep; picklable, and self-contained for a worker process."""
+
+    theorem: str
+    parameters: Mapping[str, str]
+    seed_index: int
+    fidelity: str
+    false_fail_rate: float
+    root_seed: int = 0
+    overrides: Mapping[str, str] = field(default_factory=dict)
+    mutant: str | None = None
+    plugins: tuple[str, ...] = ()
+
+    @property
+    def key(self) -> str:
+        return task_key(self.theorem, self.parameters, self.seed_index, fidelity=self.fidelity,
+                        false_fail_rate=self.false_fail_rate, overrides=self.overrides, mutant=self.mutant)
+
+    @property
+    def seed(self) -> int:
+        """The check's seed: the root SeedSequence spawned at this task's key, as a 63-bit integer."""
+        state = seed_sequence(self.root_seed, "sweep", self.key).generate_state(2, dtype=np.uint32)
+        return (int(state[0]) << 31) | (int(state[1]) >> 1)
+
+
+def run_task(task: Task) -> tuple[str, dict]:
+    """Run one task (in whatever process) and return (key, verdict as a JSON-safe dict)."""
+    for plugin in task.plugins:
+        registry.load_plugin(plugin)
+    verdict = run_check(registry.checker(task.theorem), dict(task.parameters), dict(task.overrides),
+                        seed=task.seed, fidelity=task.fidelity, false_fail_rate=task.false_fail_rate,
+                        mutant=task.mutant)
+    return task.key, verdict.to_dict()
+
+
+@dataclass(frozen=True)
+class SweepSummary:
+    store: Path
+    total: int
+    skipped: int
+    ran: int
+    outcomes: dict[str, int]
+
+    def to_dict(self) -> dict:
+        return {"store": str(self.store), "total": self.total, "already_stored": self.skipped, "ran": self.ran,
+                "outcomes": self.outcomes}
+
+
+def plan(theorem: str, grid: Mapping[str, Sequence[str]], seeds: int, *, fixed: Mapping[str, str] | None = None,
+         fidelity: str = "quick", false_fail_rate: float = DEFAULT_FALSE_FAIL_RATE, root_seed: int = 0,
+         overrides: Mapping[str, str] | None = None, mutant: str | None = None,
+         plugins: Sequence[str] = ()) -> list[Task]:
+    """The sweep's tasks, validated before anything runs (a bad grid value is an error here, not later)."""
+    checker = registry.checker(theorem)
+    if fidelity not in FIDELITIES:
+        raise InvalidInput(f"fidelity must be one of {', '.join(FIDELITIES)}, got {fidelity!r}")
+    if not isinstance(seeds, int) or seeds < 1:
+        raise InvalidInput(f"--seeds must be a positive integer, got {seeds!r}")
+    fixed = dict(fixed or {})
+    clash = set(fixed) & set(grid)
+    if clash:
+        raise InvalidInput(f"parameter {sorted(clash)[0]!r} is both fixed and swept")
+    if mutant is not None:
+        checker.theorem.mutant(mutant)
+    tasks = []
+    for point in grid_points(grid):
+        parameters = {**fixed, **point}
+        checker.theorem.instance(parameters, overrides)  # validates names, domains and overrides
+        tasks.extend(Task(theorem, parameters, index, fidelity, false_fail_rate, root_seed, dict(overrides or {}),
+                          mutant, tuple(plugins)) for index in range(seeds))
+    return tasks
+
+
+def sweep(tasks: Sequence[Task], store_path: str | Path, *, executor: str = "processes", workers: int | None = None,
+          scheduler: str | None = None, progress: bool = True) -> SweepSummary:
+    """Run the tasks not yet in the store and store each as it finishes.
+
+    executor: "serial"; "processes" (a local pool of `workers` processes, default: the CPU count);
+    "dask" (`scheduler` is a running scheduler's address, or "local" to start a LocalCluster of
+    `workers` single-threaded worker processes).
+    """
+    if executor not in EXECUTORS:
+        raise InvalidInput(f"executor must be one of {', '.join(EXECUTORS)}, got {executor!r}")
+    if workers is not None and workers < 1:
+        raise InvalidInput(f"--workers must be positive, got {workers}")
+    version = code_version()
+    with ResultStore(store_path) as store:
+        done = store.keys()
+        pending = [task for task in tasks if task.key not in done]
+        by_key = {task.key: task for task in pending}
+        bar = _progress(len(pending), progress)
+
+        def record(key: str, verdict: dict) -> None:
+            task = by_key[key]
+            store.add(key, task.theorem, task.parameters, task.seed_index, task.seed, task.fidelity, verdict,
+                      version)
+            bar.update(1)
+
+        try:
+            if executor == "serial" or not pending:
+                for task in pending:
+                    record(*run_task(task))
+            elif executor == "processes":
+                context = multiprocessing.get_context("spawn")  # no fork of a threaded parent
+                with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+                    for future in as_completed([pool.submit(run_task, task) for task in pending]):
+                        record(*future.result())
+            else:
+                _run_on_dask(pending, record, scheduler, workers)
+        finally:
+            bar.close()
+        keys = {task.key for task in tasks}
+        outcomes = Counter(r.outcome for r in store.records([tasks[0].theorem] if tasks else []) if r.task_key in keys)
+    return SweepSummary(Path(store_path), len(tasks), len(tasks) - len(pending), len(pending), dict(outcomes))
+
+
+def _run_on_dask(pending: Sequence[Task], record, scheduler: str | None, workers: int | None) -> None:
+    try:
+        from dask.distributed import Client, LocalCluster
+        from dask.distributed import as_completed as dask_completed
+    except ImportError:
+        raise InvalidInput("the dask executor needs the optional extra: pip install 'thmcheck[dask]'") from None
+    if scheduler in (None, "local"):
+        cluster = LocalCluster(n_workers=workers or 2, threads_per_worker=1, processes=True, dashboard_address=None)
+        client = Client(cluster)
+    else:
+        cluster, client = None, Client(scheduler)
+    try:
+        futures = client.map(run_task, pending, pure=False)
+        for future in dask_completed(futures):
+            record(*future.result())
+    finally:
+        client.close()
+        if cluster is not None:
+            cluster.close()
+
+
+class _Quiet:
+    def update(self, count: int) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+
+def _progress(total: int, enabled: bool):
+    if not enabled:
+        return _Quiet()
+    try:
+        from tqdm import tqdm
+    except ImportError:
+        return _Quiet()
+    return tqdm(total=total, unit="task", file=sys.stderr, desc="sweep")

@@ -1,0 +1,118 @@
+"""Sweeps: grids, seeds by identity, the SQLite store, executors giving identical numbers, resumption."""
+
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from checkers.cli import main
+from checkers.store import ResultStore
+from checkers.sweep import Task, parse_grid, plan, split_values, sweep
+from theorems.errors import InvalidInput
+
+GRID = {"rho": ["0.1", "0.5", "0.9"], "activation": ["relu", "tanh"]}
+
+
+def _numbers(path) -> dict:
+    """task key -> (seed, observed and standard error of every prediction)."""
+    with ResultStore(path) as store:
+        return {r.task_key: (r.seed, [(p["observed"], p["standard_error"]) for p in r.verdict["predictions"]])
+                for r in store.records()}
+
+
+def test_grid_values_split_outside_parentheses_and_bad_grids_are_errors():
+    assert split_values("relu, max(z, 0), tanh") == ["relu", "max(z, 0)", "tanh"]
+    assert parse_grid(["rho=0.1,0.2", "activation=relu"]) == {"rho": ["0.1", "0.2"], "activation": ["relu"]}
+    for bad in (["rho"], ["rho="], ["rho=0.1,,0.2"], ["rho=1", "rho=2"]):
+        with pytest.raises(InvalidInput):
+            parse_grid(bad)
+    with pytest.raises(InvalidInput, match="outside its domain"):
+        plan("dual-kernel", {"rho": ["0.5", "2"]}, 1)
+    with pytest.raises(InvalidInput, match="both fixed and swept"):
+        plan("dual-kernel", {"rho": ["0.5"]}, 1, fixed={"rho": "0.1"})
+
+
+def test_a_tasks_seed_depends_on_its_identity_only():
+    tasks = plan("dual-kernel", GRID, 3)
+    assert len(tasks) == 18 and len({t.key for t in tasks}) == 18 and len({t.seed for t in tasks}) == 18
+    again = {t.key: t.seed for t in reversed(plan("dual-kernel", GRID, 3))}
+    assert all(again[t.key] == t.seed for t in tasks)
+    other_root = plan("dual-kernel", GRID, 3, root_seed=1)
+    assert all(a.seed != b.seed for a, b in zip(tasks, other_root))
+    assert 0 <= min(t.seed for t in tasks) and max(t.seed for t in tasks) < 2**63
+
+
+def test_store_keeps_each_task_once(tmp_path):
+    task = Task("dual-kernel", {"rho": "0.5"}, 0, "quick", 1e-6)
+    verdict = {"verdict": "pass", "predictions": []}
+    with ResultStore(tmp_path / "s.sqlite") as store:
+        assert store.add(task.key, task.theorem, task.parameters, 0, task.seed, "quick", verdict, "v")
+        assert not store.add(task.key, task.theorem, task.parameters, 0, task.seed, "quick", verdict, "v")
+        assert store.count() == 1
+
+
+def test_serial_and_process_pool_store_identical_numbers_and_a_rerun_skips(tmp_path):
+    tasks = plan("dual-kernel", GRID, 1)
+    serial = sweep(tasks, tmp_path / "serial.sqlite", executor="serial", progress=False)
+    pooled = sweep(tasks, tmp_path / "pool.sqlite", executor="processes", workers=2, progress=False)
+    assert serial.ran == pooled.ran == 6 and serial.outcomes == {"pass": 6}
+    assert _numbers(tmp_path / "serial.sqlite") == _numbers(tmp_path / "pool.sqlite")
+    again = sweep(tasks, tmp_path / "pool.sqlite", executor="processes", workers=2, progress=False)
+    assert again.ran == 0 and again.skipped == 6
+
+
+def test_cli_sweep_json_and_exit_codes(tmp_path, capsys):
+    store = str(tmp_path / "cli.sqlite")
+    code = main(["sweep", "dual-kernel", "--grid", "rho=0.3,0.6", "--seeds", "1", "--executor", "serial",
+                 "--store", store, "--json"])
+    summary = json.loads(capsys.readouterr().out)
+    assert code == 0 and summary["ran"] == 2 and summary["outcomes"] == {"pass": 2}
+    code = main(["sweep", "dual-kernel", "--grid", "rho=0.3", "--set", "c1=0.51", "--executor", "serial",
+                 "--store", store, "--json"])
+    assert code == 1
+    assert main(["sweep", "dual-kernel", "--grid", "rho=5", "--store", store]) == 2
+    assert main(["sweep", "dual-kernel", "--grid", "rho=0.1", "--executor", "serial", "--scheduler", "local",
+                 "--store", store]) == 2
+
+
+def test_dask_sweep_killed_midway_resumes_with_every_task_once_and_serial_numbers(tmp_path):
+    pytest.importorskip("dask.distributed")
+    grid = ["--grid", "rho=-0.9,-0.5,-0.1,0.1,0.5,0.9", "--grid", "activation=relu,tanh", "--seeds", "2"]
+    store = tmp_path / "dask.sqlite"
+    command = [sys.executable, "-m", "checkers.cli", "sweep", "dual-kernel", *grid, "--scheduler", "local",
+               "--workers", "2", "--store", str(store), "--json"]
+    environment = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parent.parent))
+    process = subprocess.Popen(command, env=environment, start_new_session=True, stdout=subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL)
+    deadline, stored = time.time() + 300, 0
+    while time.time() < deadline and process.poll() is None:
+        if store.exists():
+            try:
+                stored = sqlite3.connect(store, timeout=1).execute("SELECT COUNT(*) FROM results").fetchone()[0]
+            except sqlite3.OperationalError:
+                stored = 0
+            if stored >= 3:
+                break
+        time.sleep(0.05)
+    assert process.poll() is None, "the sweep finished before it could be killed"
+    os.killpg(process.pid, signal.SIGKILL)  # the sweep and its LocalCluster, with no chance to clean up
+    process.wait()
+    with ResultStore(store) as partial:
+        killed_at = partial.count()
+    assert 3 <= killed_at < 24
+    resumed = subprocess.run(command, env=environment, capture_output=True, text=True, timeout=600)
+    summary = json.loads(resumed.stdout)
+    assert summary["total"] == 24 and summary["already_stored"] == killed_at and summary["ran"] == 24 - killed_at
+    serial = tmp_path / "serial.sqlite"
+    sweep(plan("dual-kernel", {"rho": ["-0.9", "-0.5", "-0.1", "0.1", "0.5", "0.9"], "activation": ["relu", "tanh"]},
+               2), serial, executor="serial", progress=False)
+    with sqlite3.connect(store) as connection:
+        keys = [row[0] for row in connection.execute("SELECT task_key FROM results")]
+    assert len(keys) == len(set(keys)) == 24
+    assert _numbers(store) == _numbers(serial)
