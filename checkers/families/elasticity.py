@@ -10,7 +10,6 @@ sample); the control variate removes most of that, and the per-sample terms are 
 
 from __future__ import annotations
 
-import math
 
 import numpy as np
 
