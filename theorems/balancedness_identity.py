@@ -44,10 +44,18 @@ def _constants(parameters, digits, given):
     return {"coefficient": given.get("coefficient") or Quantity("coefficient", mpmath.mpf(1), "exact", digits, 1)}
 
 
-def _linear_link(instance: Instance) -> str | None:
+def linear_link(instance: Instance) -> str | None:
+    """The assumption shared by the balancedness theorems: nothing between layers l and l+1."""
     if instance["between"] != "linear":
-        return f"layer l's output passes through {instance['between']} before layer l+1: the identity needs a linear link"
+        note = " (for a homogeneous activation only the diagonal holds)" if instance["between"] == "relu" else ""
+        return f"layer l's output passes through {instance['between']} before layer l+1: a linear link is needed" + note
     return None
+
+
+LINEAR_LINK = Assumption("linear-link", "layer l's output enters layer l+1 linearly", linear_link)
+BETWEEN = Parameter("between", "what lies between layers l and l+1", "choice", "linear",
+                    choices=("linear", "relu", "tanh"))
+WIDTH = Parameter("width", "neurons of layer l", "integer", "5", 1, 200)
 
 
 def _symbolic_applies(instance: Instance) -> str | None:
@@ -66,12 +74,8 @@ THEOREM = Theorem(
     source="derived for thmcheck (specs/collapse.md 4.1); the mechanism of Du, Hu and Lee (2018)",
     provenance="derived",
     statement="W_{l+1}^T grad_{W_{l+1}} L = grad_{W_l} L W_l^T whenever Z_l = W_l Z_{l-1} enters W_{l+1} linearly",
-    parameters=(
-        Parameter("between", "what lies between layers l and l+1", "choice", "linear",
-                  choices=("linear", "relu", "tanh")),
-        Parameter("width", "neurons of layer l", "integer", "5", 1, 200),
-    ),
-    assumptions=(Assumption("linear-link", "layer l's output enters layer l+1 linearly", _linear_link),),
+    parameters=(BETWEEN, WIDTH),
+    assumptions=(LINEAR_LINK,),
     constants=_constants,
     predictions=(
         Prediction("symbolic", "identity",

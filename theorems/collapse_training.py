@@ -56,7 +56,7 @@ def _slope_target(instance):
 
 
 def _margin_target(note):
-    return lambda instance: Target(mpmath.mpf(0), mpmath.mpf(0), mpmath.mpf("inf"), note=note)
+    return lambda instance: Target.at_least(0, note=note)
 
 
 def _timescale_target(instance):

@@ -111,8 +111,7 @@ THEOREM = Theorem(
         Prediction("tail-bound", "inequality",
                    "for every rho in [-1, 1], |kappa(rho) - S_K(rho)| <= |rho|^(K+1) (E sigma^2 - sum_k<=K k! c_k^2) "
                    "(searched by Hypothesis; the smallest margin found must be >= 0)",
-                   lambda instance: Target(mpmath.mpf(0), mpmath.mpf(0), mpmath.mpf("inf"),
-                                           note="smallest margin over the searched correlations"),
+                   lambda instance: Target.at_least(0, note="smallest margin over the searched correlations"),
                    _resolution, applies=_closed_form_missing),
     ),
     mutants=(

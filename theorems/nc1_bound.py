@@ -27,8 +27,7 @@ from theorems.statement import Mutant, Prediction, Target, Theorem
 
 
 def _margin_target(instance):
-    return Target(mpmath.mpf(0), mpmath.mpf(0), mpmath.mpf("inf"),
-                  note="smallest margin bound_scale - NC1/bound over the searched heads")
+    return Target.at_least(0, note="smallest margin bound_scale - NC1/bound over the searched heads")
 
 
 def _tight_target(instance):

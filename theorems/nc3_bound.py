@@ -48,13 +48,11 @@ THEOREM = Theorem(
     predictions=(
         Prediction("per-sample", "inequality",
                    "for every generated head and every sample with rho < 1: cos(z_ci, w_c) >= bound_scale * bound",
-                   lambda instance: Target(mpmath.mpf(0), mpmath.mpf(0), mpmath.mpf("inf"),
-                                           note="smallest margin cos/bound - bound_scale"),
+                   lambda instance: Target.at_least(0, note="smallest margin cos/bound - bound_scale"),
                    lambda instance: 1e-6),
         Prediction("kantorovich-floor", "inequality",
                    "for every exactly interpolating, exactly balanced head: min_c cos(W_L^+ e_c, w_c) >= floor(kappa(W_L))",
-                   lambda instance: Target(mpmath.mpf(0), mpmath.mpf(0), mpmath.mpf("inf"),
-                                           note="smallest margin cos/floor - 1"),
+                   lambda instance: Target.at_least(0, note="smallest margin cos/floor - 1"),
                    lambda instance: 1e-6),
         Prediction("attained", "identity",
                    "with e_c = (u_1 + u_K)/sqrt(2), min_c cos(W_L^+ e_c, w_c) equals the floor at kappa "

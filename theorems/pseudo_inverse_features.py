@@ -36,8 +36,7 @@ THEOREM = Theorem(
         Prediction("bound", "inequality",
                    "for every generated head: ||Z_{L-1} - W_L^+ Z_L||_F <= bound_scale sqrt(eps2) ||Z_{L-2}||_F "
                    "(eps2 measured)",
-                   lambda instance: Target(mpmath.mpf(0), mpmath.mpf(0), mpmath.mpf("inf"),
-                                           note="smallest margin bound_scale - residual/bound"),
+                   lambda instance: Target.at_least(0, note="smallest margin bound_scale - residual/bound"),
                    lambda instance: 1e-6),
         Prediction("exact-balance", "identity",
                    "at eps2 = 0 (mpmath at `digits` digits): ||Z_{L-1} - W_L^+ Z_L||_F / ||Z_{L-1}||_F = 0",

@@ -115,6 +115,12 @@ class Target:
         value = mpmath.mpf(value)
         return cls(value, value, value, note)
 
+    @classmethod
+    def at_least(cls, bound, note: str = "") -> "Target":
+        """A one-sided prediction: the observable is >= bound (for an inequality, bound 0 on its margin)."""
+        bound = mpmath.mpf(bound)
+        return cls(bound, bound, mpmath.mpf("inf"), note)
+
     @property
     def width(self) -> mpmath.mpf:
         return self.upper - self.lower
