@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import mpmath
 
+from theorems import onestep
 from theorems.hermite import Quantity
 from theorems.statement import Mutant, Parameter, Prediction, Target, Theorem
 
@@ -94,10 +95,7 @@ THEOREM = Theorem(
     statement="E_x ||sigma(W_1^T x) - sigma(W_0^T x)||^2 = sum_j E[(sigma(u_j + v_j) - sigma(u_j))^2], (u_j, v_j) the "
               "exact bivariate Gaussian law of (w_j(0)^T x, Delta w_j^T x) for x ~ N(mu, I)",
     parameters=(
-        Parameter("activation", "the student's activation sigma", "activation", "log(1 + exp(z)) + tanh(z)"),
-        Parameter("teacher", "the teacher's activation sigma_*", "activation", "z + (z**2 - 1)/sqrt(2)"),
-        Parameter("noise", "standard deviation of the label noise", "real", "0.1", 0.0, 10.0),
-        Parameter("alpha", "learning-rate exponent: eta = n^alpha", "real", "0.3", 0.0, 0.5),
+        *onestep.growing_step_parameters("0.3"),
         Parameter("dimension", "n = d = N", "integer", "120", 20, 4000),
         Parameter("similarity", "m = zeta^T mu, the train-unseen similarity", "real", "1", -10.0, 10.0),
     ),

@@ -26,7 +26,7 @@ from theorems.statement import Mutant, Parameter, Prediction, Target, Theorem
 def _floor_target(instance):
     with mpmath.workdps(instance["digits"] + 10):
         floor = instance.definition("kantorovich_floor")(instance["kappa"])
-    return Target(floor, floor, floor, note="2 kappa/(1 + kappa^2), attained")  # not Target.point: keep the digits
+    return Target.point(floor, note="2 kappa/(1 + kappa^2), attained")
 
 
 def _inverse_square_floor(kappa):

@@ -38,6 +38,17 @@ def parameters(*, activation: str = "tanh", teacher: str = "tanh", noise: str = 
     return tuple(chosen)
 
 
+def growing_step_parameters(alpha: str) -> tuple[Parameter, ...]:
+    """Parameters of the eta = n^alpha family (Moniri et al.; specs/onestep.md 4, 8): softplus + tanh, whose
+    c_1, c_2, c_3 are all non-zero, and a teacher with a quadratic part, He_1 + He_2/sqrt(2)."""
+    return (
+        Parameter("activation", "the student's activation sigma", "activation", "log(1 + exp(z)) + tanh(z)"),
+        Parameter("teacher", "the teacher's activation sigma_*", "activation", "z + (z**2 - 1)/sqrt(2)"),
+        Parameter("noise", "standard deviation of the label noise", "real", "0.1", 0.0, 10.0),
+        Parameter("alpha", "learning-rate exponent: eta = n^alpha", "real", alpha, 0.0, 0.5),
+    )
+
+
 def _named(quantity: Quantity, name: str) -> Quantity:
     return replace(quantity, name=name)
 

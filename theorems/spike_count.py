@@ -31,9 +31,10 @@ from __future__ import annotations
 import mpmath
 import sympy
 
+from theorems import onestep
 from theorems.formula import exact_number, to_mpf
 from theorems.hermite import Quantity, hermite_coefficients
-from theorems.statement import Assumption, Instance, Mutant, Parameter, Prediction, Target, Theorem
+from theorems.statement import Assumption, Instance, Mutant, Prediction, Target, Theorem
 
 HIGHEST_SPIKE = 3
 
@@ -94,10 +95,7 @@ THEOREM = Theorem(
     statement="for (ell-1)/(2 ell) < alpha < ell/(2 ell + 2), F = sigma(X~ W_1) has ell separated spikes; "
               "spike k needs c_k != 0",
     parameters=(
-        Parameter("activation", "the student's activation sigma", "activation", "log(1 + exp(z)) + tanh(z)"),
-        Parameter("teacher", "the teacher's activation sigma_*", "activation", "z + (z**2 - 1)/sqrt(2)"),
-        Parameter("noise", "standard deviation of the label noise", "real", "0.1", 0.0, 10.0),
-        Parameter("alpha", "learning-rate exponent: eta = n^alpha", "real", "1/5", 0.0, 0.5),
+        *onestep.growing_step_parameters("1/5"),
     ),
     assumptions=(Assumption("first-coefficient", "c_1(sigma) != 0", _nonlinear_first_coefficient),),
     constants=_constants,

@@ -112,7 +112,8 @@ class Target:
 
     @classmethod
     def point(cls, value, note: str = "") -> "Target":
-        value = mpmath.mpf(value)
+        """A point prediction; an mpf keeps its own precision (mpmath.mpf() would round it to the context's)."""
+        value = value if isinstance(value, mpmath.mpf) else mpmath.mpf(value)
         return cls(value, value, value, note)
 
     @classmethod
