@@ -16,7 +16,8 @@ Claims checked on the run with L2 = `head_depth` (and across depths where said):
   imbalance reaches 1/e of its start: the ratio of those two times is below 0.2;
 - Theorem A holds at every logged step where eps1 < sqrt(n(K-1));
 - collapse: NC1_J(Z_{L-1}) decreases (log10 of its ratio from the start to the end is positive), and
-  NC2_J approaches kappa(W_L) (within 2% at the end: the spec's reference runs end within 0.1-1%);
+  NC2_J lies in Theorem C's bracket around kappa(W_L) at the end (at lambda = 0.2, eps1 is not small and
+  NC2_J ends 0.5-4% from kappa(W_L); the spec's runs at lambda = 0.01 end within 0.1-1%);
 - Theorem D's floor: at the end NC3_J >= 2 kappa/(1 + kappa^2), kappa = kappa(W_L);
 - Theorem B at the end of every depth: kappa(W_L) lies in the Weyl bracket around kappa(A)^(1/L2) built
   from the measured gap ||A A^T - (W_L W_L^T)^L2||_op;
@@ -99,10 +100,10 @@ THEOREM = Theorem(
                                            mpmath.mpf(instance.definition("nc1_drop")[1]),
                                            note="orders of magnitude NC1_J fell over the run"),
                    lambda instance: 1e-6),
-        Prediction("nc2-to-kappa", "identity", "|NC2_J / kappa_target - 1| <= 0.02 at the end, kappa_target = kappa(W_L)",
-                   lambda instance: Target(mpmath.mpf(0), mpmath.mpf(0), mpmath.mpf("0.02"),
-                                           note="relative distance of NC2_J to its target at the end"),
-                   lambda instance: 0.021),
+        Prediction("nc2-bracket", "inequality",
+                   "at the end, NC2_J lies in Theorem C's bracket around kappa(W_L) (measured eps1, eps2, s_1, s_K)",
+                   lambda instance: Target.at_least(0, note="smallest relative distance of NC2_J inside the bracket"),
+                   lambda instance: 1e-6),
         Prediction("kantorovich-floor", "inequality", "NC3_J >= 2 kappa/(1 + kappa^2) at the end",
                    _margin_target("NC3_J - floor(kappa(W_L))"), lambda instance: 1e-6),
         Prediction("head-root", "inequality",
@@ -127,11 +128,11 @@ THEOREM = Theorem(
         Mutant("root-exponent-off", "kappa(W_L) = kappa(A)^(1/(L2 - 1))",
                definitions={"root_exponent": lambda depth: 1 / (depth - 1)}),
         Mutant("no-collapse", "NC1_J stays within a factor 2 over the run", definitions={"nc1_drop": (-0.3, 0.3)}),
-        Mutant("orthogonal-frame", "NC2_J -> 1 (orthogonal-frame means) whatever kappa(W_L)",
-               definitions={"nc2_target": "one"}),
+        Mutant("nc2-equals-kappa", "NC2_J = kappa(W_L) at the end, with no eps1, eps2 correction (delta_2 = 0)",
+               definitions={"nc2_perturbation_scale": 0.0}),
         Mutant("shallower-is-better", "NC2_J increasing with the head depth", definitions={"nc2_trend": -1}),
     ),
     definitions={"timescale_ratio": (0.0, 0.2), "nc1_bound": collapse.nc1_bound,
                  "kantorovich_floor": collapse.kantorovich_floor, "root_exponent": lambda depth: 1 / depth,
-                 "nc2_trend": 1, "nc1_drop": (0.0, float("inf")), "nc2_target": "kappa"},
+                 "nc2_trend": 1, "nc1_drop": (0.0, float("inf")), "nc2_perturbation_scale": 1.0},
 )

@@ -162,8 +162,11 @@ def observe(instance: Instance, prediction: str, budget: Budget, seed: np.random
     if prediction == "gradient-flow":
         errors = _flow_errors(instance, seed)
         orders = np.log2(np.array(errors[:-1]) / np.array(errors[1:]))
-        # the orders converge geometrically (ratio 1/2): the last change bounds what remains
-        return Exact(mpmath.mpf(orders[-1]), tolerance=float(2 * abs(orders[-1] - orders[-2])),
+        # the order estimates carry O(eta) corrections: their spread, plus the first one's deviation scaled
+        # down to the last step (eta/4 of it), estimates what remains at eta/8; over 200 seeds some settle
+        # on plateaus 1e-3 off, so the order is claimed to 0.01 at least (the mutants' orders are near 0)
+        tolerance = max(float(np.ptp(orders) + abs(orders[0] - 1) / 4), 0.01)
+        return Exact(mpmath.mpf(orders[-1]), tolerance=tolerance,
                      method="errors " + ", ".join(f"{e:.3g}" for e in errors) + " at eta/1, /2, /4, /8; orders "
                             + ", ".join(f"{o:.3f}" for o in orders))
     weights, x, y = _network(instance, seed)

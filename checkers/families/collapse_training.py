@@ -16,6 +16,7 @@ from checkers import collapse_metrics as metrics
 from checkers.check import Budget, Checker, Exact
 from checkers.simulate.collapse_training import Network, gaussian_classes, train
 from theorems import collapse_training
+from theorems.collapse import nc2_bracket, nc2_perturbation
 from theorems.errors import NumericalError
 from theorems.statement import Instance
 
@@ -62,7 +63,13 @@ def run(learning_rate: float, weight_decay: float, horizon: float, activation: s
     for weight in weights[network.nonlinear_layers + 1:]:
         product = weight @ product
     last = weights[-1]
+    singular = np.linalg.svd(last, compute_uv=False)
+    hidden_means = metrics.class_means(representations[-3], labels)
+    final = {"eps1": float(np.linalg.norm(representations[-1] - targets)),
+             "eps2": float(np.linalg.norm(last.T @ last - weights[-2] @ weights[-2].T, 2)),
+             "s_first": singular[0], "s_last": singular[-1], "hidden_means": float(np.linalg.norm(hidden_means, 2))}
     return {
+        "final": final,
         "steps": steps, "eps1": eps1, "imbalance": imbalance, "logged": trajectory.records,
         "nc1_start": trajectory.records[0]["nc1"], "nc1_end": metrics.nc1_trace_ratio(representations[-2], labels),
         "nc2": metrics.nc2_condition_number(representations[-2], labels),
@@ -143,10 +150,13 @@ def observe(instance: Instance, prediction: str, budget: Budget, seed: np.random
     elif prediction == "nc1-decreasing":
         value = np.log10(result["nc1_start"] / result["nc1_end"])
         method = f"NC1_J(Z_(L-1)) from {result['nc1_start']:.3g} to {result['nc1_end']:.3g}"
-    elif prediction == "nc2-to-kappa":
-        target = result["kappa_last"] if instance.definition("nc2_target") == "kappa" else 1.0
-        value = abs(result["nc2"] / target - 1)
-        method = f"NC2_J = {result['nc2']:.5f}, kappa(W_L) = {result['kappa_last']:.5f}"
+    elif prediction == "nc2-bracket":
+        final = result["final"]
+        delta2 = float(nc2_perturbation(final["eps1"], final["eps2"], PER_CLASS, final["s_last"],
+                                        final["hidden_means"])) * instance.definition("nc2_perturbation_scale")
+        lower, upper = (float(v) for v in nc2_bracket(final["s_first"], final["s_last"], delta2))
+        value = min(result["nc2"] - lower, upper - result["nc2"]) / result["nc2"]
+        method = f"NC2_J = {result['nc2']:.5f} in [{lower:.5f}, {upper:.5f}] (kappa(W_L) = {result['kappa_last']:.5f})"
     elif prediction == "theorem-a":
         value, method = _theorem_a_margin(instance, result), "Theorem A's bound from measured eps1, eps2, s_1, s_K, omega"
     else:
