@@ -322,7 +322,8 @@ def observe_balanced_collapse(instance: Instance, prediction: str, budget: Budge
             settings = tight_settings(eps1_fraction=eps1_of(t) / between,
                                       eps2_exponent=float(np.log10(eps2_of(t) / 1.3**2)), error="random")
             measured = measure_head(build_head(instance, settings))
-            logs.append((np.log(float(shape(measured["eps1"], measured["eps2"]))), np.log(measured["nc1"])))
+            value = shape(measured["eps1"], measured["eps2"], instance.constant("power"))
+            logs.append((np.log(float(value)), np.log(measured["nc1"])))
         slopes = [(b[1] - a[1]) / (b[0] - a[0]) for a, b in zip(logs, logs[1:])]
         finals.append(slopes[-1])
         changes.append(abs(slopes[-1] - slopes[-2]))
