@@ -30,7 +30,7 @@ def reported_shape(eps1, eps2, power=2):
 
 def _constants(parameters, digits, given):
     """power: the exponent in O((eps1 + sqrt(eps2))^power), 2 as reported."""
-    return {"power": given.get("power") or Quantity("power", mpmath.mpf(2), "exact", digits, 2)}
+    return {"power": given.get("power") or Quantity.exactly("power", 2, digits)}
 
 
 THEOREM = Theorem(

@@ -39,7 +39,7 @@ def _decay_factor(parameters, digits, given):
     flow = sympy.exp(-2 * decay * exact_number(parameters["flow_time"]))
     return {"decay_factor": given.get("decay_factor") or combine(
         "decay_factor", digits, [Quantity("decay_factor", 0, "exact", digits, exact)], lambda v: v),
-        "flow_decay": given.get("flow_decay") or Quantity("flow_decay", to_mpf(flow, digits), "exact", digits, flow)}
+        "flow_decay": given.get("flow_decay") or Quantity.exactly("flow_decay", flow, digits)}
 
 
 def _homogeneous_link(instance: Instance) -> str | None:

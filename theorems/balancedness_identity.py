@@ -15,7 +15,6 @@ diagonal when sigma is positively homogeneous.
 
 from __future__ import annotations
 
-import mpmath
 import sympy
 
 from theorems.hermite import Quantity
@@ -41,7 +40,7 @@ def symbolic_identity_residual(between: str = "linear", size: int = 2, samples: 
 
 def _constants(parameters, digits, given):
     """coefficient: 1 in W_{l+1}^T grad W_{l+1} = coefficient * grad W_l W_l^T (--set it to test another claim)."""
-    return {"coefficient": given.get("coefficient") or Quantity("coefficient", mpmath.mpf(1), "exact", digits, 1)}
+    return {"coefficient": given.get("coefficient") or Quantity.exactly("coefficient", 1, digits)}
 
 
 def linear_link(instance: Instance) -> str | None:

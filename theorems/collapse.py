@@ -30,7 +30,7 @@ from theorems.statement import Parameter
 
 def bound_scale_constant(parameters, digits, given):
     """The named constant `bound_scale`: exactly 1 for each true bound."""
-    return {"bound_scale": given.get("bound_scale") or Quantity("bound_scale", mpmath.mpf(1), "exact", digits, 1)}
+    return {"bound_scale": given.get("bound_scale") or Quantity.exactly("bound_scale", 1, digits)}
 
 
 SHAPE_PARAMETERS = (

@@ -29,7 +29,7 @@ from __future__ import annotations
 import mpmath
 
 from theorems import collapse
-from theorems.formula import exact_number, to_mpf
+from theorems.formula import exact_number
 from theorems.hermite import Quantity
 from theorems.statement import Assumption, Mutant, Parameter, Prediction, Target, Theorem
 
@@ -41,7 +41,7 @@ def _constants(parameters, digits, given):
     eta, decay = exact_number(parameters["learning_rate"]), exact_number(parameters["weight_decay"])
     exact = (1 - eta * decay) ** 2
     return {"decay_factor": given.get("decay_factor")
-            or Quantity("decay_factor", to_mpf(exact, digits), "exact", digits, exact)}
+            or Quantity.exactly("decay_factor", exact, digits)}
 
 
 def _smooth_activation(instance) -> str | None:

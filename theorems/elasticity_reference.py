@@ -32,7 +32,6 @@ has a relative standard deviation near 1, so 1% would need ~10^6 samples.
 
 from __future__ import annotations
 
-import mpmath
 
 from theorems import onestep
 from theorems.hermite import Quantity
@@ -83,7 +82,7 @@ def bivariate_expectation(function, means_u, means_v, var_u, var_v, cov_uv, node
 def _constants(parameters, digits, given):
     """bulk_weight: 1 in the exact law (the weight of the bulk shift's variance b_j^2); --set it to test a claim
     that the bulk does not matter (0)."""
-    return {"bulk_weight": given.get("bulk_weight") or Quantity("bulk_weight", mpmath.mpf(1), "exact", digits, 1)}
+    return {"bulk_weight": given.get("bulk_weight") or Quantity.exactly("bulk_weight", 1, digits)}
 
 
 THEOREM = Theorem(

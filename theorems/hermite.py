@@ -68,6 +68,12 @@ class Quantity:
     digits: int
     exact: sympy.Expr | None = None
 
+    @classmethod
+    def exactly(cls, name: str, value, digits: int) -> "Quantity":
+        """A constant known in closed form (a sympy number, int or rational): route "exact", value to `digits`."""
+        value = sympy.sympify(value) if isinstance(value, int) else value
+        return cls(name, to_mpf(value, digits), "exact", digits, value)
+
     def decimal(self, digits: int | None = None) -> str:
         return _decimal(self.value, digits or self.digits)
 

@@ -24,20 +24,16 @@ from __future__ import annotations
 import mpmath
 import sympy
 
-from theorems.formula import exact_number, to_mpf
+from theorems.formula import exact_number
 from theorems.hermite import Quantity
 from theorems.statement import Mutant, Parameter, Prediction, Target, Theorem
-
-
-def _exponent(name, value, digits):
-    return Quantity(name, to_mpf(value, digits), "exact", digits, value)
 
 
 def _constants(parameters, digits, given):
     alpha, beta = exact_number(parameters["alpha"]), exact_number(parameters["beta"])
     t = 1 - beta * (1 - alpha)
-    return {"spike_exponent": given.get("spike_exponent") or _exponent("spike_exponent", -t / 2, digits),
-            "remainder_exponent": given.get("remainder_exponent") or _exponent("remainder_exponent", -t, digits)}
+    return {"spike_exponent": given.get("spike_exponent") or Quantity.exactly("spike_exponent", -t / 2, digits),
+            "remainder_exponent": given.get("remainder_exponent") or Quantity.exactly("remainder_exponent", -t, digits)}
 
 
 def _upper_bound(name):
@@ -49,8 +45,8 @@ def _upper_bound(name):
 
 
 def _isotropic(parameters, digits):
-    return {"spike_exponent": _exponent("spike_exponent", sympy.Rational(-1, 2), digits),
-            "remainder_exponent": _exponent("remainder_exponent", sympy.Integer(-1), digits)}
+    return {"spike_exponent": Quantity.exactly("spike_exponent", sympy.Rational(-1, 2), digits),
+            "remainder_exponent": Quantity.exactly("remainder_exponent", sympy.Integer(-1), digits)}
 
 
 THEOREM = Theorem(
@@ -83,11 +79,11 @@ THEOREM = Theorem(
                constants={"spike_exponent": lambda p, d: _isotropic(p, d)["spike_exponent"],
                           "remainder_exponent": lambda p, d: _isotropic(p, d)["remainder_exponent"]}),
         Mutant("spike-at-remainder-rate", "the spike claimed to decay like the remainder, k^(-t)",
-               constants={"spike_exponent": lambda p, d: _exponent(
+               constants={"spike_exponent": lambda p, d: Quantity.exactly(
                    "spike_exponent", -(1 - exact_number(p["beta"]) * (1 - exact_number(p["alpha"]))), d)}),
         Mutant("remainder-at-twice-the-rate", "the remainder claimed O~(k^(-2t)), at alpha = beta = 1/2 (t = 3/4)",
                parameters={"alpha": "1/2"},
-               constants={"remainder_exponent": lambda p, d: _exponent(
+               constants={"remainder_exponent": lambda p, d: Quantity.exactly(
                    "remainder_exponent", -2 * (1 - exact_number(p["beta"]) * (1 - exact_number(p["alpha"]))), d)}),
     ),
 )

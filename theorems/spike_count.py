@@ -64,10 +64,9 @@ def present_spikes(parameters, digits: int, exponent=spike_exponent) -> list[int
 def _constants(parameters, digits, given):
     count = len(present_spikes(parameters, digits))
     alpha = exact_number(parameters["alpha"])
-    return {"spike_count": given.get("spike_count") or Quantity("spike_count", mpmath.mpf(count), "exact", digits,
-                                                                count),
+    return {"spike_count": given.get("spike_count") or Quantity.exactly("spike_count", count, digits),
             "first_spike_exponent": given.get("first_spike_exponent")
-            or Quantity("first_spike_exponent", to_mpf(alpha, digits), "exact", digits, alpha)}
+            or Quantity.exactly("first_spike_exponent", alpha, digits)}
 
 
 def count_target(instance: Instance) -> Target:

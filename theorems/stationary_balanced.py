@@ -16,7 +16,7 @@ and at a stationary point with lambda > 0, D_l = 0. Named constant: stationary_c
 from __future__ import annotations
 
 from theorems.balancedness_identity import BETWEEN, LINEAR_LINK, WIDTH
-from theorems.formula import exact_number, to_mpf
+from theorems.formula import exact_number
 from theorems.hermite import Quantity
 from theorems.statement import Mutant, Parameter, Prediction, Target, Theorem
 
@@ -24,7 +24,7 @@ from theorems.statement import Mutant, Parameter, Prediction, Target, Theorem
 def _constants(parameters, digits, given):
     decay = exact_number(parameters["weight_decay"])
     return {"stationary_coefficient": given.get("stationary_coefficient")
-            or Quantity("stationary_coefficient", to_mpf(decay, digits), "exact", digits, decay)}
+            or Quantity.exactly("stationary_coefficient", decay, digits)}
 
 
 THEOREM = Theorem(
