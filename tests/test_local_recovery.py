@@ -1,0 +1,86 @@
+"""The debiased-ReLU population loss in numpy (theorems.local_recovery) against the mpmath route and finite
+differences; the recovery metrics; the staged GD run."""
+
+import mpmath
+import numpy as np
+import pytest
+
+from checkers.simulate.recovery import local_start, run_stages
+from theorems import population_loss
+from theorems.local_recovery import (DEBIASED_KERNEL_AT_ONE, debiased_kernel, population_loss_and_gradient,
+                                     recovery_metrics, teacher_layout)
+
+
+def _pair(seed=0, width=5, teacher_width=3, dimension=6):
+    rng = np.random.default_rng(seed)
+    return (rng.standard_normal(width), rng.standard_normal((width, dimension)),
+            rng.standard_normal(teacher_width), rng.standard_normal((teacher_width, dimension)))
+
+
+def test_debiased_kernel_is_even_with_zero_value_and_slope_at_zero():
+    rho = np.linspace(-1, 1, 41)
+    np.testing.assert_allclose(debiased_kernel(rho), debiased_kernel(-rho), atol=1e-15)
+    assert abs(debiased_kernel(0.0)) < 1e-16
+    assert abs(float(debiased_kernel(1.0)) - float(DEBIASED_KERNEL_AT_ONE)) < 1e-15
+
+
+def test_numpy_loss_agrees_with_the_mpmath_route():
+    a, weights, a_star, teacher = _pair()
+    loss, _, _ = population_loss_and_gradient(a, weights, a_star, teacher)
+    with mpmath.workdps(30):
+        def kernel_sum(first_a, first, second_a, second):
+            return mpmath.fsum(x * y * population_loss.pair_kernel(u, w, population_loss.debiased_kernel)
+                               for x, u in zip(first_a, first) for y, w in zip(second_a, second))
+        reference = (kernel_sum(a, weights, a, weights) - 2 * kernel_sum(a, weights, a_star, teacher)
+                     + kernel_sum(a_star, teacher, a_star, teacher)) / 2
+    assert abs(loss - float(reference)) < 1e-12 * (1 + abs(float(reference)))
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_gradient_matches_central_differences(seed):
+    a, weights, a_star, teacher = _pair(seed)
+    _, gradient_a, gradient_w = population_loss_and_gradient(a, weights, a_star, teacher)
+    h = 1e-6
+    for j in range(len(a)):
+        step = np.zeros_like(a)
+        step[j] = h
+        numeric = (population_loss_and_gradient(a + step, weights, a_star, teacher)[0]
+                   - population_loss_and_gradient(a - step, weights, a_star, teacher)[0]) / (2 * h)
+        assert abs(numeric - gradient_a[j]) < 1e-7
+        for k in range(weights.shape[1]):
+            step_w = np.zeros_like(weights)
+            step_w[j, k] = h
+            numeric = (population_loss_and_gradient(a, weights + step_w, a_star, teacher)[0]
+                       - population_loss_and_gradient(a, weights - step_w, a_star, teacher)[0]) / (2 * h)
+            assert abs(numeric - gradient_w[j, k]) < 1e-7
+
+
+def test_loss_vanishes_at_the_teacher_and_sees_neurons_up_to_sign():
+    a_star, teacher = teacher_layout(3, 5)
+    assert abs(population_loss_and_gradient(a_star, teacher, a_star, teacher)[0]) < 1e-15
+    flipped = teacher * np.array([[-1.0], [1.0], [-1.0]])
+    assert abs(population_loss_and_gradient(a_star, flipped, a_star, teacher)[0]) < 1e-15
+
+
+def test_recovery_metrics_on_a_split_and_flipped_teacher():
+    a_star, teacher = teacher_layout(2, 4)
+    weights = np.vstack([teacher[0], -teacher[0], teacher[1], [0, 0, 0.1, 0]])
+    a = np.array([0.5 * a_star[0], 0.5 * a_star[0], a_star[1], 0.1])
+    mass, far, angular = recovery_metrics(a, weights, a_star, teacher, near_angle=0.3)
+    np.testing.assert_allclose(mass, a_star)
+    assert far == pytest.approx(0.01) and angular == pytest.approx(0.01 * (np.pi / 2) ** 2)
+    mass_signed, far_signed, _ = recovery_metrics(a, weights, a_star, teacher, near_angle=0.3, up_to_sign=False)
+    assert mass_signed[0] == pytest.approx(0.5 * a_star[0]) and far_signed > far
+
+
+def test_staged_run_reaches_the_derived_optimum():
+    """At each stage the mass deficit is lambda / kappa^(1) and far neurons die (the derived exact form)."""
+    a_star, teacher = teacher_layout(2, 4)
+    a, weights = local_start(a_star, teacher, students_per_teacher=3, far_neurons=2, start_angle=0.2,
+                             rng=np.random.default_rng(5))
+    records = run_stages(a, weights, a_star, teacher, regularization=0.02, stages=2, steps=3000, step_size=0.5,
+                         near_angle=0.3, up_to_sign=True)
+    for record in records:
+        np.testing.assert_allclose((a_star - record.mass) / record.regularization,
+                                   1 / float(DEBIASED_KERNEL_AT_ONE), rtol=1e-8)
+        assert record.far_mass < 1e-12 and record.angular_error < 1e-12
