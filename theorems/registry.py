@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from theorems import (balanced_collapse, balancedness, balancedness_identity, cohesion_separability,
+from theorems import (alignment_geometry, alignment_time_flat, balanced_collapse, conservation_law, escape_time,
+                      peak_alignment, balancedness, balancedness_identity, cohesion_separability,
                       collapse_training, dual_kernel, elasticity_polynomial, elasticity_reference,
                       head_conditioning, local_recovery, mixture_spike, nc1_bound, nc2_bracket, nc3_bound,
                       population_loss, pseudo_inverse_features, spike_alignment, spike_count, spike_decomposition,
@@ -34,7 +35,7 @@ def all_theorems() -> list[Theorem]:
     return [_THEOREMS[key] for key in sorted(_THEOREMS)]
 
 
-for _module in (dual_kernel, spike_decomposition, spike_strength, spike_alignment, spike_outlier, population_loss, mixture_spike, spike_count,
+for _module in (alignment_geometry, alignment_time_flat, conservation_law, escape_time, peak_alignment, dual_kernel, spike_decomposition, spike_strength, spike_alignment, spike_outlier, population_loss, mixture_spike, spike_count,
                 elasticity_reference, elasticity_polynomial, cohesion_separability, local_recovery,
                 balancedness_identity, balancedness, stationary_balanced, nc1_bound, pseudo_inverse_features, nc2_bracket,
                 nc3_bound, head_conditioning, balanced_collapse, collapse_training):

@@ -1,0 +1,320 @@
+"""Observing the early-alignment family: gradient flow of a two-layer ReLU network from a small balanced start.
+
+The data and W0 are deterministic functions of the parameters (`theorems.alignment`): the paper states its
+results for a deterministic start. So every observation here is an `Exact` value, with one exception: the
+Hypothesis searches over pointwise lemmas, which are seeded. Tolerances are stated where they are set:
+- solver tolerance, for quantities conserved along a run;
+- the time grid's spacing, for event times;
+- round-off, for pointwise identities.
+Runs are cached per setting, so the predictions of one check share them.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+
+import numpy as np
+
+from checkers.check import Budget, Checker, Exact
+from checkers.simulate.gradient_flow import (balanced_start, cartesian_flow, loss_gradients, polar_flow)
+from theorems import alignment_geometry, alignment_time_flat, conservation_law, escape_time, peak_alignment
+from theorems.alignment import instance_data
+from theorems.conservation_law import conservation_defects
+from theorems.errors import NumericalError
+from theorems.statement import Instance
+
+RTOL = 1e-10
+
+
+def _solve(function, *arguments, **options):
+    try:
+        return function(*arguments, **options)
+    except FloatingPointError as error:
+        raise NumericalError(str(error)) from None
+
+
+# --- conservation-law ----------------------------------------------------------------------------
+
+def _balanced_weights(instance: Instance):
+    x, y, directions, signs = instance_data(instance)
+    epsilon = math.exp(float(instance["log_epsilon"]))
+    weights = epsilon * directions
+    return x, y, weights, signs * np.linalg.norm(weights, axis=1)
+
+
+def observe_conservation(instance: Instance, prediction: str, budget: Budget, seed: np.random.SeedSequence):
+    sigma = instance["activation"]
+    if prediction == "homogeneity":
+        defects = conservation_defects(sigma)
+        return Exact(len(defects), 0.0, "sympy expansion on every activation pattern (3 samples, D = 3)"
+                     + (f"; e.g. {str(defects[0])[:120]}" if defects else ""))
+    x, y, weights, output_weights = _balanced_weights(instance)
+    activation = None if sigma.name == "relu" else sigma
+    loss = instance["loss"]
+    if prediction == "flow-drift":
+        times = np.linspace(0.0, 5.0, 501)
+        run = _solve(cartesian_flow, x, y, weights, output_weights, loss, times, activation=activation, rtol=RTOL)
+        balance = run.output_weights**2 - np.sum(run.weights**2, axis=-1)
+        scale = np.max(run.output_weights**2 + np.sum(run.weights**2, axis=-1), axis=0)
+        drift = float(np.max(np.abs(balance - balance[0]) / scale))
+        return Exact(drift, 100 * RTOL, f"Cartesian DOP853 to t = 5, rtol {RTOL:g}; tolerance 100 rtol")
+    eta = float(instance["step_size"])
+    power = float(instance.constant("step_power"))
+    w, v = weights.copy(), output_weights.copy()
+    worst, tolerance = 0.0, 0.0
+    for _ in range(200 * 2 ** (budget.level // 2)):
+        gradient_w, gradient_v = loss_gradients(x, y, w, v, loss, activation)
+        before = v**2 - np.sum(w**2, axis=1)
+        w, v = w - eta * gradient_w, v - eta * gradient_v
+        change = v**2 - np.sum(w**2, axis=1) - before
+        claimed = eta**power * (gradient_v**2 - np.sum(gradient_w**2, axis=1))
+        scale = max(float(np.max(np.abs(eta**2 * (gradient_v**2 - np.sum(gradient_w**2, axis=1))))), 1e-300)
+        worst = max(worst, float(np.max(np.abs(change - claimed))) / scale)
+        # the change is a difference of O(v^2 + ||w||^2) numbers: its round-off, relative to the scale
+        tolerance = max(tolerance, 64 * np.finfo(float).eps * float(np.max(v**2 + np.sum(w**2, axis=1))) / scale)
+    return Exact(worst, tolerance, f"GD with eta = {eta:g}; round-off of the change relative to eta^2 |g_v^2 - ||g_w||^2|")
+
+
+CHECKERS = [
+    Checker(conservation_law.THEOREM, observe_conservation, shared_draws=True),
+]
+
+
+# --- alignment-geometry (Hypothesis) ----------------------------------------------------------
+
+GEOMETRY_TOLERANCE = 1e-12
+BASE_EXAMPLES = 100
+
+
+def cone_data(settings: dict):
+    """(x, y) from a search setting: "random" (points around a random unit centre, spread and norms from the
+    setting, random labels), "simplex" (equal norms, all pairwise signed cosines equal to `cosine`) or "single"."""
+    rng = np.random.default_rng(settings["seed"])
+    points, dimension = settings["points"], settings["dimension"]
+    if settings["layout"] == "single":
+        z = rng.standard_normal((1, dimension)) * settings["norm_high"]
+    elif settings["layout"] == "simplex":
+        dimension = points + 1
+        z = np.sqrt(1 - settings["cosine"]) * np.eye(dimension)[1:points + 1]
+        z[:, 0] = np.sqrt(settings["cosine"])
+    else:
+        centre = rng.standard_normal(dimension)
+        z = centre / np.linalg.norm(centre) + settings["spread"] * rng.standard_normal((points, dimension))
+        z /= np.linalg.norm(z, axis=1)[:, None]
+        z *= rng.uniform(settings["norm_low"], settings["norm_high"], size=points)[:, None]
+    y = rng.choice([-1.0, 1.0], size=len(z))
+    return z * y[:, None], y
+
+
+def geometry_settings(max_points: int, max_dimension: int):
+    from hypothesis import strategies as st
+    return st.fixed_dictionaries({
+        "seed": st.integers(0, 2**32 - 1),
+        "layout": st.sampled_from(["random", "random", "simplex", "single"]),
+        "points": st.integers(1, max_points),
+        "dimension": st.integers(2, max_dimension),
+        "spread": st.floats(0.0, 0.8),
+        "norm_low": st.floats(0.1, 1.0),
+        "norm_high": st.floats(1.0, 3.0),
+        "cosine": st.floats(0.01, 0.99),
+        "sparsity": st.floats(0.0, 0.9),
+    })
+
+
+def _geometry_margin(instance: Instance, prediction: str, settings: dict) -> float:
+    from theorems.alignment import orthogonal_separability, signed_activated_sum
+    x, y = cone_data(settings)
+    mu = orthogonal_separability(x, y)
+    if mu <= 0:
+        return float("inf")  # outside Assumption 1: nothing claimed
+    rng = np.random.default_rng(settings["seed"] + 1)
+    z = x * y[:, None]
+    if prediction == "lemma-5":
+        power = float(instance.constant("cone_power"))
+        weights = rng.exponential(size=(2, len(z))) * (rng.uniform(size=(2, len(z))) >= settings["sparsity"])
+        weights[:, rng.integers(len(z), size=2)] += 1e-3  # never the zero vector
+        first, second = weights @ z
+        cosine = first @ second / (np.linalg.norm(first) * np.linalg.norm(second))
+        pairwise = z @ z.T / np.outer(np.linalg.norm(z, axis=1), np.linalg.norm(z, axis=1))
+        extreme = np.min(pairwise)  # the pair that defines mu: Lemma 5's tight case
+        return float(min(cosine, extreme) - mu**power)
+    power, scale = float(instance.constant("mu_power")), float(instance.constant("bound_scale"))
+    x_min = float(np.min(np.linalg.norm(x, axis=1)))
+    candidates = [rng.standard_normal(x.shape[1]) for _ in range(4)] + [z.sum(axis=0), z[np.argmin(
+        np.linalg.norm(z, axis=1))]]
+    margins = []
+    for w in candidates:
+        activated, count = signed_activated_sum(w, x, y)
+        if count:
+            margins.append(np.linalg.norm(activated) / (mu**power * count * x_min) - scale)
+    return float(min(margins, default=float("inf")))
+
+
+GEOMETRY_EXPLICIT = (
+    dict(seed=0, layout="single", points=1, dimension=3, spread=0.0, norm_low=1.0, norm_high=1.0, cosine=0.5,
+         sparsity=0.0),
+    dict(seed=1, layout="simplex", points=10, dimension=11, spread=0.0, norm_low=1.0, norm_high=1.0, cosine=0.25,
+         sparsity=0.0),
+    dict(seed=2, layout="random", points=6, dimension=4, spread=0.3, norm_low=0.5, norm_high=1.5, cosine=0.5,
+         sparsity=0.5),
+)
+
+
+def observe_geometry(instance: Instance, prediction: str, budget: Budget, seed: np.random.SeedSequence):
+    from checkers.search import search_counterexample
+    strategy = geometry_settings(instance["max_points"], instance["max_dimension"])
+    explicit = [dict(e, points=min(e["points"], instance["max_points"])) for e in GEOMETRY_EXPLICIT]
+    result = search_counterexample(lambda settings: _geometry_margin(instance, prediction, settings), strategy,
+                                   max_examples=budget.scaled(BASE_EXAMPLES), seed=int(seed.generate_state(1)[0]),
+                                   explicit=explicit, tolerance=GEOMETRY_TOLERANCE)
+    return Exact(result.smallest_margin, GEOMETRY_TOLERANCE,
+                 f"Hypothesis search over {result.examples} data sets; smallest margin at {result.example}")
+
+
+CHECKERS.append(Checker(alignment_geometry.THEOREM, observe_geometry))
+
+
+# --- trajectories of the polar form ------------------------------------------------------------
+
+def _data_key(instance: Instance) -> tuple:
+    return tuple(int(instance[name]) for name in ("per_class", "dimension", "width", "configuration"))
+
+
+def _data(key: tuple):
+    from theorems.alignment import initial_directions, reference_data
+    per_class, dimension, width, configuration = key
+    x, y = reference_data(per_class, dimension, configuration)
+    directions, signs = initial_directions(width, dimension, configuration)
+    return x, y, directions, signs
+
+
+@functools.lru_cache(maxsize=32)
+def polar_run(key: tuple, log_epsilon: float, loss: str, times: tuple, rtol: float = 1e-11):
+    """The polar-form flow for the data of `key` from epsilon = e^log_epsilon, on `times` (cached)."""
+    x, y, directions, signs = _data(key)
+    u, r, s = balanced_start(directions, signs, log_epsilon)
+    return _solve(polar_flow, x, y, u, r, s, loss, np.array(times), rtol=rtol, atol=rtol * 1e-2)
+
+
+def _class_norms(x, y):
+    from theorems.alignment import class_directions
+    positive, negative = class_directions(x, y)
+    return float(np.linalg.norm(positive)), float(np.linalg.norm(negative))
+
+
+def _slope_with_convergence(abscissae, values) -> tuple[float, float]:
+    """(least-squares slope over all points, |that - the slope without the first point|): the second is how far
+    the finite-size points still pull the slope."""
+    slope = float(np.polyfit(abscissae, values, 1)[0])
+    return slope, abs(slope - float(np.polyfit(abscissae[1:], values[1:], 1)[0]))
+
+
+def half_time(times, losses) -> float:
+    """The first time the summed loss falls to half its initial value (linear interpolation on the grid)."""
+    below = np.nonzero(losses <= losses[0] / 2)[0]
+    if not len(below) or below[0] == 0:
+        raise NumericalError("the loss did not halve within the run")
+    k = below[0]
+    fraction = (losses[k - 1] - losses[0] / 2) / (losses[k - 1] - losses[k])
+    return float(times[k - 1] + fraction * (times[k] - times[k - 1]))
+
+
+def observe_escape(instance: Instance, prediction: str, budget: Budget, seed: np.random.SeedSequence):
+    from theorems.escape_time import LOG_EPSILONS
+    key, loss = _data_key(instance), instance["loss"]
+    x, y, _, _ = _data(key)
+    positive_norm, negative_norm = _class_norms(x, y)
+    norm, rows = (positive_norm, y > 0) if prediction == "positive-class" else (negative_norm, y < 0)
+    points = 20000 * 2 ** (budget.level // 2)
+    halves, spacing = [], 0.0
+    for log_epsilon in LOG_EPSILONS:
+        end = -log_epsilon / min(positive_norm, negative_norm) + 5.0
+        times = np.linspace(0.0, end, points + 1)
+        run = polar_run(key, log_epsilon, loss, tuple(times))
+        halves.append(half_time(run.times, run.losses(x, y, loss)[:, rows].sum(axis=1)))
+        spacing = max(spacing, end / points)
+    logs = -np.array(LOG_EPSILONS)
+    slope, pull = _slope_with_convergence(logs, np.array(halves))
+    tolerance = (pull + spacing / (logs[-1] - logs[0])) * norm
+    return Exact(slope * norm, tolerance, f"polar flow at log epsilon {LOG_EPSILONS}; t_half = "
+                 + ", ".join(f"{t:.4f}" for t in halves) + f"; ||x|| = {norm:.5g}")
+
+
+def empirical_alignment_time(times, directions, signs, x, y) -> float:
+    """The first grid time after which every V+ neuron stays in S+ u S_dead and every V- neuron in S- u S_dead."""
+    from theorems.alignment import region_codes
+    codes = region_codes(directions, x, y)
+    aligned = np.all(np.where(signs > 0, (codes == 1) | (codes == 0), (codes == -1) | (codes == 0)), axis=1)
+    bad = np.nonzero(~aligned)[0]
+    if not len(bad):
+        return 0.0
+    if bad[-1] == len(times) - 1:
+        raise NumericalError("the neurons were not aligned by the end of the run")
+    return float(times[bad[-1] + 1])
+
+
+def observe_flat(instance: Instance, prediction: str, budget: Budget, seed: np.random.SeedSequence):
+    from theorems.alignment_time_flat import LOG_EPSILONS
+    key, loss = _data_key(instance), instance["loss"]
+    x, y, _, signs = _data(key)
+    spacing = 5e-4 / 2 ** (budget.level // 2)
+    times = np.arange(0.0, 4.0 + spacing / 2, spacing)
+    alignment_times = [empirical_alignment_time(times, polar_run(key, e, loss, tuple(times)).directions, signs, x, y)
+                       for e in LOG_EPSILONS]
+    logs = -np.array(LOG_EPSILONS)
+    slope = float(np.polyfit(logs, alignment_times, 1)[0])
+    return Exact(slope, 2 * spacing / (logs[-1] - logs[0]), f"polar flow at log epsilon {LOG_EPSILONS}; t1 = "
+                 + ", ".join(f"{t:.4f}" for t in alignment_times) + f" (grid {spacing:g})")
+
+
+def peak_gap(key: tuple, log_epsilon: float, loss: str, points: int) -> tuple[float, float]:
+    """(1 - max_t min_{j in V+ ending in S+} cos(w_j, x+), its refinement error): on a coarse grid to the end
+    of the escape, then on a fine grid around the coarse peak."""
+    from theorems.alignment import class_directions, region_codes
+    x, y, _, signs = _data(key)
+    positive, _ = class_directions(x, y)
+    unit = positive / np.linalg.norm(positive)
+    end = -log_epsilon / np.linalg.norm(positive) + 3.0
+
+    def gaps(times):
+        run = polar_run(key, log_epsilon, loss, tuple(times), rtol=1e-12)
+        chosen = (signs > 0) & (region_codes(run.directions[-1], x, y) == 1)
+        if not np.any(chosen):
+            raise NumericalError("no V+ neuron ends in S+")
+        return 1 - np.min(run.directions[:, chosen] @ unit, axis=1)
+
+    coarse = np.linspace(0.0, end, points + 1)
+    k = int(np.argmin(gaps(coarse)))
+    fine = np.linspace(coarse[max(k - 1, 0)], coarse[min(k + 1, points)], points + 1)
+    fine_gaps = gaps(np.concatenate([[0.0], fine]))[1:]
+    best = float(np.min(fine_gaps))
+    # between fine grid points the gap is quadratic: its minimum moves by at most the local second difference
+    j = int(np.argmin(fine_gaps))
+    curvature = abs(fine_gaps[max(j - 1, 0)] - 2 * fine_gaps[j] + fine_gaps[min(j + 1, points)])
+    return best, float(curvature)
+
+
+def observe_peak(instance: Instance, prediction: str, budget: Budget, seed: np.random.SeedSequence):
+    from theorems.peak_alignment import LOG_EPSILONS
+    key, loss = _data_key(instance), instance["loss"]
+    points = 2000 * 2 ** (budget.level // 2)
+    results = [peak_gap(key, e, loss, points) for e in LOG_EPSILONS]
+    gaps = np.array([gap for gap, _ in results])
+    if np.any(gaps <= 0):
+        raise NumericalError("the gap reached round-off: use larger epsilons")
+    logs = np.array(LOG_EPSILONS)
+    # local exponents between neighbouring epsilons converge (from above) as epsilon -> 0: the last is the
+    # observation, and its change from the one before bounds what is left (the changes shrink geometrically)
+    local = np.diff(np.log(gaps)) / np.diff(logs)
+    refinement = 2 * max(error / gap for gap, error in results) / float(np.min(np.diff(logs)))
+    return Exact(float(local[-1]), float(abs(local[-1] - local[-2])) + refinement,
+                 f"polar flow at log epsilon {LOG_EPSILONS}, rtol 1e-12; gaps " + ", ".join(f"{g:.3e}" for g in gaps)
+                 + "; local exponents " + ", ".join(f"{e:.4f}" for e in local))
+
+
+CHECKERS += [
+    Checker(escape_time.THEOREM, observe_escape, shared_draws=True),
+    Checker(alignment_time_flat.THEOREM, observe_flat),
+    Checker(peak_alignment.THEOREM, observe_peak),
+]
