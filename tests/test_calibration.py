@@ -16,7 +16,8 @@ SEEDS = {"balancedness-recurrence": 200, "balancedness-identity": 200, "stationa
          "nc1-bound": 50, "pseudo-inverse-features": 50, "nc2-bracket": 50, "nc3-bound": 50, "head-conditioning": 50,
          "collapse-training": 5, "balanced-collapse": 20, "dual-kernel": 200, "population-loss": 200, "spike-alignment": 200, "spike-strength": 100, "spike-outlier": 30,
          "spike-decomposition": 40, "mixture-spike": 30, "spike-count": 20, "elasticity-reference": 50,
-         "elasticity-polynomial": 20, "cohesion-separability": 20, "local-recovery": 20}
+         "elasticity-polynomial": 20, "cohesion-separability": 20, "local-recovery": 20,
+         "alignment-geometry": 50, "directional-dynamics": 50}
 
 
 @pytest.mark.slow

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-from theorems import (alignment_geometry, alignment_time_flat, balanced_collapse, conservation_law, escape_time,
-                      peak_alignment, balancedness, balancedness_identity, cohesion_separability,
-                      collapse_training, dual_kernel, elasticity_polynomial, elasticity_reference,
-                      head_conditioning, local_recovery, mixture_spike, nc1_bound, nc2_bracket, nc3_bound,
-                      population_loss, pseudo_inverse_features, spike_alignment, spike_count, spike_decomposition,
-                      spike_outlier, spike_strength, stationary_balanced)
+from theorems import (activation_monotonicity, alignment_geometry, alignment_time_flat, balanced_collapse,
+                      balancedness, balancedness_identity, cohesion_separability, collapse_training,
+                      conservation_law, directional_dynamics, dual_kernel, early_alignment, elasticity_polynomial,
+                      elasticity_reference,
+                      escape_time, head_conditioning, local_recovery, mixture_spike, nc1_bound, nc2_bracket,
+                      nc3_bound, orthogonal_frozen, peak_alignment, population_loss, pseudo_inverse_features,
+                      spike_alignment, spike_count, spike_decomposition, spike_outlier, spike_strength,
+                      stationary_balanced)
 from theorems.errors import InvalidInput, UnknownName
 from theorems.statement import Theorem
 
@@ -35,8 +37,12 @@ def all_theorems() -> list[Theorem]:
     return [_THEOREMS[key] for key in sorted(_THEOREMS)]
 
 
-for _module in (alignment_geometry, alignment_time_flat, conservation_law, escape_time, peak_alignment, dual_kernel, spike_decomposition, spike_strength, spike_alignment, spike_outlier, population_loss, mixture_spike, spike_count,
+for _module in (dual_kernel, population_loss,
+                spike_decomposition, spike_strength, spike_alignment, spike_outlier, mixture_spike, spike_count,
                 elasticity_reference, elasticity_polynomial, cohesion_separability, local_recovery,
-                balancedness_identity, balancedness, stationary_balanced, nc1_bound, pseudo_inverse_features, nc2_bracket,
-                nc3_bound, head_conditioning, balanced_collapse, collapse_training):
+                balancedness_identity, balancedness, stationary_balanced, nc1_bound, pseudo_inverse_features,
+                nc2_bracket, nc3_bound, head_conditioning, balanced_collapse, collapse_training,
+                conservation_law, alignment_geometry, directional_dynamics, activation_monotonicity, early_alignment,
+                alignment_time_flat,
+                escape_time, peak_alignment, orthogonal_frozen):
     register(_module.THEOREM)

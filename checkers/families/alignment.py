@@ -18,7 +18,8 @@ import numpy as np
 
 from checkers.check import Budget, Checker, Exact
 from checkers.simulate.gradient_flow import (balanced_start, cartesian_flow, loss_gradients, polar_flow)
-from theorems import alignment_geometry, alignment_time_flat, conservation_law, escape_time, peak_alignment
+from theorems import (activation_monotonicity, alignment_geometry, alignment_time_flat, conservation_law, early_alignment,
+                      directional_dynamics, escape_time, orthogonal_frozen, peak_alignment)
 from theorems.alignment import instance_data
 from theorems.conservation_law import conservation_defects
 from theorems.errors import NumericalError
@@ -178,13 +179,18 @@ CHECKERS.append(Checker(alignment_geometry.THEOREM, observe_geometry))
 # --- trajectories of the polar form ------------------------------------------------------------
 
 def _data_key(instance: Instance) -> tuple:
-    return tuple(int(instance[name]) for name in ("per_class", "dimension", "width", "configuration"))
+    kind = instance["data"] if "data" in instance.parameters else "reference"
+    return (kind, *(int(instance[name]) for name in ("per_class", "dimension", "width", "configuration")))
 
 
 def _data(key: tuple):
-    from theorems.alignment import initial_directions, reference_data
-    per_class, dimension, width, configuration = key
-    x, y = reference_data(per_class, dimension, configuration)
+    """(x, y, W0, s) for a data key (kind, per_class, dimension, width, configuration)."""
+    from theorems.alignment import initial_directions, orthogonal_data, reference_data
+    kind, per_class, dimension, width, configuration = key
+    if kind == "orthogonal":
+        x, y = orthogonal_data(per_class, dimension)
+    else:
+        x, y = reference_data(per_class, dimension, configuration)
     directions, signs = initial_directions(width, dimension, configuration)
     return x, y, directions, signs
 
@@ -318,3 +324,215 @@ CHECKERS += [
     Checker(alignment_time_flat.THEOREM, observe_flat),
     Checker(peak_alignment.THEOREM, observe_peak),
 ]
+
+
+# --- activation-monotonicity, early-alignment, orthogonal-frozen ---------------------------------
+
+def _fine_then_geometric(dense_end: float, end: float, dense_points: int, extra=()) -> tuple:
+    times = np.concatenate([np.linspace(0.0, dense_end, dense_points + 1), np.geomspace(dense_end * 1.001, end, 4000),
+                            np.asarray(extra, dtype=float)])
+    return tuple(np.unique(times))
+
+
+def _escape_end(x, y, log_epsilon: float, margin: float) -> float:
+    return -log_epsilon / min(_class_norms(x, y)) + margin
+
+
+def switch_counts(patterns, signs, y, times, until: float, own_class_gains_allowed: bool) -> int:
+    """Activation switches against (7)/(8) on the grid up to `until`: a neuron losing a point of its own class
+    (y_i s_j > 0) or gaining one of the other class; optionally also gaining one of its own class."""
+    stop = int(np.searchsorted(times, until, side="right"))
+    before, after = patterns[: stop - 1], patterns[1:stop]
+    own = (y[None, :] * signs[:, None]) > 0  # (h, n)
+    lost_own = before & ~after & own
+    gained_other = ~before & after & ~own
+    count = int(lost_own.sum() + gained_other.sum())
+    if not own_class_gains_allowed:
+        count += int((~before & after & own).sum())
+    return count
+
+
+def observe_monotonicity(instance: Instance, prediction: str, budget: Budget, seed: np.random.SeedSequence):
+    from theorems.alignment import activation_pattern, region_codes
+    key, loss, log_epsilon = _data_key(instance), instance["loss"], float(instance["log_epsilon"])
+    x, y, directions, signs = _data(key)
+    window = float(instance.constant("window"))
+    times = _fine_then_geometric(max(4.0, window), _escape_end(x, y, log_epsilon, 10.0), 8000 * 2 ** (budget.level // 2))
+    run = polar_run(key, log_epsilon, loss, times)
+    if prediction == "keeps-own-class":
+        patterns = activation_pattern(run.directions, x)
+        count = switch_counts(patterns, signs, y, run.times, window, instance.definition("own_class_gains_allowed"))
+        return Exact(count, 0.0, f"polar flow, log epsilon {log_epsilon:g}, {len(times)} grid times; "
+                     f"switches counted for t <= T = {window:.4g}")
+    codes = region_codes(run.directions, x, y)
+    start = 0 if instance.definition("trapped_from") == "start" else int(np.searchsorted(
+        run.times, empirical_alignment_time(run.times, run.directions, signs, x, y)))
+    changes = int(np.sum(codes[start + 1:] != codes[start:-1]))
+    return Exact(changes, 0.0, f"polar flow, log epsilon {log_epsilon:g}, to t = {run.times[-1]:.4g} (through fitting); "
+                 f"region changes counted from t = {run.times[start]:.4g}")
+
+
+def _log_domain_weights(run):
+    """W(t) / e^(max_j r_j(t)) and that max: the scale-free weights (e^r underflows at tiny epsilon)."""
+    top = np.max(run.log_norms, axis=1)
+    return run.directions * np.exp(run.log_norms - top[:, None])[..., None], top
+
+
+def observe_early_alignment(instance: Instance, prediction: str, budget: Budget, seed: np.random.SeedSequence):
+    from theorems.alignment import loss_values, region_codes
+    from theorems.early_alignment import constants_of
+    key, loss, log_epsilon = _data_key(instance), instance["loss"], float(instance["log_epsilon"])
+    x, y, directions, signs = _data(key)
+    constants = constants_of(instance)
+    t1_bound = constants["t1_bound"] * float(instance.constant("t1_scale"))
+    times = _fine_then_geometric(4.0, _escape_end(x, y, log_epsilon, 40.0), 8000 * 2 ** (budget.level // 2),
+                                 extra=(t1_bound, constants["t1_bound"]))
+    run = polar_run(key, log_epsilon, loss, times)
+    codes = region_codes(run.directions, x, y)
+    aligned_at = empirical_alignment_time(run.times, run.directions, signs, x, y)
+    method = f"polar flow from log epsilon {log_epsilon:g} to t = {run.times[-1]:.5g}; empirical t1 = {aligned_at:.4g}, " \
+             f"the theorem's t1 = {constants['t1_bound']:.5g}"
+    if prediction == "aligned-by-t1":
+        at = codes[int(np.searchsorted(run.times, t1_bound))]
+        own = np.where(signs > 0, 1, -1)
+        allowed = (at == own) | ((at == 0) & instance.definition("dead_allowed"))
+        activated_own = np.any((directions @ x.T > 0) & ((y[None, :] * signs[:, None]) > 0), axis=1)
+        count = int(np.sum(~allowed) + np.sum(activated_own & (at != own)))
+        return Exact(count, 0.0, method + f"; regions at t1: {at.tolist()}, signs {signs.astype(int).tolist()}")
+    if prediction == "alignment-time":
+        return Exact(1 - aligned_at / t1_bound, 1e-12, method)
+    if prediction == "stable-rank":
+        scaled, top = _log_domain_weights(run)
+        singular = np.linalg.svd(scaled, compute_uv=False)
+        frobenius, operator = np.sum(singular**2, axis=1), singular[:, 0] ** 2
+        extra = 4 * math.sqrt(len(signs)) * np.exp(2 * (log_epsilon - top)) * constants["w_max"] ** 2
+        after = run.times >= aligned_at
+        margins = (float(instance.constant("rank_limit")) * operator + extra - frobenius) / frobenius
+        return Exact(float(np.min(margins[after])), 1e-12,
+                     method + f"; stable rank at most {np.max((frobenius / operator)[after]):.4f} after t1")
+    losses = loss_values(loss, y[None, :], run.outputs(x)).sum(axis=1)
+    sub_outputs = {}
+    for sign in (1, -1):
+        chosen = (codes == sign)[..., None]
+        outputs = np.einsum("thn,th->tn", np.maximum(run.weights @ x.T, 0.0) * chosen, run.output_weights)
+        rows = outputs[:, (y > 0) if sign > 0 else (y < 0)]
+        crossed = np.nonzero(np.max(np.abs(rows), axis=1) > 0.25)[0]
+        if not len(crossed):
+            raise NumericalError(f"the S{'+' if sign > 0 else '-'} sub-network never reached 1/4 within the run")
+        sub_outputs[sign] = crossed[0]
+    start = max(sub_outputs.values())
+    alpha = constants["alpha"] * float(instance.constant("alpha_scale"))
+    elapsed = run.times[start:] - run.times[start]
+    bound = losses[start] / (losses[start] * alpha * elapsed + 1)
+    return Exact(float(np.min(bound / losses[start:]) - 1), 1e-9,
+                 method + f"; t2 = {run.times[start]:.6g}, L(t2) = {losses[start]:.4g}, L(end) = {losses[-1]:.3g}")
+
+
+def observe_orthogonal(instance: Instance, prediction: str, budget: Budget, seed: np.random.SeedSequence):
+    from theorems.alignment import activation_pattern
+    key, loss, log_epsilon = _data_key(instance), instance["loss"], float(instance["log_epsilon"])
+    x, y, _, _ = _data(key)
+    points = 4000 * 2 ** (budget.level // 2)
+    times = tuple(np.linspace(0.0, _escape_end(x, y, log_epsilon, 15.0), points + 1))
+    run = polar_run(key, log_epsilon, loss, times)
+    patterns = activation_pattern(run.directions, x)
+    method = f"polar flow, {instance['data']} data, log epsilon {log_epsilon:g}, to t = {times[-1]:.4g}"
+    if prediction == "no-activation-gained":
+        gained = int(np.sum(~patterns[:-1] & patterns[1:]))
+        lost = int(np.sum(patterns[:-1] & ~patterns[1:]))
+        count = gained + (lost if instance.definition("count_switches_off") else 0)
+        return Exact(count, 0.0, method + f"; {gained} switches on, {lost} off")
+    products = run.weights @ x.T  # (T, h, n)
+    scale = np.max(np.linalg.norm(run.weights, axis=2), axis=0)[:, None] * np.linalg.norm(x, axis=1)[None, :]
+    inactive = ~patterns
+    # a stretch of inactivity starts where the indicator is off and was on (or at t = 0)
+    starts = inactive & np.concatenate([np.ones_like(inactive[:1]), ~inactive[:-1]], axis=0)
+    anchor = np.where(starts, products, np.nan)
+    for k in range(1, len(anchor)):  # carry the value at the start of each stretch forward (times only)
+        anchor[k] = np.where(inactive[k] & ~starts[k], anchor[k - 1], anchor[k])
+    change = np.where(inactive, np.abs(products - anchor), 0.0) / scale[None]
+    return Exact(float(np.nanmax(change)), 1e-8, method + "; tolerance 1e-8 (solver, rtol 1e-11)")
+
+
+CHECKERS += [
+    Checker(activation_monotonicity.THEOREM, observe_monotonicity, shared_draws=True),
+    Checker(early_alignment.THEOREM, observe_early_alignment, shared_draws=True),
+    Checker(orthogonal_frozen.THEOREM, observe_orthogonal, shared_draws=True),
+]
+
+
+# --- directional-dynamics --------------------------------------------------------------------------
+
+def direction_errors(x, y, directions, log_norms, signs, loss: str):
+    """(per-neuron ||d/dt w^_j - s_j P x_a(w_j)||, max_i |f(x_i)|) at one balanced state (polar coordinates)."""
+    from theorems.alignment import negative_loss_derivative
+    pre = x @ directions.T
+    active = pre > 0
+    f = np.maximum(pre, 0.0) @ (signs * np.exp(2 * log_norms))
+    g = negative_loss_derivative(loss, y, f)
+    exact, approximate = active.T @ (g[:, None] * x), active.T @ (y[:, None] * x)
+    difference = exact - approximate
+    projected = difference - np.sum(difference * directions, axis=1)[:, None] * directions
+    return np.linalg.norm(projected, axis=1), float(np.max(np.abs(f)))
+
+
+def _lemma4_margin(instance: Instance, settings: dict) -> float:
+    from theorems.alignment import orthogonal_separability
+    x, y = cone_data(settings)
+    if orthogonal_separability(x, y) <= 0:
+        return float("inf")
+    rng = np.random.default_rng(settings["seed"] + 2)
+    width = 1 + settings["points"] % 5
+    directions = rng.standard_normal((width, x.shape[1]))
+    norms = np.linalg.norm(directions, axis=1)
+    log_norms = np.log(norms) + settings["log_scale"]
+    errors, largest = direction_errors(x, y, directions / norms[:, None], log_norms, rng.choice([-1.0, 1.0], width),
+                                       instance["loss"])
+    if largest > 1 or largest == 0:
+        return float("inf")
+    x_max = float(np.max(np.linalg.norm(x, axis=1)))
+    return float(1 - np.max(errors) / (float(instance.constant("lemma4_constant")) * len(y) * x_max * largest))
+
+
+def observe_directional(instance: Instance, prediction: str, budget: Budget, seed: np.random.SeedSequence):
+    from hypothesis import strategies as st
+
+    from checkers.search import search_counterexample
+    from theorems.alignment import lemma3_window
+    if prediction == "lemma-4":
+        strategy = st.builds(lambda base, scale: dict(base, log_scale=scale), geometry_settings(8, 6),
+                             st.floats(-9.0, 0.5))
+        explicit = [dict(e, log_scale=-1.0) for e in GEOMETRY_EXPLICIT]
+        result = search_counterexample(lambda settings: _lemma4_margin(instance, settings), strategy,
+                                       max_examples=budget.scaled(BASE_EXAMPLES), seed=int(seed.generate_state(1)[0]),
+                                       explicit=explicit, tolerance=GEOMETRY_TOLERANCE)
+        return Exact(result.smallest_margin, GEOMETRY_TOLERANCE,
+                     f"Hypothesis search over {result.examples} states; smallest margin at {result.example}")
+    key, loss, log_epsilon = _data_key(instance), instance["loss"], float(instance["log_epsilon"])
+    x, y, directions, signs = _data(key)
+    width, n = len(signs), len(y)
+    x_max = float(np.max(np.linalg.norm(x, axis=1)))
+    w_max = float(np.max(np.linalg.norm(directions, axis=1)))
+    epsilon = math.exp(log_epsilon)
+    window = lemma3_window(x, log_epsilon, width, w_max)
+    times = tuple(np.linspace(0.0, window, 2000 * 2 ** (budget.level // 2) + 1))
+    run = polar_run(key, log_epsilon, loss, times)
+    method = f"polar flow from log epsilon {log_epsilon:g} to T = {window:.4g}"
+    if prediction == "lemma-3":
+        squared_norms = np.exp(2 * np.max(run.log_norms, axis=1))
+        outputs = np.max(np.abs(run.outputs(x)), axis=1)
+        if instance.definition("growth_allowed"):
+            norm_bound, output_bound = 2 * epsilon * w_max**2 / math.sqrt(width), 2 * epsilon * math.sqrt(width) * x_max * w_max**2
+        else:
+            norm_bound, output_bound = epsilon**2 * w_max**2, width * epsilon**2 * x_max * w_max**2
+        margin = min(float(np.min(1 - squared_norms / norm_bound)), float(np.min(1 - outputs / output_bound)))
+        return Exact(margin, 1e-9, method + f"; max ||w||^2 / bound = {np.max(squared_norms) / norm_bound:.3g}, "
+                     f"max |f| / bound = {np.max(outputs) / output_bound:.3g}")
+    bound = 4 * epsilon * n * math.sqrt(width) * x_max**2 * w_max**2
+    errors = [np.max(direction_errors(x, y, run.directions[k], run.log_norms[k], signs, loss)[0])
+              for k in range(len(run.times))]
+    scale = float(instance.constant("lemma1_scale"))
+    return Exact(float(scale - max(errors) / bound), 1e-9, method + f"; max error / bound = {max(errors) / bound:.3g}")
+
+
+CHECKERS.append(Checker(directional_dynamics.THEOREM, observe_directional, shared_draws=True))
