@@ -15,7 +15,8 @@ from pathlib import Path
 from importlib.metadata import entry_points
 
 from checkers.check import Checker
-from checkers.families import (alignment, balancedness, collapse, collapse_training, dual_kernel, elasticity, local_recovery,
+from checkers.families import (alignment, balancedness, collapse, collapse_training, dual_kernel, elasticity, equivalence,
+                               local_recovery,
                                onestep, population_loss)
 from theorems import registry as theorem_registry
 from theorems.errors import InvalidInput, UnknownName
@@ -93,5 +94,5 @@ register(dual_kernel.CHECKER)
 register(population_loss.CHECKER)
 register(local_recovery.CHECKER)
 register(collapse_training.CHECKER)
-for _checker in alignment.CHECKERS + balancedness.CHECKERS + elasticity.CHECKERS + onestep.CHECKERS + collapse.CHECKERS:
+for _checker in alignment.CHECKERS + balancedness.CHECKERS + equivalence.CHECKERS + elasticity.CHECKERS + onestep.CHECKERS + collapse.CHECKERS:
     register(_checker)

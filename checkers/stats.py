@@ -50,6 +50,25 @@ def mean_estimate(replicates: np.ndarray, *, samples_per_replicate: int = 1, met
                     float(count - 1), int(count * samples_per_replicate), method)
 
 
+def control_variate_estimate(replicates: np.ndarray, controls: np.ndarray, *, method: str = "") -> Estimate:
+    """Mean of `replicates` with regression control variates `controls` (one column each, or a vector), whose
+    exact means are 0: the mean of y_i - c_i . b, with b fitted by least squares on the same replicates. The
+    standard error is the residual one, on R - 1 - k degrees of freedom (k controls). The bias from fitting b
+    is O(1/R)."""
+    replicates = np.asarray(replicates, dtype=np.float64)
+    controls = np.asarray(controls, dtype=np.float64)
+    controls = controls[:, None] if controls.ndim == 1 else controls
+    count, number = controls.shape
+    if replicates.shape != (count,) or count < number + 3:
+        raise ValueError("need paired replicates and controls, at least k + 3 of them")
+    centred = controls - controls.mean(axis=0)
+    slope = np.linalg.lstsq(centred, replicates - replicates.mean(), rcond=None)[0]
+    adjusted = replicates - controls @ slope
+    residual = adjusted - adjusted.mean()  # the residuals about the fitted plane
+    error = math.sqrt(float(residual @ residual) / (count - 1 - number) / count)
+    return Estimate(float(adjusted.mean()), error, float(count - 1 - number), int(count), method)
+
+
 def split_false_fail_rate(total: float, parts: int) -> float:
     """Bonferroni: each of `parts` tests gets total/parts, so the family's rate is at most `total`."""
     if not 0 < total < 1:

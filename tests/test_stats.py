@@ -89,3 +89,18 @@ def test_t_test_false_fail_rate_is_as_stated():
         rejections += compare_to_target(estimate, 0.0, 0.0, false_fail_rate=rate, resolution=10).outcome == FAIL
     band = scipy.stats.binom.interval(0.999, trials, rate)
     assert band[0] <= rejections <= band[1]
+
+
+def test_control_variate_estimate_is_unbiased_and_sharper():
+    from checkers.stats import control_variate_estimate
+    rng = np.random.default_rng(0)
+    values, errors = [], []
+    for _ in range(400):
+        control = rng.standard_normal(50)
+        replicate = 2.0 + 3.0 * control + 0.1 * rng.standard_normal(50)
+        estimate = control_variate_estimate(replicate, control)
+        values.append(estimate.value)
+        errors.append(estimate.standard_error)
+    assert abs(np.mean(values) - 2.0) < 3 * np.std(values) / np.sqrt(400)
+    assert np.std(values) == pytest.approx(np.mean(errors), rel=0.15)  # the stated error is the real spread
+    assert np.mean(errors) < 0.1 * 3.0 / np.sqrt(50)  # far below the plain mean's error

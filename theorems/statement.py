@@ -37,6 +37,7 @@ PROVENANCES = {
     "paper": "as the paper states it",
     "derived": "an explicit version derived and checked for this project",
     "secondary": "known only from secondary sources, not confirmed against the paper",
+    "code": "taken from the authors' public code (the repository is named in the source)",
 }
 KINDS = ("identity", "inequality", "limit", "rate", "event")
 

@@ -1,0 +1,48 @@
+"""Ridge readouts (checkers.simulate.ridge) and the spiked-features step (checkers.simulate.spiked_features)."""
+
+import numpy as np
+import pytest
+
+from checkers.families.equivalence import expected_direction_energy
+from checkers.simulate.ridge import ridge_errors
+from checkers.simulate.spiked_features import spiked_step
+from theorems.activations import activation
+
+
+@pytest.mark.parametrize("samples, width", [(60, 20), (20, 60)])
+def test_ridge_matches_a_direct_solve_in_primal_and_dual_form(samples, width):
+    rng = np.random.default_rng(0)
+    features, labels = rng.standard_normal((samples, width)) / np.sqrt(width), rng.standard_normal(samples)
+    test_features, test_targets = rng.standard_normal((30, width)) / np.sqrt(width), rng.standard_normal(30)
+    penalties = (1e-3, 0.1, 2.0)
+    errors = ridge_errors(features, labels, test_features, test_targets, penalties)
+    for k, penalty in enumerate(penalties):
+        weights = np.linalg.solve(features.T @ features / samples + penalty / width * np.eye(width),
+                                  features.T @ labels / samples)
+        assert errors.train[k] == pytest.approx(np.mean((labels - features @ weights) ** 2), rel=1e-9)
+        assert errors.test[k] == pytest.approx(np.mean((test_targets - test_features @ weights) ** 2), rel=1e-9)
+
+
+def test_ridge_rejects_non_positive_penalties():
+    with pytest.raises(ValueError):
+        ridge_errors(np.ones((3, 2)), np.ones(3), np.ones((1, 2)), np.ones(1), (0.0,))
+
+
+def test_spiked_step_keeps_unit_rows_and_a_unit_direction():
+    step = spiked_step(50, 40, 2.0, 1.0, activation("tanh"), activation("tanh"), 0.0, np.random.default_rng(1))
+    np.testing.assert_allclose(np.linalg.norm(step.initial_weights, axis=1), 1.0)
+    assert np.linalg.norm(step.direction) == pytest.approx(1.0)
+    assert step.bulk_inflation() > 1.0
+
+
+def test_expected_direction_energy_matches_simulation():
+    """The control variate's mean is exact at finite size: check it against many draws."""
+    tanh = activation("tanh")
+    energies, projections = [], []
+    for seed in range(300):
+        step = spiked_step(30, 2, 1.0, 0.0, tanh, tanh, 0.3, np.random.default_rng(seed))
+        energies.append(step.direction_energy())
+        projections.append(step.teacher_projection())
+    energy, slope = expected_direction_energy(tanh, 0.3, 30, 30)
+    assert np.mean(energies) == pytest.approx(energy, abs=4 * np.std(energies) / np.sqrt(300))
+    assert np.mean(projections) == pytest.approx(slope, abs=4 * np.std(projections) / np.sqrt(300))
