@@ -17,7 +17,8 @@ SEEDS = {"balancedness-recurrence": 200, "balancedness-identity": 200, "stationa
          "collapse-training": 5, "balanced-collapse": 20, "dual-kernel": 200, "population-loss": 200, "spike-alignment": 200, "spike-strength": 100, "spike-outlier": 30,
          "spike-decomposition": 40, "mixture-spike": 30, "spike-count": 20, "elasticity-reference": 50,
          "elasticity-polynomial": 20, "cohesion-separability": 20, "local-recovery": 20,
-         "alignment-geometry": 50, "directional-dynamics": 50, "srf-constants": 20}
+         "alignment-geometry": 50, "directional-dynamics": 50, "srf-constants": 20,
+         "gaussian-equivalence": 20, "large-step-beats-linear": 20}
 
 
 @pytest.mark.slow

@@ -14,8 +14,8 @@ import numpy as np
 
 from checkers.check import Budget, Checker
 from checkers.simulate.spiked_features import spiked_step
-from checkers.stats import control_variate_estimate, extrapolate_limit
-from theorems import srf_constants
+from checkers.stats import control_variate_estimate, extrapolate_limit, mean_estimate
+from theorems import gaussian_equivalence, large_step, srf_constants
 from theorems.statement import Instance
 
 SPIKED_SIZES = (200, 400)
@@ -72,3 +72,104 @@ def expected_direction_energy(teacher, noise: float, dimension: int, samples: in
 
 
 CHECKERS = [Checker(srf_constants.THEOREM, observe_spiked, shared_draws=True)]
+
+
+# --- gaussian-equivalence and large-step-beats-linear ------------------------------------------
+
+EQUIVALENCE_SIZES = (48, 96)
+
+
+def _setting(instance: Instance, dimension: int, learning_rate: float):
+    from checkers.simulate.onestep import OneStepSetting
+    return OneStepSetting(samples=round(float(instance["psi1"]) * dimension), dimension=dimension,
+                          width=round(float(instance["psi2"]) * dimension), activation=instance["activation"],
+                          teacher=instance["teacher"], noise=float(instance["noise"]), learning_rate=learning_rate)
+
+
+def gaussian_equivalent_map(mu1: float, mu_star: float):
+    """H -> mu1 H + mu_star Z, Z iid N(0, 1) per entry (fresh for every sample)."""
+    return lambda pre, rng: mu1 * pre + mu_star * rng.standard_normal(pre.shape)
+
+
+def observe_equivalence(instance: Instance, prediction: str, budget: Budget, seed: np.random.SeedSequence):
+    from checkers.simulate.onestep import one_step
+    from checkers.simulate.ridge import readout
+    sigma = instance["activation"]
+    maps = {"network": lambda pre, rng: sigma(pre),
+            "equivalent": gaussian_equivalent_map(float(instance.constant("mu1")), float(instance.constant("mu_star")))}
+    base = 40 * 2 ** (budget.level // 2)
+    estimates, counts = [], []
+    for dimension, size_seed in zip(EQUIVALENCE_SIZES, seed.spawn(len(EQUIVALENCE_SIZES))):
+        differences = []
+        children = size_seed.spawn(base * EQUIVALENCE_SIZES[-1] // dimension)
+        for child in children:
+            rng = np.random.default_rng(child)
+            step = one_step(_setting(instance, dimension, float(instance["learning_rate"])), rng)
+            errors = readout(step, step.updated_weights(), maps, [float(instance["penalty"])], rng,
+                             test_samples=4 * step.setting.samples)
+            differences.append((errors["network"].test[0] - errors["equivalent"].test[0]) / errors["equivalent"].test[0])
+        estimates.append(mean_estimate(np.array(differences)))
+        counts.append(len(children))
+    return extrapolate_limit(EQUIVALENCE_SIZES, estimates, exponent=1.0, method=(
+        f"paired draws at d in {EQUIVALENCE_SIZES} ({', '.join(map(str, counts))}); "
+        + ", ".join(f"{e.value:+.4f} +- {e.standard_error:.2g}" for e in estimates) + "; extrapolated in 1/d"))
+
+
+CHECKERS.append(Checker(gaussian_equivalence.THEOREM, observe_equivalence))
+
+
+def observe_large_step(instance: Instance, prediction: str, budget: Budget, seed: np.random.SeedSequence):
+    from checkers.check import Exact
+    from theorems.large_step import smoothing_identity_residual, tau_erf, tau_numeric
+    if prediction == "smoothing-identity":
+        residual = smoothing_identity_residual(instance.definition("smoothing_variance"))
+        return Exact(0 if residual == 0 else 1, 0.0, f"sympy: residual {residual}")
+    if prediction == "erf-tau-star":
+        return Exact(tau_erf(instance.constant("kappa_star"), 30), 1e-25,
+                     f"mpmath quadrature at 30 digits, kappa = {float(instance.constant('kappa_star')):.6g}")
+    if prediction == "tanh-tau-star":
+        kappa = float(instance.constant("kappa_tanh"))
+        tau = tau_numeric(np.tanh, np.tanh, kappa)
+        z, weights = np.polynomial.hermite_e.hermegauss(100)
+        weights = weights / weights.sum()
+        beyond_linear = float(weights @ np.tanh(z) ** 2 - (weights @ (z * np.tanh(z))) ** 2)
+        return Exact(1 - 10 * tau / beyond_linear, 1e-9,
+                     f"Gauss-Hermite (100 x 100 nodes): tau({kappa:.6g}) = {tau:.5g}, ||P_>1 tanh||^2 = {beyond_linear:.5g}")
+    bound = float(instance.constant("linear_bound"))
+    draws = 24 * 2 ** (budget.level // 2)
+    key = tuple(sorted(instance.describe_parameters().items()))
+    risks = _large_step_risks(instance, key, (seed.entropy, *seed.spawn_key), draws)
+    margins = bound - risks[:, 0] if prediction == "beats-linear" else risks[:, 1] - bound
+    return mean_estimate(margins, method=f"{draws} draws at d = {int(instance['dimension'])}, eta = N^(1/2); risks "
+                         f"{risks[:, 0].mean():.4g} (network), {risks[:, 1].mean():.4g} (equivalent); linear bound {bound:.5g}")
+
+
+_RISKS: dict = {}
+
+
+def _large_step_risks(instance: Instance, key: tuple, entropy: tuple, draws: int) -> np.ndarray:
+    """(network, Gaussian-equivalent) test risks per draw at eta = N^(1/2); cached so that both predictions of a
+    check read the same draws."""
+    from checkers.simulate.onestep import one_step
+    from checkers.simulate.ridge import readout
+    from theorems.hermite import hermite_coefficients, mu_star_squared
+    if (key, entropy, draws) in _RISKS:
+        return _RISKS[key, entropy, draws]
+    dimension, sigma = int(instance["dimension"]), instance["activation"]
+    mu1 = float(hermite_coefficients(sigma, 1, digits=20).coefficients[1])
+    mu_star = float(mu_star_squared(sigma, digits=20).value) ** 0.5
+    maps = {"network": lambda pre, rng: sigma(pre), "equivalent": gaussian_equivalent_map(mu1, mu_star)}
+    rows = []
+    for child in np.random.SeedSequence(entropy).spawn(draws):
+        rng = np.random.default_rng(child)
+        width = round(float(instance["psi2"]) * dimension)
+        step = one_step(_setting(instance, dimension, width ** 0.5), rng)
+        errors = readout(step, step.updated_weights(), maps, [float(instance["penalty"])], rng,
+                         test_samples=4 * step.setting.samples)
+        rows.append((errors["network"].test[0], errors["equivalent"].test[0]))
+    _RISKS.clear()
+    _RISKS[key, entropy, draws] = np.array(rows)
+    return _RISKS[key, entropy, draws]
+
+
+CHECKERS.append(Checker(large_step.THEOREM, observe_large_step, shared_draws=True))

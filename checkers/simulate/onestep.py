@@ -124,11 +124,13 @@ class OneStep:
         return self.initial_weights + step * self.gradient
 
 
-def draw_data(setting: OneStepSetting, rng: np.random.Generator):
-    """(X, y, beta_*): inputs, labels and the unit teacher direction."""
+def draw_data(setting: OneStepSetting, rng: np.random.Generator, beta: np.ndarray | None = None):
+    """(X, y, beta_*): inputs, labels and the unit teacher direction (drawn, unless given: fresh data for
+    the same teacher)."""
     n, d, dtype = setting.samples, setting.dimension, setting.dtype
-    beta = rng.standard_normal(d)
-    beta /= np.linalg.norm(beta)
+    if beta is None:
+        beta = rng.standard_normal(d)
+        beta /= np.linalg.norm(beta)
     if setting.mixture is None:
         x = standard_normal(rng, (n, d), dtype)
     else:

@@ -56,3 +56,28 @@ def ridge_errors(features: np.ndarray, labels: np.ndarray, test_features: np.nda
         train.append(np.mean((labels - features @ weights) ** 2))
         test.append(np.mean((test_targets - test_features @ weights) ** 2))
     return RidgeErrors(penalties, np.array(train), np.array(test))
+
+
+def readout(step, weights: np.ndarray, feature_maps: dict, penalties, rng: np.random.Generator, *,
+            ridge_samples: int | None = None, test_samples: int | None = None) -> dict[str, RidgeErrors]:
+    """Ridge errors of several feature maps on the same fresh data (sample splitting, as the theorems ask).
+
+    `step` is a `checkers.simulate.onestep.OneStep` whose setting gives the teacher, noise and sizes; `weights`
+    (d x N) is the first layer to read out (W_1, or W_0 for the untrained features). Each feature map takes
+    the preactivations H = X W (rows are samples) and a generator, and returns features before the 1/sqrt(N)
+    scaling. Fresh training inputs (ridge_samples, default n) have noisy labels; the test targets (test_samples,
+    default n) are the noiseless teacher f*(x) = sigma_*(<x, beta_*>), as in Ba's risk."""
+    from checkers.simulate.onestep import draw_data
+    setting = step.setting
+    n = ridge_samples or setting.samples
+    width = weights.shape[1]
+    if n != setting.samples:
+        raise ValueError("the ridge stage uses n fresh samples, as many as the step")
+    beta = step.teacher_direction
+    x, y, _ = draw_data(setting, rng, beta)
+    test_x = rng.standard_normal((test_samples or n, setting.dimension))
+    test_targets = setting.teacher(test_x @ beta)
+    pre, test_pre = x @ weights, test_x @ weights
+    root = np.sqrt(width)
+    return {name: ridge_errors(feature(pre, rng) / root, y, feature(test_pre, rng) / root, test_targets, penalties)
+            for name, feature in feature_maps.items()}
