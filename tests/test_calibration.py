@@ -18,7 +18,8 @@ SEEDS = {"balancedness-recurrence": 200, "balancedness-identity": 200, "stationa
          "spike-decomposition": 40, "mixture-spike": 30, "spike-count": 20, "elasticity-reference": 50,
          "elasticity-polynomial": 20, "cohesion-separability": 20, "local-recovery": 20,
          "alignment-geometry": 50, "directional-dynamics": 50, "srf-constants": 20,
-         "gaussian-equivalence": 20, "large-step-beats-linear": 20}
+         "gaussian-equivalence": 20, "large-step-beats-linear": 20,
+         "hermite-equivalence": 20}
 
 
 @pytest.mark.slow

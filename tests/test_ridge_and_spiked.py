@@ -46,3 +46,21 @@ def test_expected_direction_energy_matches_simulation():
     energy, slope = expected_direction_energy(tanh, 0.3, 30, 30)
     assert np.mean(energies) == pytest.approx(energy, abs=4 * np.std(energies) / np.sqrt(300))
     assert np.mean(projections) == pytest.approx(slope, abs=4 * np.std(projections) / np.sqrt(300))
+
+
+def test_spike_count_intervals():
+    """ell_*(alpha): (ell - 1)/(2 ell) < alpha < ell/(2 ell + 2) (specs/onestep.md 4.2)."""
+    from theorems.hermite_equivalence import spike_count
+    assert [spike_count(a) for a in (0.0, 0.2, 0.3, 0.34, 0.39, 0.41)] == [1, 1, 2, 3, 4, 5]
+
+
+def test_hermite_surrogate_has_the_activations_second_moment():
+    from checkers.families.equivalence import hermite_surrogate_map
+    from theorems.hermite import hermite_coefficients, second_moment
+    sigma = activation("tanh")
+    surrogate = hermite_surrogate_map(hermite_coefficients(sigma, 3, digits=20).coefficients,
+                                      float(second_moment(sigma, digits=20).value))
+    z = np.random.default_rng(0).standard_normal((400, 500))
+    values = surrogate(z, np.random.default_rng(1))
+    assert np.mean(values**2) == pytest.approx(float(second_moment(sigma, digits=20).value), rel=0.01)
+    assert np.mean(values * z) == pytest.approx(np.mean(sigma(z) * z), abs=0.01)
