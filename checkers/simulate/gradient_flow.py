@@ -78,11 +78,7 @@ def polar_flow(x, y, directions, log_norms, signs, loss: str, times, *, rtol: fl
         du = signs[:, None] * (drive - along[:, None] * u)
         return np.concatenate([du.ravel(), signs * along])
 
-    state = np.concatenate([directions.ravel(), log_norms])
-    solution = scipy.integrate.solve_ivp(right_hand_side, (times[0], times[-1]), state, method="DOP853",
-                                         t_eval=times, rtol=rtol, atol=atol)
-    if solution.status != 0:
-        raise FloatingPointError(f"polar integration failed: {solution.message}")
+    solution = _integrate(right_hand_side, np.concatenate([directions.ravel(), log_norms]), times, rtol, atol, "polar")
     u = solution.y[: h * dimension].T.reshape(len(times), h, dimension)
     u = u / np.linalg.norm(u, axis=2, keepdims=True)
     r = solution.y[h * dimension:].T
@@ -95,30 +91,27 @@ def cartesian_flow(x, y, weights, output_weights, loss: str, times, *, activatio
     """Integrate dW/dt = -dL/dW, dv/dt = -dL/dv on `times` (DOP853); activation None is ReLU with the
     strict mask. atol defaults to 1e-12 times the initial weight scale."""
     h, dimension = weights.shape
-    derivative = None if activation is None else activation.derivative()
     if atol is None:
         atol = 1e-12 * float(np.max(np.abs(weights)))
 
     def right_hand_side(_, state):
-        w = state[: h * dimension].reshape(h, dimension)
-        v = state[h * dimension:]
-        pre = x @ w.T
-        if activation is None:
-            features, slopes = np.maximum(pre, 0.0), (pre > 0).astype(float)
-        else:
-            features, slopes = activation(pre), derivative(pre)
-        g = negative_loss_derivative(loss, y, features @ v)
-        dw = v[:, None] * ((slopes * g[:, None]).T @ x)
-        dv = features.T @ g
-        return np.concatenate([dw.ravel(), dv])
+        gradient_w, gradient_v = loss_gradients(x, y, state[: h * dimension].reshape(h, dimension),
+                                                state[h * dimension:], loss, activation)
+        return -np.concatenate([gradient_w.ravel(), gradient_v])
 
-    state = np.concatenate([weights.ravel(), output_weights])
+    solution = _integrate(right_hand_side, np.concatenate([weights.ravel(), output_weights]), times, rtol, atol,
+                          "Cartesian")
+    w = solution.y[: h * dimension].T.reshape(len(times), h, dimension)
+    return Trajectory(solution.t, w, solution.y[h * dimension:].T)
+
+
+def _integrate(right_hand_side, state, times, rtol: float, atol: float, form: str):
+    """DOP853 from times[0] to times[-1], evaluated on `times`; a failed solve raises FloatingPointError."""
     solution = scipy.integrate.solve_ivp(right_hand_side, (times[0], times[-1]), state, method="DOP853",
                                          t_eval=times, rtol=rtol, atol=atol)
     if solution.status != 0:
-        raise FloatingPointError(f"Cartesian integration failed: {solution.message}")
-    w = solution.y[: h * dimension].T.reshape(len(times), h, dimension)
-    return Trajectory(solution.t, w, solution.y[h * dimension:].T)
+        raise FloatingPointError(f"{form} integration failed: {solution.message}")
+    return solution
 
 
 def loss_gradients(x, y, weights, output_weights, loss: str, activation=None):
