@@ -8,7 +8,7 @@ import pytest
 from checkers.simulate.gradient_flow import (balanced_start, cartesian_flow, geometric_times, gradient_descent,
                                              loss_gradients, polar_flow, stable_rank)
 from theorems.alignment import (LOSSES, class_directions, initial_directions, loss_values, negative_loss_derivative,
-                                orthogonal_data, orthogonal_separability, reference_data, region_codes,
+                                orthogonal_data, orthogonal_separability, reference_data, region_codes, symmetric_data,
                                 signed_activated_sum, theorem1_constants, two_point_data, xi_constant, zeta1)
 
 
@@ -131,3 +131,10 @@ def test_theorem1_constants_are_finite_and_loose():
     constants = theorem1_constants(x, y, directions, signs)
     assert constants["t1_bound"] > 100 and constants["log_epsilon_bound"] < -1000
     assert stable_rank(np.eye(3)[None])[0] == pytest.approx(3.0)
+
+
+def test_symmetric_data_mirror_each_other_and_are_separable():
+    x, y = symmetric_data(4, 5)
+    np.testing.assert_allclose(x[4:], -x[:4])
+    assert np.all(y[:4] == 1) and np.all(y[4:] == -1)
+    assert orthogonal_separability(x, y) > 0

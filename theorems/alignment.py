@@ -103,6 +103,14 @@ def orthogonal_data(per_class: int, dimension: int):
     return x, y
 
 
+def symmetric_data(per_class: int, dimension: int, configuration: int = 0):
+    """Symmetric data (the setting of Lyu, Li, Wang and Arora 2021; specs/alignment.md 2.3, P14): the positive points
+    spread around e_1 (noise 0.25/sqrt(D), quasi-random), the negative points their mirror images x -> -x."""
+    noise = _quasi_normals(per_class, dimension, GOLDEN * (configuration + 3)) * 0.25 / math.sqrt(dimension)
+    positive = np.eye(dimension)[0] + noise
+    return np.vstack([positive, -positive]), np.concatenate([np.ones(per_class), -np.ones(per_class)])
+
+
 # --- geometry --------------------------------------------------------------------------------
 
 def signed_data(x, y):
