@@ -1,5 +1,5 @@
-"""Observing the equivalence family: spiked random features (Cui et al.), the ridge readouts of Gaussian-equivalent and
-Hermite-surrogate features (Ba et al., Moniri et al.), and Demir and Dogan's mixture model.
+"""Observing the equivalence family: spiked random features (Cui et al.), and the ridge readouts of the network's,
+Gaussian-equivalent and Hermite-surrogate features (Ba et al., Moniri et al.).
 
 Every ridge stage uses fresh data, independent of the step (specs/onestep.md 9, pitfall 6). Errors are paired:
 within one draw the network and its surrogate share the weights, the data and the test set, so their difference
