@@ -232,18 +232,19 @@ def theorem1_constants(x, y, directions, signs) -> dict[str, float]:
             "alpha": (mu * x_min) ** 2 / (32 * x_max), "x_max": x_max, "x_min": x_min, "w_max": w_max}
 
 
-def flow_parameters(*, per_class: str = "3", dimension: str = "3", width: str = "8", log_epsilon: str = "-14",
-                    loss: str = "exponential"):
+def flow_parameters(*, per_class: str = "3", dimension: str = "3", width: str = "8",
+                    log_epsilon: str | None = "-14", loss: str = "exponential"):
     """The parameters shared by the trajectory theorems: the reference data of spec 5 (deterministic, see
-    `reference_data`), the deterministic W0 of `initial_directions`, W(0) = epsilon W0 given by log epsilon."""
+    `reference_data`), the deterministic W0 of `initial_directions`, W(0) = epsilon W0 given by log epsilon
+    (left out with log_epsilon=None, for the theorems that sweep epsilon themselves)."""
     from theorems.statement import Parameter
     return (
         Parameter("per_class", "points per class (n = 2 per_class)", "integer", per_class, 1, 20),
         Parameter("dimension", "input dimension D", "integer", dimension, 2, 16),
         Parameter("width", "hidden neurons h (V+ and V- alternate)", "integer", width, 2, 100),
         Parameter("configuration", "which deterministic data layout and W0", "integer", "0", 0, 1000),
-        Parameter("log_epsilon", "log epsilon, the initialization scale W(0) = epsilon W0", "real", log_epsilon,
-                  -1e6, 2.0),
+        *([Parameter("log_epsilon", "log epsilon, the initialization scale W(0) = epsilon W0", "real", log_epsilon,
+                     -1e6, 2.0)] if log_epsilon is not None else []),
         Parameter("loss", "exponential, logistic (the paper's 2 log(1 + e^-yf)), plain-logistic or square",
                   "choice", loss, choices=LOSSES),
     )

@@ -44,7 +44,7 @@ THEOREM = Theorem(
     source="derived for thmcheck (specs/alignment.md 4.1 P6) in the setting of Min, Mallada and Vidal, ICLR 2024",
     provenance="derived",
     statement="t1(epsilon) -> a constant as epsilon -> 0: the slope of t1 against log(1/epsilon) is t1_slope = 0",
-    parameters=flow_parameters(log_epsilon="-14"),
+    parameters=flow_parameters(log_epsilon=None),
     assumptions=(Assumption("separable", "mu > 0 (Assumption 1)", separable_data),),
     constants=_constants,
     predictions=(

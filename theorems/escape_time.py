@@ -59,7 +59,7 @@ THEOREM = Theorem(
     source="derived for thmcheck (specs/alignment.md 4.1 P8) in the setting of Min, Mallada and Vidal, ICLR 2024",
     provenance="derived",
     statement="t_half+- = escape_slope log(1/epsilon) / ||x+-|| + C+- as epsilon -> 0, escape_slope = 1",
-    parameters=flow_parameters(log_epsilon="-20"),
+    parameters=flow_parameters(log_epsilon=None),
     assumptions=(Assumption("separable", "mu > 0 (Assumption 1)", separable_data),
                  Assumption("margin-loss", "g(y, 0) = y: the exponential or the paper's logistic loss", _loss_allowed)),
     constants=_constants,

@@ -45,7 +45,7 @@ THEOREM = Theorem(
     source="derived for thmcheck (specs/alignment.md 4.1 P9) in the setting of Min, Mallada and Vidal, ICLR 2024",
     provenance="derived",
     statement="1 - max_t min_{j in S+} cos(w_j(t), x+) ~ epsilon^alignment_exponent, alignment_exponent = 4/3",
-    parameters=flow_parameters(log_epsilon="-7"),
+    parameters=flow_parameters(log_epsilon=None),
     assumptions=(Assumption("separable", "mu > 0 (Assumption 1)", separable_data),
                  Assumption("margin-loss", "g(y, 0) = y: the exponential or the paper's logistic loss", _loss_allowed)),
     constants=_constants,
