@@ -13,7 +13,7 @@ j, m = zeta^T mu and M_p(m, s^2) = E (m + s g)^p,
 
 and the coefficient of a *second-moment* metric is e_kk' = E[sigma^(k)(Z) sigma^(k')(Z)] / (k! k'!), not the
 paper's c_k c_k' (sigma^(k) -> k! c_k is a mean replacement, valid in operator norm, not per sample).
-Relative to the m^2 term the terms of order k + k' = p >= 4 are O(n^(p/2 - 1) (2 alpha - 1)) for every
+Relative to the m^2 term the terms of order k + k' = p >= 4 are O(n^((p/2 - 1)(2 alpha - 1))) for every
 alpha < 1/2, so in the limit the claim is decided by its leading coefficient:
 
     lim_{n -> infinity} [Elasticity(m) - Elasticity(0)] / (m^2 sum_j t_j^2) = e_11 = E sigma'(Z)^2,
