@@ -21,8 +21,7 @@ Mutants, both rejected by the default run:
 
 from __future__ import annotations
 
-from theorems.alignment import flow_parameters, lemma3_window, orthogonal_separability, reference_data, separable_data
-from theorems.escape_time import _loss_allowed
+from theorems.alignment import flow_parameters, lemma3_window, orthogonal_separability, reference_data, margin_loss, separable_data
 from theorems.hermite import Quantity
 from theorems.statement import Assumption, Mutant, Prediction, Target, Theorem
 
@@ -44,7 +43,7 @@ THEOREM = Theorem(
               "S+, S- and S_dead are invariant",
     parameters=flow_parameters(log_epsilon="-30"),
     assumptions=(Assumption("separable", "mu > 0 (Assumption 1)", separable_data),
-                 Assumption("margin-loss", "the exponential or the paper's logistic loss", _loss_allowed)),
+                 Assumption("margin-loss", "the exponential or the paper's logistic loss", margin_loss)),
     constants=_constants,
     predictions=(
         Prediction("keeps-own-class", "identity", "activation switches against (7)/(8) for t <= T: 0",

@@ -257,6 +257,14 @@ def instance_data(instance):
     return x, y, directions, signs
 
 
+def margin_loss(instance) -> str | None:
+    """g(y, 0) = y: the exponential loss or the paper's 2 x logistic (the early-phase rates assume it)."""
+    if instance["loss"] not in ("exponential", "logistic"):
+        return f"loss {instance['loss']}: g(y, 0) = y holds for the exponential and the paper's 2 x logistic " \
+               "loss only (the plain logistic halves the rate; the square loss is not a margin loss)"
+    return None
+
+
 def separable_data(instance) -> str | None:
     """Assumption 1: mu > 0."""
     x, y, _, _ = instance_data(instance)

@@ -33,7 +33,6 @@ from __future__ import annotations
 import numpy as np
 
 from theorems import onestep
-from theorems.elasticity_polynomial import _below_one_half
 from theorems.hermite import combine, hermite_coefficients, second_moment
 from theorems.statement import Assumption, Instance, Mutant, Parameter, Prediction, Target, Theorem
 
@@ -59,10 +58,8 @@ def separability(sigma, weights, mu) -> float:
 
 
 def _centered(instance: Instance) -> str | None:
-    c0 = hermite_coefficients(instance["activation"], 0, digits=15).coefficients[0]
-    if abs(c0) > 1e-12:
-        return f"c_0 = E sigma(Z) = {float(c0):.6g} != 0: the class means carry c_0 c_1 sum_j w_j^T mu, linear in m"
-    return None
+    return onestep.centring_failure(instance["activation"], "the class means carry c_0 c_1 sum_j w_j^T mu, linear in m",
+                                    symbol="c_0")
 
 
 def _constants(parameters, digits, given):
@@ -103,7 +100,7 @@ THEOREM = Theorem(
         Parameter("similarity", "m = zeta^T mu_1, the train-unseen similarity", "real", "1", 0.05, 10.0),
     ),
     assumptions=(Assumption("centered", "c_0 = E sigma(Z) = 0 (the revised paper's assumption)", _centered),
-                 Assumption("intermediate-step", "alpha < 1/2", _below_one_half),
+                 Assumption("intermediate-step", "alpha < 1/2", onestep.intermediate_step),
                  onestep.square_integrable_teacher()),
     constants=_constants,
     predictions=(

@@ -34,8 +34,7 @@ Predictions (each an exact observation of one run):
 
 from __future__ import annotations
 
-from theorems.alignment import flow_parameters, instance_data, separable_data, theorem1_constants
-from theorems.escape_time import _loss_allowed
+from theorems.alignment import flow_parameters, instance_data, margin_loss, separable_data, theorem1_constants
 from theorems.hermite import Quantity
 from theorems.statement import Assumption, Instance, Mutant, Prediction, Target, Theorem
 
@@ -76,7 +75,7 @@ THEOREM = Theorem(
     parameters=flow_parameters(log_epsilon="-17300"),
     assumptions=(Assumption("separable", "mu > 0 (Assumption 1)", separable_data),
                  Assumption("small-initialization", "epsilon below the bound (28)", _small_enough),
-                 Assumption("margin-loss", "the exponential or the paper's logistic loss", _loss_allowed)),
+                 Assumption("margin-loss", "the exponential or the paper's logistic loss", margin_loss)),
     constants=_constants,
     predictions=(
         Prediction("aligned-by-t1", "identity", "neurons outside their class cone and not dead at the theorem's t1, "

@@ -43,13 +43,6 @@ from theorems.hermite import combine, hermite_coefficients, second_moment
 from theorems.statement import Assumption, Instance, Mutant, Parameter, Prediction, Target, Theorem
 
 
-def _below_one_half(instance: Instance) -> str | None:
-    if float(instance["alpha"]) >= 0.5:
-        return f"alpha = {instance['alpha']} >= 1/2: the coherent shift no longer vanishes (eta = Theta(sqrt(n)) " \
-               "is the large-step regime, where the Taylor form does not hold)"
-    return None
-
-
 def _constants(parameters, digits, given):
     """leading_coefficient: e_11 = E sigma'(Z)^2 (spec 8.3); the paper's c_k c_k' would make it c_1^2."""
     if "leading_coefficient" in given:
@@ -86,7 +79,7 @@ THEOREM = Theorem(
         Parameter("alpha", "learning-rate exponent: eta = n^alpha", "real", "0.2", 0.0, 0.5),
         Parameter("similarity", "m = zeta^T mu, the train-unseen similarity", "real", "1", 0.05, 10.0),
     ),
-    assumptions=(Assumption("intermediate-step", "alpha < 1/2", _below_one_half),
+    assumptions=(Assumption("intermediate-step", "alpha < 1/2", onestep.intermediate_step),
                  onestep.square_integrable_teacher()),
     constants=_constants,
     predictions=(

@@ -20,7 +20,7 @@ interpolation. The fitted slope times ||x+-|| is the observation, and the claim 
 
 from __future__ import annotations
 
-from theorems.alignment import class_directions, flow_parameters, instance_data, separable_data
+from theorems.alignment import class_directions, flow_parameters, instance_data, margin_loss, separable_data
 from theorems.hermite import Quantity
 from theorems.statement import Assumption, Instance, Mutant, Prediction, Target, Theorem
 
@@ -46,13 +46,6 @@ def _slope_target(instance: Instance) -> Target:
     return Target.point(instance.constant("escape_slope"), note="fitted slope of t_half against log(1/eps), x ||x+-||")
 
 
-def _loss_allowed(instance: Instance) -> str | None:
-    if instance["loss"] not in ("exponential", "logistic"):
-        return f"loss {instance['loss']}: g(y, 0) = y holds for the exponential and the paper's 2 x logistic " \
-               "loss only (the plain logistic halves the rate; the square loss is not a margin loss)"
-    return None
-
-
 THEOREM = Theorem(
     id="escape-time",
     title="The loss of each class halves at log(1/epsilon)/||x+-|| + C",
@@ -61,7 +54,7 @@ THEOREM = Theorem(
     statement="t_half+- = escape_slope log(1/epsilon) / ||x+-|| + C+- as epsilon -> 0, escape_slope = 1",
     parameters=flow_parameters(log_epsilon=None),
     assumptions=(Assumption("separable", "mu > 0 (Assumption 1)", separable_data),
-                 Assumption("margin-loss", "g(y, 0) = y: the exponential or the paper's logistic loss", _loss_allowed)),
+                 Assumption("margin-loss", "g(y, 0) = y: the exponential or the paper's logistic loss", margin_loss)),
     constants=_constants,
     predictions=(
         Prediction("positive-class", "identity", "slope of t_half+ against log(1/epsilon), times ||x+||: escape_slope",

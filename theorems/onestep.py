@@ -127,6 +127,23 @@ def ba_assumption_1() -> tuple[Assumption, ...]:
     )
 
 
+def intermediate_step(instance: Instance) -> str | None:
+    """alpha < 1/2 for eta = n^alpha: the per-neuron coherent shift n^(alpha - 1/2) vanishes."""
+    if float(instance["alpha"]) >= 0.5:
+        return f"alpha = {instance['alpha']} >= 1/2: the coherent shift no longer vanishes (eta = Theta(sqrt(n)) " \
+               "is the large-step regime, where the Taylor form does not hold)"
+    return None
+
+
+def centring_failure(sigma, consequence: str, symbol: str = "mu0") -> str | None:
+    """None when E sigma(Z) = 0 (mu0, the Hermite c_0), else the reason, with what a non-zero mean does to the
+    statement."""
+    mean = hermite_coefficients(sigma, 0, digits=15).coefficients[0]
+    if abs(mean) > 1e-12:
+        return f"{symbol} = E sigma(Z) = {float(mean):.6g} != 0: {consequence}"
+    return None
+
+
 def square_integrable_teacher() -> Assumption:
     from theorems.hermite import square_integrability_failure
 

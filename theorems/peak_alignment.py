@@ -21,8 +21,7 @@ from __future__ import annotations
 
 import sympy
 
-from theorems.alignment import flow_parameters, separable_data
-from theorems.escape_time import _loss_allowed
+from theorems.alignment import flow_parameters, margin_loss, separable_data
 from theorems.hermite import Quantity
 from theorems.statement import Assumption, Mutant, Prediction, Target, Theorem
 
@@ -47,7 +46,7 @@ THEOREM = Theorem(
     statement="1 - max_t min_{j in S+} cos(w_j(t), x+) ~ epsilon^alignment_exponent, alignment_exponent = 4/3",
     parameters=flow_parameters(log_epsilon=None),
     assumptions=(Assumption("separable", "mu > 0 (Assumption 1)", separable_data),
-                 Assumption("margin-loss", "g(y, 0) = y: the exponential or the paper's logistic loss", _loss_allowed)),
+                 Assumption("margin-loss", "g(y, 0) = y: the exponential or the paper's logistic loss", margin_loss)),
     constants=_constants,
     predictions=(
         Prediction("exponent", "identity", "local exponent d log(1 - peak cos) / d log epsilon at the smallest epsilons: "

@@ -32,16 +32,13 @@ resolution needs four times the draws (--fidelity high).
 from __future__ import annotations
 
 from theorems.hermite import combine, derivative_variance, hermite_coefficients, second_moment, square_root
-from theorems.onestep import parameter_quantity, square_integrable_teacher
+from theorems.onestep import centring_failure, parameter_quantity, square_integrable_teacher
 from theorems.statement import Assumption, Instance, Mutant, Parameter, Prediction, Target, Theorem
 
 
 def _centred(instance: Instance) -> str | None:
-    mean = hermite_coefficients(instance["activation"], 0, digits=15).coefficients[0]
-    if abs(mean) > 1e-12:
-        return f"mu0 = E sigma(Z) = {float(mean):.6g} != 0: f_0 ~ mu0 shrinks each neuron along itself, which the " \
-               "formulas leave out"
-    return None
+    return centring_failure(instance["activation"],
+                            "f_0 ~ mu0 shrinks each neuron along itself, which the formulas leave out")
 
 
 def _constants(parameters, digits, given, *, ratio_in_numerator: bool = False, raw_moment: bool = False):
