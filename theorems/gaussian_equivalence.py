@@ -25,8 +25,10 @@ extrapolated in 1/d. Measured (erf/erf, psi1 = 8, psi2 = 2, lambda = 1e-3, eta =
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from theorems import onestep
-from theorems.hermite import Quantity, combine, hermite_coefficients, mu_star_squared, second_moment, square_root
+from theorems.hermite import combine, hermite_coefficients, mu_star_squared, second_moment, square_root
 from theorems.statement import Mutant, Parameter, Prediction, Target, Theorem
 
 
@@ -34,20 +36,15 @@ def _constants(parameters, digits, given):
     """mu1 = c_1(sigma) and mu_star = sqrt(E sigma^2 - c_0^2 - c_1^2)."""
     sigma = parameters["activation"]
     constants = {
-        "mu1": given.get("mu1") or Quantity("mu1", *_fields(hermite_coefficients(sigma, 1, digits=digits).quantity(1))),
+        "mu1": given.get("mu1") or replace(hermite_coefficients(sigma, 1, digits=digits).quantity(1), name="mu1"),
         "mu_star": given.get("mu_star") or combine("mu_star", digits, [mu_star_squared(sigma, digits=digits)],
                                                      square_root),
     }
     return constants
 
 
-def _fields(quantity):
-    return quantity.value, quantity.route, quantity.digits, quantity.exact
-
-
 def _second_coefficient(parameters, digits):
-    c2 = hermite_coefficients(parameters["activation"], 2, digits=digits).quantity(2)
-    return Quantity("mu_star", *_fields(c2))
+    return replace(hermite_coefficients(parameters["activation"], 2, digits=digits).quantity(2), name="mu_star")
 
 
 def _root_second_moment(parameters, digits):

@@ -27,6 +27,8 @@ and +0.021.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import mpmath
 import numpy as np
 import sympy
@@ -79,8 +81,7 @@ def _constants(parameters, digits, given):
     return {
         "kappa_star": given.get("kappa_star") or Quantity.exactly("kappa_star", sympy.sqrt(3), digits),
         "kappa_tanh": given.get("kappa_tanh") or Quantity("kappa_tanh", mpmath.mpf(kappa_tanh), "float64", digits),
-        "linear_bound": given.get("linear_bound") or Quantity("linear_bound", teacher_part.value, teacher_part.route,
-                                                               digits, teacher_part.exact),
+        "linear_bound": given.get("linear_bound") or replace(teacher_part, name="linear_bound"),
     }
 
 

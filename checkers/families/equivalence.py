@@ -8,11 +8,10 @@ has a far smaller spread than either error.
 
 from __future__ import annotations
 
-import functools
-
 import numpy as np
 
 from checkers.check import Budget, Checker
+from checkers.shared_draws import draw_key, memoized
 from checkers.simulate.spiked_features import spiked_step
 from checkers.stats import control_variate_estimate, extrapolate_limit, mean_estimate
 from theorems import gaussian_equivalence, hermite_equivalence, large_step, srf_constants
@@ -21,13 +20,12 @@ from theorems.statement import Instance
 SPIKED_SIZES = (200, 400)
 
 
-@functools.lru_cache(maxsize=4)
-def _spiked_draws(key: tuple, entropy: tuple, draws: int):
-    """(r, c, gamma) per draw and size for an instance key (shared by the three predictions)."""
-    sigma, teacher, noise, ratio, eta = key
-    from theorems.activations import activation
-    sigma, teacher = activation(sigma), activation(teacher)
+def _spiked_draws(instance: Instance, seed: np.random.SeedSequence, draws: int):
+    """(r, c, gamma, ||Z^T y/n_0||^2, <Z^T y/n_0, theta>) per draw, per size."""
+    sigma, teacher, noise = instance["activation"], instance["teacher"], float(instance["noise"])
+    ratio, eta = float(instance["alpha0"]), float(instance["eta"])
     results = {}
+    entropy = (seed.entropy, *seed.spawn_key)
     for size, size_seed in zip(SPIKED_SIZES, np.random.SeedSequence(entropy).spawn(len(SPIKED_SIZES))):
         rows = []
         for child in size_seed.spawn(draws * SPIKED_SIZES[-1] // size):
@@ -39,11 +37,9 @@ def _spiked_draws(key: tuple, entropy: tuple, draws: int):
 
 
 def observe_spiked(instance: Instance, prediction: str, budget: Budget, seed: np.random.SeedSequence):
-    key = (instance.labels.get("activation", instance["activation"].name),
-           instance.labels.get("teacher", instance["teacher"].name),
-           float(instance["noise"]), float(instance["alpha0"]), float(instance["eta"]))
     draws = 32 * 2 ** (budget.level // 2)
-    results = _spiked_draws(key, (seed.entropy, *seed.spawn_key), draws)
+    results = memoized(draw_key(instance, budget, seed, "spiked", mutant_blind=True),
+                       lambda: _spiked_draws(instance, seed, draws))
     column = {"spike": 0, "bulk": 1, "overlap": 2}[prediction]
     sigma_star, noise, ratio = instance["teacher"], float(instance["noise"]), float(instance["alpha0"])
     estimates = []
@@ -55,13 +51,14 @@ def observe_spiked(instance: Instance, prediction: str, budget: Budget, seed: np
         estimates.append(control_variate_estimate(results[size][:, column], controls))
     return extrapolate_limit(SPIKED_SIZES, estimates, exponent=1.0, method=(
         f"draws at d = p in {SPIKED_SIZES} ({', '.join(str(len(results[s])) for s in SPIKED_SIZES)}), control "
-        "variates ||Z^T y/n_0||^2 and <Z^T y/n_0, theta>; " + ", ".join(f"{e.value:.4g} +- {e.standard_error:.2g}" for e in estimates)
+        "variates ||Z^T y/n_0||^2 and <Z^T y/n_0, theta>; "
+        + ", ".join(f"{e.value:.4g} +- {e.standard_error:.2g}" for e in estimates)
         + "; extrapolated in 1/d"))
 
 
 def expected_direction_energy(teacher, noise: float, dimension: int, samples: int) -> tuple[float, float]:
-    """(E ||Z^T y / n_0||^2, E <Z^T y / n_0, theta> = mu1*) exactly at finite size; the first is (1 - 1/n_0) mu1*^2 + E[||z||^2 y^2] / n_0, with
-    E[||z||^2 y^2] = E[Z^2 sigma*(Z)^2] + noise^2 + (d - 1)(E sigma*(Z)^2 + noise^2) (Gauss-Hermite, 200 nodes)."""
+    """(E ||Z^T y / n_0||^2, E <Z^T y / n_0, theta> = mu1*) exactly at finite size. The first is
+    (1 - 1/n_0) mu1*^2 + E[||z||^2 y^2] / n_0, with E[||z||^2 y^2] = E[Z^2 sigma*(Z)^2] + noise^2 + (d - 1)(E sigma*(Z)^2 + noise^2) (Gauss-Hermite, 200 nodes)."""
     nodes, weights = np.polynomial.hermite_e.hermegauss(200)
     weights = weights / weights.sum()
     values = teacher(nodes)
@@ -137,39 +134,31 @@ def observe_large_step(instance: Instance, prediction: str, budget: Budget, seed
                      f"Gauss-Hermite (100 x 100 nodes): tau({kappa:.6g}) = {tau:.5g}, ||P_>1 tanh||^2 = {beyond_linear:.5g}")
     bound = float(instance.constant("linear_bound"))
     draws = 24 * 2 ** (budget.level // 2)
-    key = tuple(sorted(instance.describe_parameters().items()))
-    risks = _large_step_risks(instance, key, (seed.entropy, *seed.spawn_key), draws)
+    risks = memoized(draw_key(instance, budget, seed, "large-step", mutant_blind=True),
+                     lambda: _large_step_risks(instance, seed, draws))
     margins = bound - risks[:, 0] if prediction == "beats-linear" else risks[:, 1] - bound
     return mean_estimate(margins, method=f"{draws} draws at d = {int(instance['dimension'])}, eta = N^(1/2); risks "
                          f"{risks[:, 0].mean():.4g} (network), {risks[:, 1].mean():.4g} (equivalent); linear bound {bound:.5g}")
 
 
-_RISKS: dict = {}
-
-
-def _large_step_risks(instance: Instance, key: tuple, entropy: tuple, draws: int) -> np.ndarray:
-    """(network, Gaussian-equivalent) test risks per draw at eta = N^(1/2); cached so that both predictions of a
-    check read the same draws."""
+def _large_step_risks(instance: Instance, seed: np.random.SeedSequence, draws: int) -> np.ndarray:
+    """(network, Gaussian-equivalent) test risks per draw at eta = N^(1/2)."""
     from checkers.simulate.onestep import one_step
     from checkers.simulate.ridge import readout
     from theorems.hermite import hermite_coefficients, mu_star_squared
-    if (key, entropy, draws) in _RISKS:
-        return _RISKS[key, entropy, draws]
     dimension, sigma = int(instance["dimension"]), instance["activation"]
     mu1 = float(hermite_coefficients(sigma, 1, digits=20).coefficients[1])
     mu_star = float(mu_star_squared(sigma, digits=20).value) ** 0.5
     maps = {"network": lambda pre, rng: sigma(pre), "equivalent": gaussian_equivalent_map(mu1, mu_star)}
     rows = []
-    for child in np.random.SeedSequence(entropy).spawn(draws):
+    for child in np.random.SeedSequence((seed.entropy, *seed.spawn_key)).spawn(draws):
         rng = np.random.default_rng(child)
         width = round(float(instance["psi2"]) * dimension)
         step = one_step(_setting(instance, dimension, width ** 0.5), rng)
         errors = readout(step, step.updated_weights(), maps, [float(instance["penalty"])], rng,
                          test_samples=4 * step.setting.samples)
         rows.append((errors["network"].test[0], errors["equivalent"].test[0]))
-    _RISKS.clear()
-    _RISKS[key, entropy, draws] = np.array(rows)
-    return _RISKS[key, entropy, draws]
+    return np.array(rows)
 
 
 CHECKERS.append(Checker(large_step.THEOREM, observe_large_step, shared_draws=True))

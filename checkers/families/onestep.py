@@ -26,6 +26,7 @@ import scipy.sparse.linalg
 from checkers.check import Budget, Checker, Exact, Unresolved
 from checkers.simulate.onestep import (GaussianMixture, OneStepSetting, first_layer_gradient, one_step,
                                        operator_norm, spike_direction_overlap, top_left_singular_vector)
+from checkers.shared_draws import draw_key, memoized
 from checkers.stats import Estimate, extrapolate_limit, fit_rate, mean_estimate
 from theorems import mixture_spike, spike_alignment, spike_count, spike_decomposition, spike_outlier, spike_strength
 from theorems.hermite import hermite_coefficients
@@ -50,26 +51,6 @@ def _decomposition_sizes(budget: Budget) -> tuple[list[int], int]:
     return [100 * scale, 200 * scale, 400 * scale, 800 * scale], 3 * 2 ** (budget.level - budget.level // 2)
 
 
-_MEMO: dict = {}
-
-
-def _memoized(key, compute):
-    """Draws shared by the predictions of one check (same seed, same statement); a few kept."""
-    if key not in _MEMO:
-        if len(_MEMO) >= 8:
-            _MEMO.pop(next(iter(_MEMO)))
-        _MEMO[key] = compute()
-    return _MEMO[key]
-
-
-def _key(instance: Instance, budget: Budget, seed: np.random.SeedSequence, *extra, mutant_blind: bool = False):
-    """Draws are shared by the predictions of one check; with `mutant_blind` (a simulation that reads no
-    constant or definition of the statement) also by its mutants."""
-    name = instance.theorem.id if mutant_blind else instance.theorem.title
-    return (name, tuple(sorted(instance.describe_parameters().items())), budget.level, seed.entropy, seed.spawn_key,
-            *extra)
-
-
 def _decomposition_draws(instance: Instance, budget: Budget, seed: np.random.SeedSequence):
     sizes, seeds = _decomposition_sizes(budget)
     mu1 = float(instance.constant("mu1"))
@@ -91,7 +72,7 @@ def _decomposition_draws(instance: Instance, budget: Budget, seed: np.random.See
 
 def observe_decomposition(instance: Instance, prediction: str, budget: Budget, seed: np.random.SeedSequence):
     direction = instance.definition("spike_direction")
-    rows = _memoized(_key(instance, budget, seed, str(instance.constant("mu1")), direction.__qualname__),
+    rows = memoized(draw_key(instance, budget, seed, str(instance.constant("mu1")), direction.__qualname__),
                      lambda: _decomposition_draws(instance, budget, seed))
     samples = np.array([row[0] for row in rows], dtype=float)
     if prediction == "residual-rate":
@@ -160,7 +141,7 @@ def observe_outlier(instance: Instance, prediction: str, budget: Budget, seed: n
     estimates = []
     for index, (dimension, count) in enumerate(zip(sizes, counts)):
         child = np.random.SeedSequence(seed.entropy, spawn_key=(*seed.spawn_key, index))
-        rows = _memoized(_key(instance, budget, child, "outlier", dimension),
+        rows = memoized(draw_key(instance, budget, child, "outlier", dimension),
                          lambda: _outlier_draws(instance, dimension, count, child))
         estimates.append(mean_estimate(_outlier_values(instance, prediction, rows)))
     limit = extrapolate_limit(sizes, estimates, exponent=OUTLIER_BIAS_EXPONENT)
@@ -226,7 +207,7 @@ def _mixture_covariance_norm(spikes, theta: float) -> float:
 
 
 def observe_mixture(instance: Instance, prediction: str, budget: Budget, seed: np.random.SeedSequence):
-    rows = _memoized(_key(instance, budget, seed, "mixture", mutant_blind=True),
+    rows = memoized(draw_key(instance, budget, seed, "mixture", mutant_blind=True),
                      lambda: _mixture_draws(instance, budget, seed))
     sizes = np.array([row[0] for row in rows], dtype=float)
     values = np.array([row[1] if prediction == "spike-rate" else row[2] for row in rows])
@@ -282,7 +263,7 @@ def _count_draws(instance: Instance, budget: Budget, seed: np.random.SeedSequenc
 
 
 def observe_count(instance: Instance, prediction: str, budget: Budget, seed: np.random.SeedSequence):
-    rows = _memoized(_key(instance, budget, seed, "count", mutant_blind=True),
+    rows = memoized(draw_key(instance, budget, seed, "count", mutant_blind=True),
                      lambda: _count_draws(instance, budget, seed))
     sizes = np.array([row[0] for row in rows], dtype=float)
     if prediction == "outlier-count":
