@@ -250,11 +250,20 @@ def flow_parameters(*, per_class: str = "3", dimension: str = "3", width: str = 
     )
 
 
+def layout(kind: str, per_class: int, dimension: int, width: int, configuration: int):
+    """(x, y, W0, s): "reference" or "orthogonal" data with the deterministic start of `initial_directions`."""
+    if kind == "orthogonal":
+        x, y = orthogonal_data(per_class, dimension)
+    else:
+        x, y = reference_data(per_class, dimension, configuration)
+    directions, signs = initial_directions(width, dimension, configuration)
+    return x, y, directions, signs
+
+
 def instance_data(instance):
     """(x, y, W0, s) for an instance with the `flow_parameters`."""
-    x, y = reference_data(instance["per_class"], instance["dimension"], instance["configuration"])
-    directions, signs = initial_directions(instance["width"], instance["dimension"], instance["configuration"])
-    return x, y, directions, signs
+    return layout("reference", instance["per_class"], instance["dimension"], instance["width"],
+                  instance["configuration"])
 
 
 def margin_loss(instance) -> str | None:

@@ -185,14 +185,8 @@ def _data_key(instance: Instance) -> tuple:
 
 def _data(key: tuple):
     """(x, y, W0, s) for a data key (kind, per_class, dimension, width, configuration)."""
-    from theorems.alignment import initial_directions, orthogonal_data, reference_data
-    kind, per_class, dimension, width, configuration = key
-    if kind == "orthogonal":
-        x, y = orthogonal_data(per_class, dimension)
-    else:
-        x, y = reference_data(per_class, dimension, configuration)
-    directions, signs = initial_directions(width, dimension, configuration)
-    return x, y, directions, signs
+    from theorems.alignment import layout
+    return layout(*key)
 
 
 @functools.lru_cache(maxsize=32)
