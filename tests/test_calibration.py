@@ -19,7 +19,7 @@ SEEDS = {"balancedness-recurrence": 200, "balancedness-identity": 200, "stationa
          "elasticity-polynomial": 20, "cohesion-separability": 20, "local-recovery": 20,
          "alignment-geometry": 50, "directional-dynamics": 50, "srf-constants": 20,
          "gaussian-equivalence": 20, "large-step-beats-linear": 20,
-         "hermite-equivalence": 20}
+         "hermite-equivalence": 20, "mixture-equivalence": 20}
 
 
 @pytest.mark.slow

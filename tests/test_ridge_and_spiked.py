@@ -21,6 +21,7 @@ def test_ridge_matches_a_direct_solve_in_primal_and_dual_form(samples, width):
                                   features.T @ labels / samples)
         assert errors.train[k] == pytest.approx(np.mean((labels - features @ weights) ** 2), rel=1e-9)
         assert errors.test[k] == pytest.approx(np.mean((test_targets - test_features @ weights) ** 2), rel=1e-9)
+        assert errors.weight_norms[k] == pytest.approx(weights @ weights, rel=1e-9)
 
 
 def test_ridge_rejects_non_positive_penalties():

@@ -6,10 +6,10 @@ from theorems import (activation_monotonicity, alignment_geometry, alignment_tim
                       balancedness, balancedness_identity, cohesion_separability, collapse_training,
                       conservation_law, directional_dynamics, dual_kernel, early_alignment, elasticity_polynomial,
                       elasticity_reference, escape_time, gaussian_equivalence, head_conditioning,
-                      hermite_equivalence, large_step, local_recovery, mixture_spike, nc1_bound, nc2_bracket,
-                      nc3_bound, orthogonal_frozen, peak_alignment, population_loss, pseudo_inverse_features,
-                      spike_alignment, spike_count, spike_decomposition, spike_outlier, spike_strength,
-                      srf_constants, stationary_balanced)
+                      hermite_equivalence, large_step, local_recovery, mixture_equivalence, mixture_spike,
+                      nc1_bound, nc2_bracket, nc3_bound, orthogonal_frozen, peak_alignment, population_loss,
+                      pseudo_inverse_features, spike_alignment, spike_count, spike_decomposition, spike_outlier,
+                      spike_strength, srf_constants, stationary_balanced)
 from theorems.errors import InvalidInput, UnknownName
 from theorems.statement import Theorem
 
@@ -39,7 +39,7 @@ def all_theorems() -> list[Theorem]:
 
 for _module in (dual_kernel, population_loss,
                 spike_decomposition, spike_strength, spike_alignment, spike_outlier, mixture_spike, spike_count,
-                srf_constants, gaussian_equivalence, large_step, hermite_equivalence,
+                srf_constants, gaussian_equivalence, large_step, hermite_equivalence, mixture_equivalence,
                 elasticity_reference, elasticity_polynomial, cohesion_separability, local_recovery,
                 balancedness_identity, balancedness, stationary_balanced, nc1_bound, pseudo_inverse_features,
                 nc2_bracket, nc3_bound, head_conditioning, balanced_collapse, collapse_training,

@@ -14,7 +14,7 @@ from checkers.check import Budget, Checker
 from checkers.shared_draws import draw_key, memoized
 from checkers.simulate.spiked_features import spiked_step
 from checkers.stats import control_variate_estimate, extrapolate_limit, mean_estimate
-from theorems import gaussian_equivalence, hermite_equivalence, large_step, srf_constants
+from theorems import gaussian_equivalence, hermite_equivalence, large_step, mixture_equivalence, srf_constants
 from theorems.statement import Instance
 
 SPIKED_SIZES = (200, 400)
@@ -214,3 +214,50 @@ def observe_hermite(instance: Instance, prediction: str, budget: Budget, seed: n
 
 
 CHECKERS.append(Checker(hermite_equivalence.THEOREM, observe_hermite))
+
+
+# --- mixture-equivalence ------------------------------------------------------------------------
+
+MIXTURE_SIZE, MIXTURE_TREND_SIZE = 500, 250
+
+
+def mixture_gaps(instance: Instance, size: int, seeds) -> np.ndarray:
+    """(generalization gap, train gap) per paired draw at n = m = k = size, with the instance's degree and rest."""
+    from checkers.simulate.mixture_readout import mixture_errors
+    sigma, degree = instance["activation"], int(instance.constant("degree"))
+    return np.array([mixture_errors(size, float(instance["alpha"]), float(instance["beta"]), sigma, degree,
+                                    float(instance["penalty"]), np.random.default_rng(child),
+                                    rest=float(instance.constant("rest"))).gaps()
+                     for child in seeds])
+
+
+def _trend(small: np.ndarray, large: np.ndarray, resolution: float) -> str:
+    """The gap at the smaller size, the change of |gap| between the sizes, and what they say in plain words (a
+    shrinking gap alone does not show that it vanishes)."""
+    means = small.mean(), large.mean()
+    errors = [column.std(ddof=1) / np.sqrt(len(column)) for column in (small, large)]
+    change, change_error = abs(means[1]) - abs(means[0]), float(np.hypot(*errors))
+    if all(abs(m) + 3 * e <= resolution for m, e in zip(means, errors)):
+        words = f"within +-{resolution:.0%} at both sizes: the data support the claim"
+    elif change < -3 * change_error:
+        words = "|gap| shrinking with n, but these sizes cannot tell whether it vanishes"
+    else:
+        words = "|gap| not shrinking with n: the data do not support the claim"
+    return (f"at n = {MIXTURE_TREND_SIZE}: {means[0]:+.4f} +- {errors[0]:.2g}; |gap| changed by {change:+.4f} "
+            f"+- {change_error:.2g} from n = {MIXTURE_TREND_SIZE} to {MIXTURE_SIZE}; {words}")
+
+
+def observe_mixture_equivalence(instance: Instance, prediction: str, budget: Budget, seed: np.random.SeedSequence):
+    draws = 32 * 2 ** (budget.level // 2)
+    large_seed, small_seed = seed.spawn(2)
+    key = draw_key(instance, budget, seed, "mixture", str(instance.constant("degree")), str(instance.constant("rest")))
+    large, small = memoized(key, lambda: (mixture_gaps(instance, MIXTURE_SIZE, large_seed.spawn(draws)),
+                                          mixture_gaps(instance, MIXTURE_TREND_SIZE, small_seed.spawn(draws))))
+    column = 0 if prediction == "generalization-gap" else 1
+    resolution = next(p for p in instance.theorem.predictions if p.name == prediction).resolution(instance)
+    return mean_estimate(large[:, column], method=(
+        f"degree {int(instance.constant('degree'))}, lambda {instance.describe_parameters()['penalty']}; "
+        f"{draws} paired draws at n = m = k = {MIXTURE_SIZE}; {_trend(small[:, column], large[:, column], resolution)}"))
+
+
+CHECKERS.append(Checker(mixture_equivalence.THEOREM, observe_mixture_equivalence, shared_draws=True))

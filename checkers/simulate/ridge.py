@@ -31,6 +31,7 @@ class RidgeErrors:
     penalties: tuple[float, ...]
     train: np.ndarray   # per penalty
     test: np.ndarray    # per penalty
+    weight_norms: np.ndarray  # ||a||^2 per penalty
 
 
 def ridge_errors(features: np.ndarray, labels: np.ndarray, test_features: np.ndarray, test_targets: np.ndarray,
@@ -49,13 +50,14 @@ def ridge_errors(features: np.ndarray, labels: np.ndarray, test_features: np.nda
         spectrum, basis = np.linalg.eigh(gram)
         projected = basis.T @ labels
     spectrum = np.maximum(spectrum, 0.0)
-    train, test = [], []
+    train, test, norms = [], [], []
     for penalty in penalties:
         scale = 1.0 / (spectrum / n + penalty / width) / n
         weights = basis @ (scale * projected) if width <= n else features.T @ (basis @ (scale * projected))
         train.append(np.mean((labels - features @ weights) ** 2))
         test.append(np.mean((test_targets - test_features @ weights) ** 2))
-    return RidgeErrors(penalties, np.array(train), np.array(test))
+        norms.append(float(weights @ weights))
+    return RidgeErrors(penalties, np.array(train), np.array(test), np.array(norms))
 
 
 def readout(step, weights: np.ndarray, feature_maps: dict, penalties, rng: np.random.Generator, *,
