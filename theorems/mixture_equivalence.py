@@ -17,34 +17,37 @@ features are Gaussian-equivalent; the bulk part of F^ x has variance b^2, which 
 scale b. Conventions of the experiment: `checkers.simulate.mixture_readout`.
 
 Named constants: `degree` = D, and `rest` = h*_D at unit scale (the limit of h*(b) as b = 1 - O(n^(beta(1-alpha) - 1))
-tends to 1). The checker uses h*(b) times rest / h*_D(1), so `--set rest=0` drops the Gaussian rest.
+tends to 1). The simulation uses h*(b) times rest / h*_D, so `--set rest=0` drops the Gaussian rest.
 
-Check: the paired relative gaps (Hermite - network)/network of the generalization and the train error at n = 500,
-with the gaps at n = 250 and their change as the trend, in the evidence. Resolution 2%, tighter than the spec's
-3% (protocol P-D1).
+Check: the paired relative gaps (Hermite - network)/network of the generalization and the train error at n = m = k =
+250 and 500 (twice as many draws at 250, which costs a quarter as much), extrapolated in 1/n to the limit the theorem
+is about; the gaps at each size and their trend are in the evidence, in plain words. Resolution 4%; the default
+fidelity resolves about 2.2% (the spec's protocol P-D1 asks for a gap below 3% at n = 500). A finite-n test with a
+point target would reject the true statement once enough draws resolve its finite-size gap (below).
 
-What the data say (n = m = k, alpha = 1/2, tanh, rank-one spikes):
+What the data say (tanh, beta = 0.6, rank-one spikes, default fidelity unless stated):
 - Ridge penalty. The paper's lambda = 1e-4 puts the ridge close to interpolation (m = k): the per-draw spread of the
-  gap is 3.4% at n = 500, and a 2% resolution would need about 200 draws. At lambda = 1e-3 the spread is 1.0%
-  (n = 500) and 0.5% (n = 1000), and the network's generalization error is lower (0.052 against 0.069 at beta = 0.6).
-  The default is therefore lambda = 1e-3; `--param penalty=1e-4` checks the paper's value at more cost.
+  gap is 3.4% at n = 500 and the default fidelity is inconclusive (it resolves 4.5-5%). At lambda = 1e-3 the spread
+  is 1.0% (n = 500) and 0.5% (n = 1000), and the network's generalization error is lower (0.052 against 0.069). The
+  default is therefore lambda = 1e-3; `--param penalty=1e-4 --fidelity high` checks the paper's value.
 - This port reproduces the spec's network errors at n = 500, lambda = 1e-4: at beta = 1/2, (train, gen.) =
   (0.0216, 0.0858) against the spec's (0.0218, 0.0850). It does *not* reproduce the spec's systematic Hermite gap
-  of -1% to -3%: +0.1% +- 0.5% (gen.) at beta = 1/2 and +0.3% +- 0.3% at beta = 0.74 (40 draws each).
-- At lambda = 1e-3 and beta = 0.6, the generalization gap is -0.1% (+- 0.3%, 0.17%, 0.15% at n = 250, 500, 1000)
-  and the train gap -0.4% (+- 0.4%, 0.2%, 0.2%): both are consistent with zero or nearly so at every size, so the
-  data support the claim; a train gap of a few tenths of a percent, not yet seen to shrink, is the finite-size
-  effect that remains.
+  of -1% to -3% there: +0.1% +- 0.5% (gen.) at beta = 1/2 and +0.3% +- 0.3% at beta = 0.74 (40 draws each).
+- alpha = 1/2: the gaps are a few tenths of a percent or less at n = 250, 500 and 1000 (e.g. gen. -0.12% +- 0.09%
+  and train -0.08% +- 0.11% at n = 500, 128 draws), and their extrapolated limits are within 0.3% of zero.
+- alpha = 0 (all of the strength in the data spread): the Hermite model's train error is lower by -1.5% +- 0.2% at
+  n = 250 and -0.8% +- 0.1% at n = 500, the spec's sign. The gap halves as n doubles and extrapolates to
+  -0.1% +- 0.3%: a finite-size effect, and the data support the limit claim.
 - The degree rule is sufficient but not tight here (as specs/onestep.md 7.6 expects for data near isotropy): for
   the odd tanh c_2 = 0, so D = 1 and D = 2 coincide, and for softplus D - 1 matches within 0.3% at beta = 0.6 and
-  0.74. The mutants that fail are the ones the data can see: no linear term (D = 0 at beta = 1/2: +24% gen.) and no
-  Gaussian rest (-1.7% gen., +1.7% train). The scale b is 0.994 at n = 500, so b = 1 is not a detectable mutant.
+  0.74. The scale b is 0.994 at n = 500, so b = 1 is not a visible change either.
 - The comparison is weak by nature. The labels relu(xi^T x) have a random xi of norm ||Sigma||^(-1/2), and the
-  network's generalization error is 0.88 of the null error E y^2/2 (at alpha = 0 and 1/4 as well). The wrong models'
-  gaps shrink with n too: without the Gaussian rest, -2.9%, -1.7%, -1.0%, -0.7% at n = 250, 500, 1000, 1500; with
-  D = 0, +35%, +24%, +17% at n = 250, 500, 1000. So a shrinking gap alone does not support the claim here, and
-  the check decides on the size of the gap at n = 500, where the true model is several times closer than the nearest
-  wrong one.
+  network's generalization error is 0.88 of the null error E y^2/2 (at alpha = 0 and 1/4 as well). Wrong models'
+  gaps shrink with n like n^(-3/4): without the Gaussian rest, -2.7%, -1.6%, -1.0%, -0.7% at n = 250, 500, 1000, 1500
+  (they extrapolate to about -0.5%); with the whole variance E sigma^2 as the rest, +30%, +18%, +11% at n = 250, 500,
+  1000. Neither can be rejected as a limit at these sizes, so neither is a mutant. The one that fails is a model
+  without the linear term (D = 0 at beta = 1/2): +35% and +26% at n = 250 and 500, +17% +- 1% extrapolated (gen.),
+  +7% +- 1% (train); it tends to the network's own margin over the null error.
 """
 
 from __future__ import annotations
@@ -121,7 +124,7 @@ def _integer_degree(instance: Instance) -> str | None:
 
 
 def _gap(instance: Instance) -> Target:
-    return Target.point(0, note="relative gap (Hermite - network)/network at n = 500")
+    return Target.point(0, note="relative gap (Hermite - network)/network as n = m = k grows")
 
 
 THEOREM = Theorem(
@@ -132,8 +135,9 @@ THEOREM = Theorem(
            "conventions from KU-MLIP/2-Layer-NNs-with-Gaussian-Mixtures-Data",
     provenance="secondary",
     statement="ridge train and generalization errors with sigma^(u) = sum_{j <= D} c_j(b) He_j(u/b) + h*(b) z equal "
-              "those of the network after one step, D = ceil(beta/(1 - beta)), b = sqrt(n/Tr Sigma_c) "
-              "(checked at n = 500)",
+              "those of the network after one step as n = m = k grows, D = ceil(beta/(1 - beta)), b = sqrt(n/Tr Sigma_c); "
+              "mechanism (Thm 3): conditionally on the component c and the structural coordinates g_c^T x the "
+              "features are Gaussian-equivalent",
     parameters=(
         Parameter("activation", "the student's activation sigma", "activation", "tanh"),
         Parameter("alpha", "share of the strength in the learning rate: eta = n^(alpha beta)", "real", "1/2", 0.0, 1.0),
@@ -145,21 +149,20 @@ THEOREM = Theorem(
                  Assumption("integer-degree", f"degree an integer in 0..{MAX_DEGREE}", _integer_degree)),
     constants=_constants,
     predictions=(
-        Prediction("generalization-gap", "limit", "(Hermite - network) generalization error / network's, n = 500: 0",
-                   _gap, lambda instance: 0.02),
-        Prediction("train-gap", "limit", "(Hermite - network) train error / network's, n = 500: 0", _gap,
-                   lambda instance: 0.02),
+        Prediction("generalization-gap", "limit", "(Hermite - network) generalization error / network's -> 0",
+                   _gap, lambda instance: 0.04),
+        Prediction("train-gap", "limit", "(Hermite - network) train error / network's -> 0", _gap,
+                   lambda instance: 0.04),
     ),
     mutants=(
         Mutant("degree-one-short", "one degree fewer than ceil(beta/(1 - beta)), at beta = 1/2 (no linear term)",
                parameters={"beta": "1/2"},
                constants={"degree": lambda p, d: Quantity.exactly("degree", hermite_degree(float(p["beta"])) - 1, d)}),
-        Mutant("no-gaussian-rest", "the Hermite truncation without its independent Gaussian rest h* z",
-               constants={"rest": lambda p, d: Quantity.exactly("rest", 0, d)}),
     ),
-    notes="What the data support (tanh, alpha = 1/2, beta = 0.6, lambda = 1e-3): the gaps are -0.1% (gen.) and -0.4% "
-          "(train) with standard errors of 0.2-0.4% at n = 250, 500 and 1000, within the 2% resolution, so the claim "
-          "holds at these sizes. The spec's systematic -1..-3% gap is not reproduced. The comparison is weak by "
-          "nature: the network's error is 0.88 of the null error, and the nearest wrong model (no Gaussian rest) "
-          "differs by -2.9%, -1.7%, -1.0%, -0.7% at n = 250, 500, 1000, 1500, so larger n would not sharpen the check.",
+    notes="What the data support (tanh, beta = 0.6, lambda = 1e-3): the claim, as a limit. At alpha = 1/2 the gaps are a "
+          "few tenths of a percent at n = 250..1000; at alpha = 0 the train gap is -1.5% and -0.8% at n = 250 and 500 "
+          "and extrapolates to -0.1% +- 0.3%. The spec's systematic -1..-3% gap at alpha = 1/2 is not reproduced. The "
+          "comparison is weak by nature: the network's error is 0.88 of the null error, and models without the "
+          "Gaussian rest, or with too much of it, also approach the network as n grows (gaps shrinking like "
+          "n^(-3/4)); only a model without the linear term is rejected.",
 )

@@ -218,7 +218,7 @@ CHECKERS.append(Checker(hermite_equivalence.THEOREM, observe_hermite))
 
 # --- mixture-equivalence ------------------------------------------------------------------------
 
-MIXTURE_SIZE, MIXTURE_TREND_SIZE = 500, 250
+MIXTURE_SIZES = (250, 500)
 
 
 def mixture_gaps(instance: Instance, size: int, seeds) -> np.ndarray:
@@ -231,33 +231,34 @@ def mixture_gaps(instance: Instance, size: int, seeds) -> np.ndarray:
                      for child in seeds])
 
 
-def _trend(small: np.ndarray, large: np.ndarray, resolution: float) -> str:
-    """The gap at the smaller size, the change of |gap| between the sizes, and what they say in plain words (a
-    shrinking gap alone does not show that it vanishes)."""
-    means = small.mean(), large.mean()
-    errors = [column.std(ddof=1) / np.sqrt(len(column)) for column in (small, large)]
-    change, change_error = abs(means[1]) - abs(means[0]), float(np.hypot(*errors))
-    if all(abs(m) + 3 * e <= resolution for m, e in zip(means, errors)):
-        words = f"within +-{resolution:.0%} at both sizes: the data support the claim"
-    elif change < -3 * change_error:
-        words = "|gap| shrinking with n, but these sizes cannot tell whether it vanishes"
-    else:
-        words = "|gap| not shrinking with n: the data do not support the claim"
-    return (f"at n = {MIXTURE_TREND_SIZE}: {means[0]:+.4f} +- {errors[0]:.2g}; |gap| changed by {change:+.4f} "
-            f"+- {change_error:.2g} from n = {MIXTURE_TREND_SIZE} to {MIXTURE_SIZE}; {words}")
+def _trend(estimates, resolution: float) -> str:
+    """What the two sizes say, in plain words: a gap within the resolution at both, a shrinking one (which alone
+    does not show that it vanishes), one that does not shrink, or too few draws to tell."""
+    (small, small_error), (large, large_error) = [(e.value, e.standard_error) for e in estimates]
+    change, change_error = abs(large) - abs(small), float(np.hypot(small_error, large_error))
+    if 3 * large_error > resolution:
+        return "too few draws to tell at this fidelity"
+    if abs(small) + 3 * small_error <= resolution and abs(large) + 3 * large_error <= resolution:
+        return f"within +-{resolution:.0%} at both sizes"
+    if change < -3 * change_error:
+        return "|gap| shrinking with n"
+    return "|gap| not shrinking with n"
 
 
 def observe_mixture_equivalence(instance: Instance, prediction: str, budget: Budget, seed: np.random.SeedSequence):
-    draws = 32 * 2 ** (budget.level // 2)
-    large_seed, small_seed = seed.spawn(2)
+    draws = 40 * 2 ** (budget.level // 2)
+    counts = {MIXTURE_SIZES[0]: 2 * draws, MIXTURE_SIZES[1]: draws}     # the smaller size is four times cheaper
     key = draw_key(instance, budget, seed, "mixture", str(instance.constant("degree")), str(instance.constant("rest")))
-    large, small = memoized(key, lambda: (mixture_gaps(instance, MIXTURE_SIZE, large_seed.spawn(draws)),
-                                          mixture_gaps(instance, MIXTURE_TREND_SIZE, small_seed.spawn(draws))))
+    gaps = memoized(key, lambda: [mixture_gaps(instance, size, child.spawn(counts[size]))
+                                  for size, child in zip(MIXTURE_SIZES, seed.spawn(len(MIXTURE_SIZES)))])
     column = 0 if prediction == "generalization-gap" else 1
+    estimates = [mean_estimate(per_size[:, column]) for per_size in gaps]
     resolution = next(p for p in instance.theorem.predictions if p.name == prediction).resolution(instance)
-    return mean_estimate(large[:, column], method=(
-        f"degree {int(instance.constant('degree'))}, lambda {instance.describe_parameters()['penalty']}; "
-        f"{draws} paired draws at n = m = k = {MIXTURE_SIZE}; {_trend(small[:, column], large[:, column], resolution)}"))
+    return extrapolate_limit(MIXTURE_SIZES, estimates, exponent=1.0, method=(
+        f"degree {int(instance.constant('degree'))}, lambda {instance.describe_parameters()['penalty']}; paired draws "
+        f"at n = m = k in {MIXTURE_SIZES} ({', '.join(str(counts[size]) for size in MIXTURE_SIZES)}); "
+        + ", ".join(f"{e.value:+.4f} +- {e.standard_error:.2g}" for e in estimates)
+        + f" ({_trend(estimates, resolution)}); extrapolated in 1/n"))
 
 
 CHECKERS.append(Checker(mixture_equivalence.THEOREM, observe_mixture_equivalence, shared_draws=True))
