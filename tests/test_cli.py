@@ -143,3 +143,9 @@ def test_json_is_strict(capsys):
     data = json.loads(out, parse_constant=refuse)
     rate = next(p for r in data["results"] for p in r["predictions"] if p["name"] == "residual-rate")
     assert rate["predicted_interval"][0] == "-inf"
+
+
+def test_set_on_a_named_constant_flips_the_verdict(capsys):
+    code, out, _ = run(capsys, "check", "srf-constants", "--set", "gamma=0.85", "--fidelity", "quick", "--json")
+    assert code == 1, out                                        # the derived gamma is 0.8065
+    assert json.loads(out)["results"][0]["verdict"] == "fail"
