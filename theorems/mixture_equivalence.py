@@ -103,6 +103,7 @@ def _constants(parameters, digits, given):
     if "rest" in given:
         constants["rest"] = given["rest"]
     else:
+        # a degree outside 0..4 is reported by the integer-degree assumption; the rest is then taken at degree 0
         whole = int(degree.value) if degree.value == int(degree.value) and 0 <= degree.value <= MAX_DEGREE else 0
         constants["rest"] = hermite_model(parameters["activation"], whole, digits)[1]
     return constants
@@ -112,7 +113,7 @@ def _strength(instance: Instance) -> str | None:
     beta = float(instance["beta"])
     if not 0.5 <= beta <= MAX_DEGREE / (MAX_DEGREE + 1):
         return (f"beta = {beta} outside [1/2, 4/5]: below 1/2 the step is lazy and D = 1 holds trivially; above 4/5 "
-                f"D > 4, beyond the authors' code (their polynomials of high degree overflow on the spike)")
+                f"D > 4, beyond the authors' code, which caps the degree at 4 (their Fig. 1 caps it for numerical stability)")
     return None
 
 
