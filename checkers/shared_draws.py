@@ -24,6 +24,11 @@ def memoized(key, compute):
     return _MEMO[key]
 
 
+def forget() -> None:
+    """Drop every memoized draw (tests use it to show that a rerun recomputes the same numbers)."""
+    _MEMO.clear()
+
+
 def draw_key(instance: Instance, budget: Budget, seed: np.random.SeedSequence, *extra, mutant_blind: bool = False):
     """The identity of one check's draws. With `mutant_blind` (a simulation that reads no constant or definition of
     the statement) the draws are shared by its mutants too."""

@@ -1,0 +1,37 @@
+"""The README's main job, `thmcheck check --all --fidelity quick`, as verdicts computed once per test session.
+
+`quick_verdict(checker)` is run_check at the arguments the command uses for each theorem (seed 0, quick fidelity,
+default parameters, no overrides, no mutant). The contract's quick-pass and same-seed tests and the command-line test
+of the main job read it, so the suite computes each of these checks once instead of three times, and `pytest -k
+<id>` computes only the one it selects.
+"""
+
+import sys
+
+from checkers import shared_draws
+from checkers.check import DEFAULT_FALSE_FAIL_RATE, Checker, run_check
+from checkers.verdict import Verdict
+
+_VERDICTS: dict[str, Verdict] = {}
+
+
+def quick_verdict(checker: Checker) -> Verdict:
+    if checker.id not in _VERDICTS:
+        _VERDICTS[checker.id] = run_check(checker, seed=0, fidelity="quick")
+    return _VERDICTS[checker.id]
+
+
+def is_main_job_call(parameters, overrides, *, seed, fidelity, false_fail_rate, mutant) -> bool:
+    """Whether a run_check call from the command line is one of the main job's."""
+    return (not parameters and not overrides and seed == 0 and fidelity == "quick"
+            and false_fail_rate == DEFAULT_FALSE_FAIL_RATE and mutant is None)
+
+
+def forget_cached_draws() -> None:
+    """Empty the checkers' memo of shared draws and their functools caches, so that a rerun recomputes."""
+    shared_draws.forget()
+    for name, module in list(sys.modules.items()):
+        if name == "checkers" or name.startswith("checkers."):
+            for value in list(vars(module).values()):
+                if getattr(value, "__module__", None) == name and callable(getattr(value, "cache_clear", None)):
+                    value.cache_clear()
