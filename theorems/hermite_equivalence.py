@@ -36,10 +36,10 @@ checked here (specs/onestep.md 4.4 reports test errors only).
 
 from __future__ import annotations
 
-import math
 
 from theorems.hermite import Quantity
-from theorems.statement import Assumption, Instance, Mutant, Parameter, Prediction, Target, Theorem
+from theorems.statement import (Assumption, Instance, Mutant, Parameter, Prediction, Target, Theorem,
+                                integer_constant)
 
 
 def spike_count(alpha: float) -> int:
@@ -64,13 +64,6 @@ def _inside_an_interval(instance: Instance) -> str | None:
     return None
 
 
-def _degree_integer(instance: Instance) -> str | None:
-    value = float(instance.constant("degree"))
-    if value != math.floor(value) or not 1 <= value <= 6:
-        return f"degree = {value} must be an integer in 1..6"
-    return None
-
-
 def _gap(instance: Instance) -> Target:
     return Target.point(0, note="relative gap (surrogate - network)/network")
 
@@ -92,7 +85,7 @@ THEOREM = Theorem(
     ),
     assumptions=(Assumption("clear-of-thresholds", "alpha not within 0.01 of a spike-count threshold",
                             _inside_an_interval),
-                 Assumption("integer-degree", "degree an integer in 1..6", _degree_integer)),
+                 integer_constant("degree", 1, 6)),
     constants=_constants,
     predictions=(
         Prediction("test-gap", "limit", "(test error with sigma^_degree - with sigma)/(with sigma) at n = 400: 0",

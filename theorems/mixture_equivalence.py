@@ -60,7 +60,8 @@ import sympy
 
 from theorems.activations import Activation, from_expression, z
 from theorems.hermite import Quantity, combine, hermite_coefficients, second_moment, square_root
-from theorems.statement import Assumption, Instance, Mutant, Parameter, Prediction, Target, Theorem
+from theorems.statement import (Assumption, Instance, Mutant, Parameter, Prediction, Target, Theorem,
+                                integer_constant)
 
 MAX_DEGREE = 4
 
@@ -117,13 +118,6 @@ def _strength(instance: Instance) -> str | None:
     return None
 
 
-def _integer_degree(instance: Instance) -> str | None:
-    value = float(instance.constant("degree"))
-    if value != math.floor(value) or not 0 <= value <= MAX_DEGREE:
-        return f"degree = {value} must be an integer in 0..{MAX_DEGREE}"
-    return None
-
-
 def _gap(instance: Instance) -> Target:
     return Target.point(0, note="relative gap (Hermite - network)/network as n = m = k grows")
 
@@ -147,7 +141,7 @@ THEOREM = Theorem(
                   1e-8, 10.0),
     ),
     assumptions=(Assumption("strength", "1/2 <= beta <= 4/5", _strength),
-                 Assumption("integer-degree", f"degree an integer in 0..{MAX_DEGREE}", _integer_degree)),
+                 integer_constant("degree", 0, MAX_DEGREE)),
     constants=_constants,
     predictions=(
         Prediction("generalization-gap", "limit", "(Hermite - network) generalization error / network's -> 0",

@@ -102,6 +102,16 @@ class Assumption:
     check: Callable[["Instance"], str | None]
 
 
+def integer_constant(name: str, lower: int, upper: int) -> Assumption:
+    """The assumption that the named constant (a degree, a count) is an integer in lower..upper."""
+    def check(instance: "Instance") -> str | None:
+        value = float(instance.constant(name))
+        if value != int(value) or not lower <= value <= upper:
+            return f"{name} = {value} must be an integer in {lower}..{upper}"
+        return None
+    return Assumption(f"integer-{name}", f"{name} an integer in {lower}..{upper}", check)
+
+
 @dataclass(frozen=True)
 class Target:
     """Where the theorem places an observable: the closed interval [lower, upper] around `value`."""
