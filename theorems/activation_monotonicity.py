@@ -21,9 +21,10 @@ Mutants, both rejected by the default run:
 
 from __future__ import annotations
 
-from theorems.alignment import flow_parameters, lemma3_window, orthogonal_separability, reference_data, margin_loss, separable_data
+from theorems.alignment import (MARGIN_LOSS, SEPARABLE, flow_parameters, lemma3_window, orthogonal_separability,
+                                reference_data)
 from theorems.hermite import Quantity
-from theorems.statement import Assumption, Mutant, Prediction, Target, Theorem
+from theorems.statement import Mutant, Prediction, Target, Theorem
 
 
 def _constants(parameters, digits, given):
@@ -42,8 +43,7 @@ THEOREM = Theorem(
     statement="for t <= T no V+ neuron loses a positive point or gains a negative one (V- mirrored); after t1 "
               "S+, S- and S_dead are invariant",
     parameters=flow_parameters(log_epsilon="-30"),
-    assumptions=(Assumption("separable", "mu > 0 (Assumption 1)", separable_data),
-                 Assumption("margin-loss", "the exponential or the paper's logistic loss", margin_loss)),
+    assumptions=(SEPARABLE, MARGIN_LOSS),
     constants=_constants,
     predictions=(
         Prediction("keeps-own-class", "identity", "activation switches against (7)/(8) for t <= T: 0",

@@ -27,6 +27,8 @@ import math
 import numpy as np
 import scipy.special
 
+from theorems.statement import Assumption
+
 LOSSES = ("exponential", "logistic", "plain-logistic", "square")
 GOLDEN = (1 + math.sqrt(5)) / 2
 
@@ -279,3 +281,7 @@ def separable_data(instance) -> str | None:
     x, y, _, _ = instance_data(instance)
     mu = orthogonal_separability(x, y)
     return None if mu > 0 else f"mu = {mu:.4g} <= 0: the data are not orthogonally separable (try another configuration)"
+
+
+SEPARABLE = Assumption("separable", "mu > 0 (Assumption 1)", separable_data)
+MARGIN_LOSS = Assumption("margin-loss", "g(y, 0) = y: the exponential or the paper's logistic loss", margin_loss)

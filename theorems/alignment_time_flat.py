@@ -20,9 +20,9 @@ spacing over the span of log(1/epsilon). The mutant "t1 grows like log(1/epsilon
 
 from __future__ import annotations
 
-from theorems.alignment import class_directions, flow_parameters, instance_data, separable_data
+from theorems.alignment import SEPARABLE, class_directions, flow_parameters, instance_data
 from theorems.hermite import Quantity
-from theorems.statement import Assumption, Mutant, Prediction, Target, Theorem
+from theorems.statement import Mutant, Prediction, Target, Theorem
 
 LOG_EPSILONS = (-14.0, -28.0, -56.0, -112.0)
 
@@ -45,7 +45,7 @@ THEOREM = Theorem(
     provenance="derived",
     statement="t1(epsilon) -> a constant as epsilon -> 0: the slope of t1 against log(1/epsilon) is t1_slope = 0",
     parameters=flow_parameters(log_epsilon=None),
-    assumptions=(Assumption("separable", "mu > 0 (Assumption 1)", separable_data),),
+    assumptions=(SEPARABLE,),
     constants=_constants,
     predictions=(
         Prediction("flat", "identity", "least-squares slope of t1 against log(1/epsilon): t1_slope",

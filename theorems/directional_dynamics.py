@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import sympy
 
-from theorems.alignment import flow_parameters, instance_data, separable_data
+from theorems.alignment import SEPARABLE, flow_parameters, instance_data
 from theorems.hermite import Quantity
 from theorems.statement import Assumption, Instance, Mutant, Prediction, Target, Theorem
 
@@ -70,7 +70,7 @@ THEOREM = Theorem(
     statement="||d/dt w^_j - s_j P x_a(w_j)|| <= 2 n X_max max|f| when max|f| <= 1; for t <= T: ||w_j||^2 <= "
               "2 eps W_max^2/sqrt(h), |f| <= 2 eps sqrt(h) X_max W_max^2, error of (4) <= 4 eps n sqrt(h) X_max^2 W_max^2",
     parameters=flow_parameters(log_epsilon="-10"),
-    assumptions=(Assumption("separable", "mu > 0 (Assumption 1)", separable_data),
+    assumptions=(SEPARABLE,
                  Assumption("small-initialization", "epsilon <= 1/(4 sqrt(h) X_max W_max^2)", _small_enough),
                  Assumption("loss", "exponential, the paper's logistic or the square loss", _lemma4_loss)),
     constants=_constants,

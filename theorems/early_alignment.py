@@ -34,7 +34,8 @@ Predictions (each an exact observation of one run):
 
 from __future__ import annotations
 
-from theorems.alignment import flow_parameters, instance_data, margin_loss, separable_data, theorem1_constants
+from theorems.alignment import (MARGIN_LOSS, SEPARABLE, flow_parameters, instance_data, separable_data,
+                                theorem1_constants)
 from theorems.hermite import Quantity
 from theorems.statement import Assumption, Instance, Mutant, Prediction, Target, Theorem
 
@@ -73,9 +74,9 @@ THEOREM = Theorem(
               "S+- u S_dead (in S+- if it activated its class at 0); L(t) <= L(t2)/(L(t2) alpha (t - t2) + 1) after "
               "t2; ||W||_F^2 <= 2 ||W||_2^2 + 4 sqrt(h) epsilon W_max^2 after t1",
     parameters=flow_parameters(log_epsilon="-17300"),
-    assumptions=(Assumption("separable", "mu > 0 (Assumption 1)", separable_data),
+    assumptions=(SEPARABLE,
                  Assumption("small-initialization", "epsilon below the bound (28)", _small_enough),
-                 Assumption("margin-loss", "the exponential or the paper's logistic loss", margin_loss)),
+                 MARGIN_LOSS),
     constants=_constants,
     predictions=(
         Prediction("aligned-by-t1", "identity", "neurons outside their class cone and not dead at the theorem's t1, "

@@ -20,9 +20,9 @@ interpolation. The fitted slope times ||x+-|| is the observation, and the claim 
 
 from __future__ import annotations
 
-from theorems.alignment import class_directions, flow_parameters, instance_data, margin_loss, separable_data
+from theorems.alignment import MARGIN_LOSS, SEPARABLE, class_directions, flow_parameters, instance_data
 from theorems.hermite import Quantity
-from theorems.statement import Assumption, Instance, Mutant, Prediction, Target, Theorem
+from theorems.statement import Instance, Mutant, Prediction, Target, Theorem
 
 LOG_EPSILONS = (-20.0, -40.0, -80.0, -160.0)
 
@@ -53,8 +53,7 @@ THEOREM = Theorem(
     provenance="derived",
     statement="t_half+- = escape_slope log(1/epsilon) / ||x+-|| + C+- as epsilon -> 0, escape_slope = 1",
     parameters=flow_parameters(log_epsilon=None),
-    assumptions=(Assumption("separable", "mu > 0 (Assumption 1)", separable_data),
-                 Assumption("margin-loss", "g(y, 0) = y: the exponential or the paper's logistic loss", margin_loss)),
+    assumptions=(SEPARABLE, MARGIN_LOSS),
     constants=_constants,
     predictions=(
         Prediction("positive-class", "identity", "slope of t_half+ against log(1/epsilon), times ||x+||: escape_slope",

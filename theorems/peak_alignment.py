@@ -21,9 +21,9 @@ from __future__ import annotations
 
 import sympy
 
-from theorems.alignment import flow_parameters, margin_loss, separable_data
+from theorems.alignment import MARGIN_LOSS, SEPARABLE, flow_parameters
 from theorems.hermite import Quantity
-from theorems.statement import Assumption, Mutant, Prediction, Target, Theorem
+from theorems.statement import Mutant, Prediction, Target, Theorem
 
 LOG_EPSILONS = (-7.0, -9.0, -11.0, -13.0)
 
@@ -45,8 +45,7 @@ THEOREM = Theorem(
     provenance="derived",
     statement="1 - max_t min_{j in S+} cos(w_j(t), x+) ~ epsilon^alignment_exponent, alignment_exponent = 4/3",
     parameters=flow_parameters(log_epsilon=None),
-    assumptions=(Assumption("separable", "mu > 0 (Assumption 1)", separable_data),
-                 Assumption("margin-loss", "g(y, 0) = y: the exponential or the paper's logistic loss", margin_loss)),
+    assumptions=(SEPARABLE, MARGIN_LOSS),
     constants=_constants,
     predictions=(
         Prediction("exponent", "identity", "local exponent d log(1 - peak cos) / d log epsilon at the smallest epsilons: "
