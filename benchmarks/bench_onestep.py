@@ -21,7 +21,7 @@ import numpy as np
 CHILD = """
 import json, resource, sys, time
 import numpy as np
-from checkers.simulate.onestep import OneStepSetting, one_step
+from checkers.onestep.simulation import OneStepSetting, one_step
 from theorems.activations import activation
 size, dtype = int(sys.argv[1]), getattr(np, sys.argv[2])
 sigma = activation("tanh")

@@ -1,7 +1,7 @@
 """Running a check: theorem instance -> observations -> calibrated comparisons -> verdict.
 
-A `Checker` pairs a `Theorem` with `observe(instance, prediction_name, budget, seed)`, which returns
-either an `Estimate` (Monte Carlo; compared with a t-test) or an `Exact` value (deterministic;
+A `Checker` pairs a `Theorem` with one reader per prediction, `reader(instance, budget, seed)`, which
+returns either an `Estimate` (Monte Carlo; compared with a t-test) or an `Exact` value (deterministic;
 compared to its stated accuracy). `run_check` does the rest, in one direction:
 
 1. validate parameters and overrides (bad input raises `InvalidInput` before anything runs);
@@ -10,6 +10,10 @@ compared to its stated accuracy). `run_check` does the rest, in one direction:
 3. for each prediction: its target interval, then observations in sequential stages (each stage
    draws fresh samples at a larger budget, and only while the previous one was inconclusive);
 4. the family false-fail rate is split (Bonferroni) over stochastic predictions x stages.
+
+Errors are errors: an exception raised by a statement or a reader (other than the simulation's own
+`NumericalError`, "no evidence", and `Unresolved`, "not resolved at these sizes") is re-raised as
+`CheckError` naming the theorem and the prediction; it never becomes an inconclusive verdict.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Any
 
 import mpmath
@@ -25,7 +30,7 @@ import numpy as np
 from checkers.seeds import seed_sequence
 from checkers.stats import INCONCLUSIVE, Estimate, compare_exact, compare_to_target, split_false_fail_rate
 from checkers.verdict import SKIPPED, PredictionResult, Verdict, overall_outcome
-from theorems.errors import InvalidInput, NumericalError
+from theorems.errors import CheckError, DeclarationError, InvalidInput, NumericalError
 from theorems.statement import Instance, Prediction, Theorem
 
 DEFAULT_FALSE_FAIL_RATE = 1e-6
@@ -80,21 +85,51 @@ class Unresolved(Exception):
     spike that has not yet separated from the bulk): the prediction is inconclusive, with this reason."""
 
 
-@dataclass(frozen=True)
-class Checker:
-    """A theorem and the way to observe each of its predictions.
+Reader = Callable[[Instance, Budget, np.random.SeedSequence], Observation]
 
-    With `shared_draws`, every prediction of one check gets the same seed (per stage), so a checker
-    can simulate once and read several observables from the same draws.
+
+@dataclass(frozen=True, kw_only=True)
+class Checker:
+    """How one theorem is checked: its simulation, in words, and one reader per prediction.
+
+    `readers` maps each prediction's name to `reader(instance, budget, seed) -> Observation`. The keys
+    must be exactly the theorem's prediction names: a checker that misses one, or names one the theorem
+    does not have, is refused when it is built (`DeclarationError`), so a renamed prediction can never
+    be read by another prediction's reader.
+
+    With `shared_draws`, every prediction of one check gets the same seed (per stage), so readers can
+    share one simulation (see `checkers.shared_draws`).
     """
 
     theorem: Theorem
-    observe: Callable[[Instance, str, Budget, np.random.SeedSequence], Observation]
+    simulation: str
+    readers: Mapping[str, Reader]
     shared_draws: bool = False
+
+    def __post_init__(self):
+        if not isinstance(self.theorem, Theorem):
+            raise DeclarationError(f"a Checker's theorem must be a Theorem, got {type(self.theorem).__name__}")
+        object.__setattr__(self, "readers", MappingProxyType(dict(self.readers)))
+        predictions = [prediction.name for prediction in self.theorem.predictions]
+        missing = [name for name in predictions if name not in self.readers]
+        unknown = [name for name in self.readers if name not in predictions]
+        if missing or unknown:
+            problems = ([f"no reader for prediction(s) {', '.join(missing)}"] if missing else []) + (
+                [f"reader(s) {', '.join(unknown)} name no prediction"] if unknown else [])
+            raise DeclarationError(f"checker of {self.theorem.id}: {'; '.join(problems)} (its predictions are "
+                                   f"{', '.join(predictions)})")
+        for name, reader in self.readers.items():
+            if not callable(reader):
+                raise DeclarationError(f"checker of {self.theorem.id}: the reader of {name} is not callable")
 
     @property
     def id(self) -> str:
         return self.theorem.id
+
+    def read(self, instance: Instance, prediction: str, budget: Budget, seed: np.random.SeedSequence
+             ) -> Observation:
+        """The observation of one prediction."""
+        return self.readers[prediction](instance, budget, seed)
 
 
 def _stochastic(prediction: Prediction) -> bool:
@@ -138,26 +173,45 @@ def _check_prediction(checker: Checker, instance: Instance, prediction: Predicti
         reason = prediction.applies(instance)
         if reason:
             return PredictionResult(outcome=SKIPPED, message=reason, **common)
+        if outside and not instance.constants:  # the statement derives nothing where it is undefined
+            return PredictionResult(outcome=SKIPPED, message="not evaluated outside the assumptions: the "
+                                    "statement's constants are undefined here", **common)
         target = prediction.predict(instance)
         resolution = float(prediction.resolution(instance))
-    except (NumericalError, KeyError, ArithmeticError) as error:
+    except ArithmeticError as error:
+        # outside its assumptions a statement may not even be defined (mu1 = 0 divides): say so. Inside
+        # them a numeric route that says it cannot reach its accuracy (NumericalError) leaves the claim
+        # unresolved; any other arithmetic error is a bug in the statement, reported as one
         if outside:
             return PredictionResult(outcome=SKIPPED, message=f"not evaluated outside the assumptions: {error}",
                                     **common)
-        return PredictionResult(outcome=INCONCLUSIVE, message=f"prediction could not be evaluated: {error}",
-                                **common)
+        if isinstance(error, NumericalError):
+            return PredictionResult(outcome=INCONCLUSIVE, message=f"prediction could not be computed: {error}",
+                                    **common)
+        raise CheckError(instance.theorem.id, prediction.name, error) from error
+    except InvalidInput:
+        raise
+    except Exception as error:  # DeclarationError included: a misnamed constant is a bug of this prediction
+        raise CheckError(instance.theorem.id, prediction.name, error) from error
     lower, upper = float(target.lower), float(target.upper)
     stages = fidelity.stages if _stochastic(prediction) else 1
     for stage in range(stages):
         budget = Budget(fidelity, stage)
         scope = () if checker.shared_draws else (prediction.name,)
         try:
-            observation = checker.observe(instance, prediction.name, budget,
-                                          seed_sequence(seed, instance.theorem.id, *scope, stage))
-        except NumericalError as error:  # e.g. a simulation that diverged: no evidence either way
+            observation = checker.read(instance, prediction.name, budget,
+                                       seed_sequence(seed, instance.theorem.id, *scope, stage))
+        except NumericalError as error:  # a simulation that diverged, said so by the simulation: no evidence
             return PredictionResult(outcome=INCONCLUSIVE, message=f"no observation: {error}", **common)
         except Unresolved as reason:
             return PredictionResult(outcome=INCONCLUSIVE, message=f"not resolved at these sizes: {reason}", **common)
+        except InvalidInput:
+            raise
+        except Exception as error:  # DeclarationError included
+            raise CheckError(instance.theorem.id, prediction.name, error) from error
+        if not isinstance(observation, (Estimate, Exact)):
+            raise CheckError(instance.theorem.id, prediction.name,
+                             TypeError(f"the reader returned {type(observation).__name__}, not an Estimate or Exact"))
         if isinstance(observation, Exact):
             comparison = compare_exact(observation.value, target.lower, target.upper,
                                        tolerance=observation.tolerance, resolution=resolution)

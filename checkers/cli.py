@@ -1,8 +1,9 @@
 """The `thmcheck` command: list, show, hermite, check, sweep, report.
 
 Exit codes: 0 every verdict passes; 1 any fails; 2 bad input or usage (one line on stderr, no
-traceback); 3 inconclusive or outside assumptions, none failing; 4 an internal error (a bug: set
-THMCHECK_DEBUG=1 for the traceback).
+traceback); 3 inconclusive or outside assumptions, none failing; 4 an error in a theorem, a checker or
+thmcheck itself (a bug: one line naming the theorem and the prediction; `--debug` or THMCHECK_DEBUG=1
+prints the traceback).
 """
 
 from __future__ import annotations
@@ -19,10 +20,10 @@ from checkers import registry
 from checkers.check import DEFAULT_FALSE_FAIL_RATE, FIDELITIES, run_check
 from checkers.report import build_report
 from checkers.stats import FAIL, PASS
-from checkers.sweep import EXECUTORS, parse_grid, plan, sweep
+from checkers.sweep import ERROR, EXECUTORS, parse_grid, plan, sweep
 from checkers.verdict import format_table
 from theorems.activations import Activation, activation, builtin_names
-from theorems.errors import InvalidInput, ThmcheckError
+from theorems.errors import CheckError, DeclarationError, InvalidInput, ThmcheckError
 from theorems.formula import parse_number
 from theorems.hermite import CONVENTION, MAX_DEGREE, MAX_DIGITS, ROUTES, hermite_coefficients, second_moment
 from theorems.statement import PROVENANCES
@@ -68,21 +69,30 @@ def _rate(text: str) -> float:
 def build_parser() -> argparse.ArgumentParser:
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--plugin", action="append", default=[], metavar="MODULE",
-                        help="import MODULE and register its CHECKERS (repeatable)")
+                        help="import MODULE and register its CHECKER (repeatable)")
     parser = _Parser(prog="thmcheck", description="Check theorems about two-layer neural networks: exact "
                                                   "constants, calibrated Monte Carlo verdicts.")
     # the same option before the command; argparse would let the subcommand's default overwrite it
     parser.add_argument("--plugin", action="append", default=[], metavar="MODULE", dest="plugins_before",
-                        help="import MODULE (a module name or a .py path) and register its CHECKERS")
+                        help="import MODULE (an importable module name or a .py path) and register its CHECKER")
+    parser.add_argument("--debug", action="store_true",
+                        help="on an internal error (exit 4), print the traceback (same as THMCHECK_DEBUG=1)")
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
     listing = commands.add_parser("list", parents=[common], help="theorem ids, titles, provenance")
     listing.add_argument("--json", action="store_true")
+    listing.add_argument("--markdown", action="store_true",
+                         help="the README's table of theorems (id, provenance, claim, how it is checked)")
 
     show = commands.add_parser("show", parents=[common], help="a theorem's statement, parameters, constants")
     show.add_argument("theorem", metavar="ID")
-    show.add_argument("--param", action="append", type=_key_value, default=[], metavar="NAME=VALUE")
-    show.add_argument("--digits", type=_bounded_int("digits", 1, MAX_DIGITS), default=30)
+    show.add_argument("--param", action="append", type=_key_value, default=[], metavar="NAME=VALUE",
+                      help="a parameter's value (repeatable; default: the theorem's defaults)")
+    show.add_argument("--set", action="append", type=_key_value, default=[], metavar="CONSTANT=VALUE",
+                      dest="overrides", help="override a named constant and see what it changes (repeatable)")
+    show.add_argument("--mutant", metavar="NAME", help="show a named wrong version of the theorem")
+    show.add_argument("--digits", type=_bounded_int("digits", 1, MAX_DIGITS), default=30,
+                      help="digits of the constants (default 30)")
     show.add_argument("--json", action="store_true")
 
     hermite = commands.add_parser("hermite", parents=[common], help="Hermite coefficients of an activation")
@@ -142,8 +152,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    debug = bool(os.environ.get("THMCHECK_DEBUG"))
     try:
         arguments = build_parser().parse_args(argv)
+        debug = debug or arguments.debug
         for module in arguments.plugins_before + arguments.plugin:
             registry.load_plugin(module)
         commands = {"list": _list, "show": _show, "hermite": _hermite, "check": _check, "sweep": _sweep,
@@ -155,11 +167,16 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("thmcheck: interrupted", file=sys.stderr)
         return 130
-    except Exception as error:  # a bug: say so in one line unless debugging
-        if os.environ.get("THMCHECK_DEBUG"):
+    except (CheckError, DeclarationError) as error:  # a bug in a theorem or a checker, named
+        if debug:
             traceback.print_exc()
-        print(f"thmcheck: internal error: {type(error).__name__}: {error} (set THMCHECK_DEBUG=1 for the "
-              f"traceback)", file=sys.stderr)
+        print(f"thmcheck: internal error in {error} (run with --debug for the traceback)", file=sys.stderr)
+        return EXIT_INTERNAL
+    except Exception as error:  # a bug: say so in one line unless debugging
+        if debug:
+            traceback.print_exc()
+        print(f"thmcheck: internal error: {type(error).__name__}: {error} (run with --debug for the traceback)",
+              file=sys.stderr)
         return EXIT_INTERNAL
 
 
@@ -171,16 +188,37 @@ def _list(arguments) -> int:
         print(json.dumps([{"id": c.theorem.id, "title": c.theorem.title, "provenance": c.theorem.provenance,
                            "source": c.theorem.source} for c in checkers], indent=2))
         return EXIT_PASS
+    if arguments.markdown:
+        print(markdown_table(checkers))
+        return EXIT_PASS
     width = max(len(c.id) for c in checkers)
     for c in checkers:
         print(f"{c.id.ljust(width)}  {c.theorem.provenance:9}  {c.theorem.title}")
     return EXIT_PASS
 
 
+def markdown_table(checkers) -> str:
+    """The README's theorem table: one row per check, in family order, from the statements and checkers."""
+    def cell(text: str) -> str:
+        return text.replace("|", "\\|")
+    rows = ["| id | family | provenance | claim | how |", "|---|---|---|---|---|"]
+    for checker in sorted(checkers, key=lambda c: (registry.family(c.id), c.id)):
+        theorem = checker.theorem
+        rows.append(f"| `{theorem.id}` | {registry.family(theorem.id)} | {theorem.provenance} | "
+                    f"{cell(theorem.statement)} | {cell(checker.simulation)} |")
+    return "\n".join(rows)
+
+
 def _show(arguments) -> int:
-    theorem = registry.checker(arguments.theorem).theorem
-    instance = theorem.instance(dict(arguments.param), digits=arguments.digits)
-    constants = instance.constants
+    checker = registry.checker(arguments.theorem)
+    theorem = checker.theorem
+    parameters = dict(arguments.param)
+    if arguments.mutant is not None:
+        parameters = {**theorem.mutant(arguments.mutant).parameters, **parameters}
+        theorem = theorem.mutated(arguments.mutant)
+    instance = theorem.instance(parameters, dict(arguments.overrides), digits=arguments.digits)
+    constants, changed = instance.constants, instance.changed_constants
+    descriptions = {node.name: node.description for node in instance.graph}
     data = {
         "id": theorem.id, "title": theorem.title, "source": theorem.source,
         "provenance": theorem.provenance, "provenance_meaning": PROVENANCES[theorem.provenance],
@@ -189,8 +227,11 @@ def _show(arguments) -> int:
                         "value": instance.describe_parameters()[p.name]} for p in theorem.parameters],
         "assumptions": [{"name": a.name, "statement": a.statement} for a in theorem.assumptions],
         "assumption_failures": [{"assumption": n, "reason": r} for n, r in instance.assumption_failures()],
+        "family": registry.family(theorem.id), "simulation": checker.simulation,
         "constants": [{"name": name, "exact": None if q.exact is None else str(sympy.simplify(q.exact)),
-                       "value": q.decimal(arguments.digits), "route": q.route} for name, q in constants.items()],
+                       "value": q.decimal(arguments.digits), "route": q.route, "description": descriptions[name],
+                       "depends_on": list(next(n.depends_on for n in instance.graph if n.name == name)),
+                       "status": changed.get(name, "derived")} for name, q in constants.items()],
         "predictions": [{"name": p.name, "kind": p.kind, "statement": p.statement} for p in theorem.predictions],
         "mutants": [{"name": m.name, "description": m.description} for m in theorem.mutants],
         "notes": theorem.notes,
@@ -210,10 +251,12 @@ def _show(arguments) -> int:
         print(f"    {a.name}: {a.statement}")
     for failure in data["assumption_failures"]:
         print(f"    ! {failure['assumption']} fails here: {failure['reason']}")
+    print(f"  checked by: {data['simulation']} (checkers/{data['family']}/)")
     print(f"  constants ({arguments.digits} digits; exact form where one exists):")
     for c in data["constants"]:
         exact = f"  = {c['exact']}" if c["exact"] is not None else ""
-        print(f"    {c['name']} = {c['value']}  [{c['route']}]{exact}")
+        status = "" if c["status"] == "derived" else f"  ({c['status']})"
+        print(f"    {c['name']} = {c['value']}  [{c['route']}]{exact}{status}")
     print("  predictions:")
     for p in theorem.predictions:
         print(f"    {p.name} ({p.kind}): {p.statement}")
@@ -315,6 +358,10 @@ def _sweep(arguments) -> int:
         counts = ", ".join(f"{count} {outcome}" for outcome, count in sorted(summary.outcomes.items()))
         print(f"{summary.total} tasks ({summary.skipped} already stored, {summary.ran} run) in {summary.store}: "
               f"{counts or 'none'}")
+    if summary.outcomes.get(ERROR):
+        print(f"thmcheck: {summary.outcomes[ERROR]} task(s) raised an error (stored with their message; a rerun "
+              "retries them)", file=sys.stderr)
+        return EXIT_INTERNAL
     if summary.outcomes.get(FAIL):
         return EXIT_FAIL
     if set(summary.outcomes) <= {PASS}:

@@ -1,98 +1,172 @@
-"""Registry of checkers by theorem id: the built-in families, entry-point plugins, and --plugin modules.
+"""The one registry of checks: discovered from the family packages, entry points and plugins.
 
-A plugin is a module with a `CHECKERS` list (or a single `CHECKER`) of `checkers.check.Checker`
-objects. It is found either through the `thmcheck.theorems` entry-point group of an installed
-package (the entry point names the module) or by `load_plugin("my_module")` / `--plugin my_module`.
+Built-in checks are found, not listed: every module of a family package `theorems/<family>/` that
+defines `THEOREM`, and every module of `checkers/<family>/` that defines `CHECKER`. Each built-in
+theorem must have exactly one checker, in the family package of the same name; a theorem without a
+checker, a checker of an undiscovered theorem, or two checkers of one id stop the registry with a
+`DeclarationError` naming them.
+
+A plugin is a module with a `CHECKER` (or a `CHECKERS` list) of `checkers.check.Checker` objects,
+loaded by `load_plugin(name_or_path)` (`--plugin`) or through the `thmcheck.theorems` entry-point
+group of an installed package. A module name must be importable as it is (installed, or on
+PYTHONPATH); a `.py` path is loaded from that file. Loading changes nothing in `sys.path`. A plugin
+may not take the id of a built-in theorem.
 """
 
 from __future__ import annotations
 
 import importlib
 import importlib.util
-import os
+import pkgutil
 import sys
-from pathlib import Path
 from importlib.metadata import entry_points
+from pathlib import Path
 
+import checkers as checkers_package
+import theorems as theorems_package
 from checkers.check import Checker
-from checkers.families import (alignment, balancedness, collapse, collapse_training, dual_kernel, elasticity, equivalence,
-                               local_recovery,
-                               onestep, population_loss)
-from theorems import registry as theorem_registry
-from theorems.errors import InvalidInput, UnknownName
+from theorems.errors import DeclarationError, InvalidInput, UnknownName
+from theorems.statement import Theorem
 
 ENTRY_POINT_GROUP = "thmcheck.theorems"
-_CHECKERS: dict[str, Checker] = {}
-_entry_points_loaded = False
 
 
-def register(checker: Checker, *, replace: bool = False) -> Checker:
-    if not isinstance(checker, Checker):
-        raise InvalidInput(f"register() takes a Checker, got {type(checker).__name__}")
-    theorem_registry.register(checker.theorem, replace=replace)
-    _CHECKERS[checker.id] = checker
-    return checker
+class _Registry:
+    """Checkers by theorem id, filled on first use (discovery imports every family module)."""
+
+    def __init__(self):
+        self.checkers: dict[str, Checker] = {}
+        self.builtin: set[str] = set()
+        self.families: dict[str, str] = {}
+        self.loaded = False
+
+    def load(self) -> None:
+        if self.loaded:
+            return
+        self.loaded = True
+        theorems, checkers = {}, {}
+        for family in families():
+            for module in _modules(theorems_package, family):
+                theorem = getattr(module, "THEOREM", None)
+                if isinstance(theorem, Theorem):
+                    theorems[theorem.id] = (family, theorem)
+            for module in _modules(checkers_package, family):
+                checker = getattr(module, "CHECKER", None)
+                if isinstance(checker, Checker):
+                    if checker.id in checkers:
+                        raise DeclarationError(f"two checkers of {checker.id}: {checkers[checker.id][1]} and "
+                                               f"{module.__name__}")
+                    checkers[checker.id] = (family, module.__name__, checker)
+        unchecked = sorted(set(theorems) - set(checkers))
+        if unchecked:
+            raise DeclarationError(f"theorem(s) without a checker: {', '.join(unchecked)}")
+        for theorem_id, (family, module, checker) in checkers.items():
+            if theorem_id not in theorems or theorems[theorem_id][1] is not checker.theorem:
+                raise DeclarationError(f"{module} checks {theorem_id}, which is not the theorem of that id in "
+                                       f"theorems/<family>/")
+            if theorems[theorem_id][0] != family:
+                raise DeclarationError(f"{theorem_id} is stated in family {theorems[theorem_id][0]} but checked in "
+                                       f"{family}")
+            self.checkers[theorem_id] = checker
+            self.families[theorem_id] = family
+            self.builtin.add(theorem_id)
+        for entry_point in entry_points(group=ENTRY_POINT_GROUP):
+            for checker in _checkers_of(entry_point.load()):
+                self.register(checker)
+
+    def register(self, checker: Checker) -> Checker:
+        if not isinstance(checker, Checker):
+            raise InvalidInput(f"a plugin must provide Checker objects, got {type(checker).__name__}")
+        if checker.id in self.builtin:
+            raise InvalidInput(f"a plugin cannot replace the built-in theorem {checker.id!r}")
+        self.checkers[checker.id] = checker
+        self.families.setdefault(checker.id, "plugin")
+        return checker
+
+
+_REGISTRY = _Registry()
+
+
+def families() -> list[str]:
+    """The family packages: the subpackages that theorems/ and checkers/ both have, in name order."""
+    def packages(package) -> set[str]:
+        return {info.name for info in pkgutil.iter_modules(package.__path__) if info.ispkg}
+    return sorted(packages(theorems_package) & packages(checkers_package))
+
+
+def _modules(package, family: str):
+    parent = importlib.import_module(f"{package.__name__}.{family}")
+    for info in sorted(pkgutil.iter_modules(parent.__path__), key=lambda info: info.name):
+        if not info.ispkg:
+            yield importlib.import_module(f"{parent.__name__}.{info.name}")
 
 
 def _checkers_of(module) -> list[Checker]:
+    if isinstance(module, Checker):
+        return [module]
+    if isinstance(module, (list, tuple)):
+        return list(module)
     found = list(getattr(module, "CHECKERS", []))
     if hasattr(module, "CHECKER"):
         found.append(module.CHECKER)
     if not found:
-        raise InvalidInput(f"plugin {module.__name__} defines neither CHECKERS nor CHECKER")
+        raise InvalidInput(f"plugin {module.__name__} defines neither CHECKER nor CHECKERS")
     return found
 
 
+def register(checker: Checker) -> Checker:
+    """Add a plugin's checker (its id must not be a built-in one)."""
+    _REGISTRY.load()
+    return _REGISTRY.register(checker)
+
+
 def load_plugin(module: str) -> list[Checker]:
-    """Import a plugin (a module name, importable or under the current directory, or a .py path)
-    and register its checkers."""
+    """Import a plugin, a module name or a .py path, and register its checkers."""
+    _REGISTRY.load()
     try:
         if module.endswith(".py"):
             path = Path(module).resolve()
             if not path.is_file():
                 raise InvalidInput(f"plugin file {module!r} does not exist")
-            spec = importlib.util.spec_from_file_location(f"thmcheck_plugin_{path.stem}", path)
-            loaded = importlib.util.module_from_spec(spec)
-            sys.modules[spec.name] = loaded
-            spec.loader.exec_module(loaded)
+            name = f"thmcheck_plugin_{path.stem}"
+            loaded = sys.modules.get(name)
+            if loaded is None or Path(getattr(loaded, "__file__", "")).resolve() != path:
+                spec = importlib.util.spec_from_file_location(name, path)
+                loaded = importlib.util.module_from_spec(spec)
+                sys.modules[name] = loaded  # worker processes unpickle its objects by this name
+                spec.loader.exec_module(loaded)
         else:
-            if os.getcwd() not in sys.path:
-                sys.path.append(os.getcwd())
             loaded = importlib.import_module(module)
     except ImportError as error:
-        raise InvalidInput(f"cannot import plugin {module!r}: {error}") from None
-    return [register(checker, replace=True) for checker in _checkers_of(loaded)]
-
-
-def _load_entry_points() -> None:
-    global _entry_points_loaded
-    if _entry_points_loaded:
-        return
-    _entry_points_loaded = True
-    for entry_point in entry_points(group=ENTRY_POINT_GROUP):
-        loaded = entry_point.load()
-        candidates = _checkers_of(loaded) if not isinstance(loaded, (Checker, list, tuple)) else (
-            [loaded] if isinstance(loaded, Checker) else list(loaded))
-        for checker in candidates:
-            register(checker, replace=True)
+        raise InvalidInput(f"cannot import plugin {module!r}: {error} (give a .py path, or make the module "
+                           f"importable)") from None
+    return [_REGISTRY.register(checker) for checker in _checkers_of(loaded)]
 
 
 def checker(theorem_id: str) -> Checker:
-    _load_entry_points()
+    _REGISTRY.load()
     try:
-        return _CHECKERS[theorem_id]
+        return _REGISTRY.checkers[theorem_id]
     except KeyError:
-        raise UnknownName(f"unknown theorem {theorem_id!r}; known: {', '.join(sorted(_CHECKERS))}") from None
+        raise UnknownName(f"unknown theorem {theorem_id!r}; known: {', '.join(sorted(_REGISTRY.checkers))}") from None
+
+
+def theorem(theorem_id: str) -> Theorem:
+    return checker(theorem_id).theorem
+
+
+def family(theorem_id: str) -> str:
+    """The family package of a theorem ("plugin" for one registered at run time)."""
+    checker(theorem_id)
+    return _REGISTRY.families[theorem_id]
 
 
 def all_checkers() -> list[Checker]:
-    _load_entry_points()
-    return [_CHECKERS[key] for key in sorted(_CHECKERS)]
+    _REGISTRY.load()
+    return [_REGISTRY.checkers[key] for key in sorted(_REGISTRY.checkers)]
 
 
-register(dual_kernel.CHECKER)
-register(population_loss.CHECKER)
-register(local_recovery.CHECKER)
-register(collapse_training.CHECKER)
-for _checker in alignment.CHECKERS + balancedness.CHECKERS + equivalence.CHECKERS + elasticity.CHECKERS + onestep.CHECKERS + collapse.CHECKERS:
-    register(_checker)
+def builtin_checkers() -> list[Checker]:
+    """The checks that ship with thmcheck, in id order (the contract suite runs each of them)."""
+    _REGISTRY.load()
+    return [_REGISTRY.checkers[key] for key in sorted(_REGISTRY.builtin)]

@@ -1,10 +1,20 @@
-"""Draws shared by the predictions of one check: a small memo keyed by the check's identity, parameters and seed.
+"""Draws shared by the predictions of one check, memoized by the content that determines them.
 
-A checker with `shared_draws=True` gets the same seed for every prediction of a check. Its observer can then
-simulate once and read several observables, by computing the draws through `memoized(draw_key(...), compute)`.
+A checker with `shared_draws=True` gets the same seed for every prediction of a check, so its readers can
+simulate once and read several observables: they compute the draws through `memoized(draw_key(...), compute)`.
+Runs that several checks share (a gradient-flow trajectory, a training run) are cached with `cached`, keyed by
+their arguments. Both caches are bounded, and `forget()` empties every one of them (the tests use it to show
+that a rerun recomputes the same numbers).
+
+A key holds everything the result depends on: the theorem's id, the parameters, the budget level and the
+seed, and, unless the simulation reads nothing of the statement (`mutant_blind`), the values of the
+instance's constants and the identities of its definitions, so a mutant or an override that changes what
+is simulated never reads another version's draws.
 """
 
 from __future__ import annotations
+
+import functools
 
 import numpy as np
 
@@ -13,6 +23,7 @@ from theorems.statement import Instance
 
 _MEMO: dict = {}
 _SIZE = 8
+_CACHES: list = []
 
 
 def memoized(key, compute):
@@ -24,14 +35,35 @@ def memoized(key, compute):
     return _MEMO[key]
 
 
+def cached(maxsize: int):
+    """functools.lru_cache, registered so that `forget()` clears it too."""
+    def decorate(function):
+        wrapped = functools.lru_cache(maxsize=maxsize)(function)
+        _CACHES.append(wrapped)
+        return wrapped
+    return decorate
+
+
 def forget() -> None:
-    """Drop every memoized draw (tests use it to show that a rerun recomputes the same numbers)."""
+    """Drop every memoized draw and cached run."""
     _MEMO.clear()
+    for cache in _CACHES:
+        cache.cache_clear()
+
+
+def _identity(value) -> str:
+    """A definition's identity: a function by its module and qualified name, anything else by its repr."""
+    if callable(value):
+        return f"{getattr(value, '__module__', '')}.{getattr(value, '__qualname__', repr(value))}"
+    return repr(value)
 
 
 def draw_key(instance: Instance, budget: Budget, seed: np.random.SeedSequence, *extra, mutant_blind: bool = False):
-    """The identity of one check's draws. With `mutant_blind` (a simulation that reads no constant or definition of
-    the statement) the draws are shared by its mutants too."""
-    name = instance.theorem.id if mutant_blind else instance.theorem.title
-    return (name, tuple(sorted(instance.describe_parameters().items())), budget.level, seed.entropy, seed.spawn_key,
-            *extra)
+    """The identity of one check's draws (see the module docstring)."""
+    key = (instance.theorem.id, tuple(sorted(instance.describe_parameters().items())), budget.level, seed.entropy,
+           seed.spawn_key, *extra)
+    if mutant_blind:
+        return key
+    statement = (tuple((name, str(quantity.value)) for name, quantity in sorted(instance.constants.items())),
+                 tuple((name, _identity(value)) for name, value in sorted(instance.theorem.definitions.items())))
+    return key + statement

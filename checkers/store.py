@@ -94,13 +94,17 @@ class ResultStore:
     def __exit__(self, *exc) -> None:
         self.close()
 
-    def keys(self) -> set[str]:
-        return {row[0] for row in self._connection.execute("SELECT task_key FROM results")}
+    def keys(self, *, finished_only: bool = False) -> set[str]:
+        """Stored task keys; with `finished_only`, those with a verdict (not an error, which a rerun retries)."""
+        query = "SELECT task_key FROM results" + (" WHERE outcome != 'error'" if finished_only else "")
+        return {row[0] for row in self._connection.execute(query)}
 
     def add(self, key: str, theorem: str, parameters: Mapping[str, Any], seed_index: int, seed: int,
             fidelity: str, verdict: dict, version: str) -> bool:
-        """Store one finished task in its own transaction; False if it was already there."""
+        """Store one finished task in its own transaction; False if it was already there with a verdict (a stored
+        error is replaced)."""
         with self._connection:  # commits, or rolls back on error
+            self._connection.execute("DELETE FROM results WHERE task_key = ? AND outcome = 'error'", (key,))
             cursor = self._connection.execute(
                 "INSERT OR IGNORE INTO results VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (key, theorem, json.dumps(dict(parameters), sort_keys=True), seed_index, seed, fidelity,

@@ -26,9 +26,10 @@ from checkers import registry
 from checkers.check import DEFAULT_FALSE_FAIL_RATE, FIDELITIES, run_check
 from checkers.seeds import seed_sequence
 from checkers.store import ResultStore, code_version, task_key
-from theorems.errors import InvalidInput
+from theorems.errors import CheckError, DeclarationError, InvalidInput
 
 EXECUTORS = ("serial", "processes", "dask")
+ERROR = "error"  # the outcome stored for a task whose check raised a bug
 
 
 def split_values(text: str) -> list[str]:
@@ -97,12 +98,20 @@ class Task:
 
 
 def run_task(task: Task) -> tuple[str, dict]:
-    """Run one task (in whatever process) and return (key, verdict as a JSON-safe dict)."""
+    """Run one task (in whatever process) and return (key, verdict as a JSON-safe dict).
+
+    A bug in a theorem or a checker (`CheckError`, `DeclarationError`) is stored as outcome "error" with its
+    message, never as a verdict: a sweep that meets one says so, and a later run retries the task."""
     for plugin in task.plugins:
         registry.load_plugin(plugin)
-    verdict = run_check(registry.checker(task.theorem), dict(task.parameters), dict(task.overrides),
-                        seed=task.seed, fidelity=task.fidelity, false_fail_rate=task.false_fail_rate,
-                        mutant=task.mutant)
+    try:
+        verdict = run_check(registry.checker(task.theorem), dict(task.parameters), dict(task.overrides),
+                            seed=task.seed, fidelity=task.fidelity, false_fail_rate=task.false_fail_rate,
+                            mutant=task.mutant)
+    except (CheckError, DeclarationError) as error:
+        return task.key, {"theorem": task.theorem, "verdict": ERROR, "error": str(error),
+                          "parameters": dict(task.parameters), "overrides": dict(task.overrides),
+                          "mutant": task.mutant, "seed": task.seed, "fidelity": task.fidelity, "predictions": []}
     return task.key, verdict.to_dict()
 
 
@@ -158,7 +167,7 @@ def sweep(tasks: Sequence[Task], store_path: str | Path, *, executor: str = "pro
         raise InvalidInput(f"--workers must be positive, got {workers}")
     version = code_version()
     with ResultStore(store_path) as store:
-        done = store.keys()
+        done = store.keys(finished_only=True)
         pending = [task for task in tasks if task.key not in done]
         by_key = {task.key: task for task in pending}
         bar = _progress(len(pending), progress)

@@ -9,13 +9,17 @@ import numpy as np
 from checkers.check import Checker
 from checkers.stats import mean_estimate
 from theorems.hermite import hermite_coefficients, second_moment
-from theorems.statement import Mutant, Parameter, Prediction, Target, Theorem
+from theorems.statement import Constant, Mutant, Parameter, Prediction, Target, Theorem
 
 
-def constants(parameters, digits, given):
-    sigma = parameters["activation"]
-    return {"c1": hermite_coefficients(sigma, 1, digits=digits).quantity(1),
-            "second_moment": second_moment(sigma, digits=digits)}
+# The constant graph: each constant from the parameters or from constants declared before it. A --set or a
+# mutant changes a constant, and thmcheck recomputes whatever depends on it.
+CONSTANTS = (
+    Constant.of_parameters("c1", lambda parameters, digits: hermite_coefficients(
+        parameters["activation"], 1, digits=digits).quantity(1)),
+    Constant.of_parameters("second_moment", lambda parameters, digits: second_moment(
+        parameters["activation"], digits=digits)),
+)
 
 
 def predict_c1(instance):
@@ -30,7 +34,7 @@ THEOREM = Theorem(
     statement="E[Z sigma(Z)] = E sigma'(Z) = c_1 for Z ~ N(0, 1)",
     parameters=(Parameter("activation", "the activation sigma", "activation", "tanh"),),
     assumptions=(),
-    constants=constants,
+    constants=CONSTANTS,
     predictions=(
         Prediction("first-moment", "limit", "E[Z sigma(Z)] equals c_1", predict_c1,
                    resolution=lambda instance: 0.03 * float(instance.constant("second_moment")) ** 0.5),
@@ -39,7 +43,7 @@ THEOREM = Theorem(
 )
 
 
-def observe(instance, prediction, budget, seed):
+def read_first_moment(instance, budget, seed):
     """Plain Monte Carlo in 16 independent batches (seeded by thmcheck, batched in numpy)."""
     rng = np.random.default_rng(seed)
     z = rng.standard_normal((16, budget.scaled(4096)))
@@ -47,4 +51,5 @@ def observe(instance, prediction, budget, seed):
     return mean_estimate(batch_means, samples_per_replicate=z.shape[1], method="Monte Carlo x 16 batches")
 
 
-CHECKER = Checker(THEOREM, observe)
+CHECKER = Checker(theorem=THEOREM, simulation="E[Z sigma(Z)] by plain Monte Carlo in 16 batches",
+                  readers={"first-moment": read_first_moment})

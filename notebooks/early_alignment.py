@@ -15,7 +15,7 @@
 #   samples, from a balanced start W(0) = epsilon W0, v_j(0) = +-||w_j(0)||.
 # - First the neuron directions align: V+ neurons go to the cone S+ activated by exactly the positive
 #   points, or they die. Then the norms grow, at rate ||x+-||, until the loss falls.
-# - The flow is integrated in polar form (`checkers.simulate.gradient_flow.polar_flow`): directions and
+# - The flow is integrated in polar form (`checkers.alignment.gradient_flow.polar_flow`): directions and
 #   log-norms. So epsilon can be as small as we like.
 #
 # The tests run this notebook at small sizes.
@@ -26,9 +26,10 @@ import os
 import matplotlib.pyplot as plt
 import numpy as np
 
-from checkers.families.alignment import empirical_alignment_time, half_time, peak_gap
-from checkers.simulate.gradient_flow import balanced_start, polar_flow, stable_rank
-from theorems.alignment import class_directions, initial_directions, lemma3_window, reference_data
+from checkers.alignment.peak_alignment import peak_gap
+from checkers.alignment.runs import empirical_alignment_time, half_time
+from checkers.alignment.gradient_flow import balanced_start, polar_flow, stable_rank
+from theorems.alignment.common import class_directions, initial_directions, lemma3_window, reference_data
 
 SMALL = bool(os.environ.get("THMCHECK_SMALL"))
 

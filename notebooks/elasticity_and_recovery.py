@@ -20,7 +20,7 @@
 #
 # Part 2 covers Zhou and Ge (secondary, specs/alignment.md 3). It shows the exact population loss of one
 # debiased-ReLU student neuron around a teacher direction, then a staged GD run whose recovery metrics fall
-# as the weight decay is halved. Normalization: Ba's (see `theorems.onestep`). The tests run the notebook at
+# as the weight decay is halved. Normalization: Ba's (see `theorems.onestep.common`). The tests run the notebook at
 # small sizes.
 
 # %%
@@ -29,12 +29,12 @@ import os
 import matplotlib.pyplot as plt
 import numpy as np
 
-from checkers.simulate.onestep import OneStepSetting, one_step
-from checkers.simulate.recovery import local_start, run_stages
+from checkers.onestep.simulation import OneStepSetting, one_step
+from checkers.elasticity.recovery import local_start, run_stages
 from theorems.activations import activation
-from theorems.elasticity_reference import bivariate_expectation, coherent_and_bulk, neuron_laws
+from theorems.elasticity.elasticity_reference import bivariate_expectation, coherent_and_bulk, neuron_laws
 from theorems.hermite import hermite_coefficients, second_moment
-from theorems.local_recovery import DEBIASED_KERNEL_AT_ONE, population_loss_and_gradient, teacher_layout
+from theorems.elasticity.local_recovery import DEBIASED_KERNEL_AT_ONE, population_loss_and_gradient, teacher_layout
 
 SMALL = bool(os.environ.get("THMCHECK_SMALL"))
 tanh = activation("tanh")

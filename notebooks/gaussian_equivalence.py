@@ -22,7 +22,7 @@
 # - the network;
 # - the Gaussian-equivalent model;
 # - the surrogates of degree 1 to 3.
-# The thresholds are marked. Normalization: Ba's (`theorems.onestep`). lambda_Ba = 0.8 (spec 4.4's
+# The thresholds are marked. Normalization: Ba's (`theorems.onestep.common`). lambda_Ba = 0.8 (spec 4.4's
 # lambda = 1e-3 without the 1/N). The tests run the notebook at small sizes.
 
 # %%
@@ -31,12 +31,12 @@ import os
 import matplotlib.pyplot as plt
 import numpy as np
 
-from checkers.families.equivalence import gaussian_equivalent_map, hermite_surrogate_map
-from checkers.simulate.onestep import OneStepSetting, one_step
-from checkers.simulate.ridge import readout
+from checkers.equivalence.feature_maps import gaussian_equivalent_map, hermite_surrogate_map
+from checkers.onestep.simulation import OneStepSetting, one_step
+from checkers.equivalence.ridge import readout
 from theorems.activations import activation
 from theorems.hermite import hermite_coefficients, mu_star_squared, second_moment
-from theorems.large_step import tau_numeric
+from theorems.equivalence.large_step_beats_linear import tau_numeric
 
 SMALL = bool(os.environ.get("THMCHECK_SMALL"))
 sigma = activation("log(1 + exp(z)) + tanh(z)")
@@ -104,7 +104,7 @@ plt.show()
 # without its Gaussian rest (a wrong model, whose gap also shrinks: a shrinking gap alone proves nothing here).
 
 # %%
-from checkers.simulate.mixture_readout import mixture_errors  # noqa: E402
+from checkers.equivalence.mixture_readout import mixture_errors  # noqa: E402
 
 sizes = [100, 200] if SMALL else [125, 250, 500, 1000]
 mixture_draws = 3 if SMALL else 16

@@ -29,7 +29,7 @@ from checkers import registry
 from checkers.check import run_check
 from theorems.activations import activation
 from theorems.hermite import hermite_coefficients, second_moment
-from theorems.kernels import dual_kernel_closed_form, dual_kernel_series, evaluate_closed_form
+from theorems.mehler import dual_kernel_closed_form, dual_kernel_series, evaluate_closed_form
 
 SMALL = bool(os.environ.get("THMCHECK_SMALL"))
 DEGREE = 12 if SMALL else 30

@@ -25,9 +25,9 @@ import os
 import matplotlib.pyplot as plt
 import numpy as np
 
-from checkers import collapse_metrics as metrics
-from checkers.simulate.collapse_training import Network, gaussian_classes, imbalances, train
-from theorems.collapse import kantorovich_floor, nc1_bound, nc2_bracket, nc2_perturbation
+from checkers.collapse import metrics
+from checkers.collapse.training import Network, gaussian_classes, imbalances, train
+from theorems.collapse.bounds import kantorovich_floor, nc1_bound, nc2_bracket, nc2_perturbation
 
 SMALL = bool(os.environ.get("THMCHECK_SMALL"))
 eta, lam = 5e-4, 0.2 if SMALL else 0.05

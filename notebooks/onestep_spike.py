@@ -14,7 +14,7 @@
 # the rank-one matrix A = mu1/(n sqrt(N)) X^T y a^T plus a remainder that is small in operator norm.
 # This notebook shows the spike in the singular values, the decay of the remainder with n, the BBP
 # transition of the updated weights, and what changes for ReLU (which violates the smoothness
-# assumption). Normalization: Ba's (see `theorems.onestep`). The tests run it at small sizes.
+# assumption). Normalization: Ba's (see `theorems.onestep.common`). The tests run it at small sizes.
 
 # %%
 import math
@@ -25,10 +25,10 @@ import numpy as np
 
 from checkers import registry
 from checkers.check import run_check
-from checkers.simulate.onestep import (OneStepSetting, one_step, operator_norm, spike_direction_overlap,
+from checkers.onestep.simulation import (OneStepSetting, one_step, operator_norm, spike_direction_overlap,
                                        top_left_singular_vector)
 from theorems.activations import activation
-from theorems.spike_outlier import overlap_formula
+from theorems.onestep.spike_outlier import overlap_formula
 
 SMALL = bool(os.environ.get("THMCHECK_SMALL"))
 tanh, relu = activation("tanh"), activation("relu")

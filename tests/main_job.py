@@ -6,8 +6,6 @@ of the main job read it, so the suite computes each of these checks once instead
 <id>` computes only the one it selects.
 """
 
-import sys
-
 from checkers import shared_draws
 from checkers.check import DEFAULT_FALSE_FAIL_RATE, Checker, run_check
 from checkers.verdict import Verdict
@@ -28,10 +26,5 @@ def is_main_job_call(parameters, overrides, *, seed, fidelity, false_fail_rate, 
 
 
 def forget_cached_draws() -> None:
-    """Empty the checkers' memo of shared draws and their functools caches, so that a rerun recomputes."""
+    """Empty the checkers' memo of shared draws and their cached runs, so that a rerun recomputes."""
     shared_draws.forget()
-    for name, module in list(sys.modules.items()):
-        if name == "checkers" or name.startswith("checkers."):
-            for value in list(vars(module).values()):
-                if getattr(value, "__module__", None) == name and callable(getattr(value, "cache_clear", None)):
-                    value.cache_clear()

@@ -24,6 +24,9 @@ def check_snapshot(name: str, data: dict) -> None:
     for key, entry in data.items():
         old = stored[key]
         assert old["route"] == entry["route"] and old["exact"] == entry["exact"], (key, old, entry)
+        # a float64 route (a minimizer with xatol 1e-10, a Gauss-Hermite rule) is reproducible only to its own
+        # accuracy: the last digits move with the BLAS of the machine
+        tolerance = mpmath.mpf(10) ** (-8 if entry["route"] == "float64" else -28)
         with mpmath.workdps(40):
             a, b = mpmath.mpf(old["value"]), mpmath.mpf(entry["value"])
-            assert abs(a - b) <= mpmath.mpf(10) ** -28 * max(1, abs(a)), (key, old["value"], entry["value"])
+            assert abs(a - b) <= tolerance * max(1, abs(a)), (key, old["value"], entry["value"])

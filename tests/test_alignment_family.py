@@ -5,28 +5,31 @@ import numpy as np
 import pytest
 from hypothesis import strategies as st
 
-from checkers.families import alignment as family
+from checkers.alignment import activation_monotonicity as monotonicity_checker
+from checkers.alignment import alignment_geometry as geometry_checker
+from checkers.alignment import cones, runs
+from checkers.alignment import directional_dynamics as directional_checker
 from checkers.search import search_counterexample
-from theorems import alignment_geometry, directional_dynamics
+from theorems.alignment import alignment_geometry, directional_dynamics
 
-DEFAULT_BUDGET = family.BASE_EXAMPLES * 4  # default fidelity: level 2
+DEFAULT_BUDGET = cones.BASE_EXAMPLES * 4  # default fidelity: level 2
 
 
-def _geometry(prediction):
-    return lambda instance: (lambda s: family._geometry_margin(instance, prediction, s),
-                             family.geometry_settings(instance["max_points"], instance["max_dimension"]))
+def _geometry(lemma: int):
+    return lambda instance: (lambda s: geometry_checker.geometry_margin(instance, s, lemma=lemma),
+                             cones.geometry_settings(instance["max_points"], instance["max_dimension"]))
 
 
 def _lemma4(instance):
-    strategy = st.builds(lambda base, scale: dict(base, log_scale=scale), family.geometry_settings(8, 6),
+    strategy = st.builds(lambda base, scale: dict(base, log_scale=scale), cones.geometry_settings(8, 6),
                          st.floats(-9.0, 0.5))
-    return (lambda s: family._lemma4_margin(instance, s)), strategy
+    return (lambda s: directional_checker._lemma4_margin(instance, s)), strategy
 
 
 CASES = [
-    (alignment_geometry, "lemma-11-quarter-power", _geometry("lemma-11")),
-    (alignment_geometry, "lemma-11-scaled", _geometry("lemma-11")),
-    (alignment_geometry, "lemma-5-sqrt", _geometry("lemma-5")),
+    (alignment_geometry, "lemma-11-quarter-power", _geometry(11)),
+    (alignment_geometry, "lemma-11-scaled", _geometry(11)),
+    (alignment_geometry, "lemma-5-sqrt", _geometry(5)),
     (directional_dynamics, "lemma-4-constant-quarter", _lemma4),
 ]
 
@@ -36,8 +39,8 @@ def test_generated_search_alone_finds_a_counterexample(module, mutant, search):
     instance = module.THEOREM.mutated(mutant).instance()
     margin, strategy = search(instance)
     result = search_counterexample(margin, strategy, max_examples=DEFAULT_BUDGET, seed=0,
-                                   tolerance=family.GEOMETRY_TOLERANCE)
-    assert result.smallest_margin < -family.GEOMETRY_TOLERANCE, (mutant, result)
+                                   tolerance=cones.GEOMETRY_TOLERANCE)
+    assert result.smallest_margin < -cones.GEOMETRY_TOLERANCE, (mutant, result)
 
 
 def test_switch_counts_follow_equations_7_and_8():
@@ -45,13 +48,13 @@ def test_switch_counts_follow_equations_7_and_8():
     point is counted only when own-class gains are forbidden."""
     y, signs, times = np.array([1.0, -1.0]), np.array([1.0]), np.array([0.0, 1.0, 2.0])
     gains_own = np.array([[[False, False]], [[True, False]], [[True, False]]])
-    assert family.switch_counts(gains_own, signs, y, times, 2.0, own_class_gains_allowed=True) == 0
-    assert family.switch_counts(gains_own, signs, y, times, 2.0, own_class_gains_allowed=False) == 1
+    assert monotonicity_checker.switch_counts(gains_own, signs, y, times, 2.0, own_class_gains_allowed=True) == 0
+    assert monotonicity_checker.switch_counts(gains_own, signs, y, times, 2.0, own_class_gains_allowed=False) == 1
     gains_other = np.array([[[True, False]], [[True, True]], [[False, True]]])
-    assert family.switch_counts(gains_other, signs, y, times, 2.0, own_class_gains_allowed=True) == 2
-    assert family.switch_counts(gains_other, signs, y, times, 0.5, own_class_gains_allowed=True) == 0
+    assert monotonicity_checker.switch_counts(gains_other, signs, y, times, 2.0, own_class_gains_allowed=True) == 2
+    assert monotonicity_checker.switch_counts(gains_other, signs, y, times, 0.5, own_class_gains_allowed=True) == 0
 
 
 def test_half_time_interpolates_between_grid_points():
     times = np.array([0.0, 1.0, 2.0])
-    assert family.half_time(times, np.array([4.0, 3.0, 1.0])) == pytest.approx(1.5)
+    assert runs.half_time(times, np.array([4.0, 3.0, 1.0])) == pytest.approx(1.5)

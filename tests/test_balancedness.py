@@ -8,10 +8,10 @@ from hypothesis import strategies as st
 
 from checkers import registry
 from checkers.check import run_check
-from checkers.families.balancedness import _residual
+from checkers.collapse.small_network import residual as _residual
 from checkers.stats import FAIL, PASS
 from checkers.verdict import OUTSIDE
-from theorems.balancedness_identity import symbolic_identity_residual
+from theorems.collapse.balancedness_identity import symbolic_identity_residual
 
 CHECKER = registry.checker("balancedness-recurrence")
 

@@ -5,9 +5,10 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 
-from checkers.families.collapse import build_head, head_settings
-from checkers.simulate.collapse import measure_head
-from theorems import collapse, nc1_bound
+from checkers.collapse.head_search import build_head, head_settings
+from checkers.collapse.heads import measure_head
+from theorems.collapse import bounds as collapse
+from theorems.collapse import nc1_bound
 
 
 def test_kantorovich_floor_values():

@@ -3,31 +3,36 @@ inequality mutant within the default example budget (spec 7.3)."""
 
 import pytest
 
-from checkers.families import collapse as family
+from checkers.collapse import head_conditioning as head_conditioning_checker
+from checkers.collapse import head_search
+from checkers.collapse import nc1_bound as nc1_checker
+from checkers.collapse import nc2_bracket as nc2_checker
+from checkers.collapse import nc3_bound as nc3_checker
+from checkers.collapse import pseudo_inverse_features as pseudo_inverse_checker
 from checkers.search import search_counterexample
-from theorems import head_conditioning, nc1_bound, nc2_bracket, nc3_bound, pseudo_inverse_features
+from theorems.collapse import head_conditioning, nc1_bound, nc2_bracket, nc3_bound, pseudo_inverse_features
 
-DEFAULT_BUDGET = family.BASE_EXAMPLES * 4  # default fidelity: level 2
+DEFAULT_BUDGET = head_search.BASE_EXAMPLES * 4  # default fidelity: level 2
 
 
 def _heads(instance):
-    return family.head_settings(instance["classes"], instance["per_class"])
+    return head_search.head_settings(instance["classes"], instance["per_class"])
 
 
 CASES = [
-    (nc1_bound, "halved", lambda i: (lambda s: family._nc1_margin(i, s, "theorem-a"), _heads(i))),
-    (nc1_bound, "eps2-not-square-rooted", lambda i: (lambda s: family._nc1_margin(i, s, "theorem-a"), _heads(i))),
-    (nc1_bound, "denominator-eps1-dropped", lambda i: (lambda s: family._nc1_margin(i, s, "theorem-a"), _heads(i))),
-    (pseudo_inverse_features, "eps2-not-square-rooted", lambda i: (lambda s: family._pseudo_inverse_margin(i, s),
+    (nc1_bound, "halved", lambda i: (lambda s: nc1_checker.nc1_margin(i, s, corollary=False), _heads(i))),
+    (nc1_bound, "eps2-not-square-rooted", lambda i: (lambda s: nc1_checker.nc1_margin(i, s, corollary=False), _heads(i))),
+    (nc1_bound, "denominator-eps1-dropped", lambda i: (lambda s: nc1_checker.nc1_margin(i, s, corollary=False), _heads(i))),
+    (pseudo_inverse_features, "eps2-not-square-rooted", lambda i: (lambda s: pseudo_inverse_checker.pseudo_inverse_margin(i, s),
                                                                    _heads(i))),
-    (pseudo_inverse_features, "halved", lambda i: (lambda s: family._pseudo_inverse_margin(i, s), _heads(i))),
-    (nc2_bracket, "orthogonal-frame-regardless", lambda i: (lambda s: family._nc2_margin(i, s), _heads(i))),
-    (nc2_bracket, "perturbation-dropped", lambda i: (lambda s: family._nc2_margin(i, s), _heads(i))),
-    (nc3_bound, "doubled", lambda i: (lambda s: family._nc3_margin(i, s), _heads(i))),
-    (nc3_bound, "perfect-alignment", lambda i: (lambda s: family._kantorovich_margin(i, s), _heads(i))),
-    (nc3_bound, "inverse-square-floor", lambda i: (lambda s: family._kantorovich_margin(i, s), _heads(i))),
-    (head_conditioning, "delta-halved", lambda i: (lambda s: family._chain_margin(i, s, "weyl"),
-                                                   family.chain_settings())),
+    (pseudo_inverse_features, "halved", lambda i: (lambda s: pseudo_inverse_checker.pseudo_inverse_margin(i, s), _heads(i))),
+    (nc2_bracket, "orthogonal-frame-regardless", lambda i: (lambda s: nc2_checker.nc2_margin(i, s), _heads(i))),
+    (nc2_bracket, "perturbation-dropped", lambda i: (lambda s: nc2_checker.nc2_margin(i, s), _heads(i))),
+    (nc3_bound, "doubled", lambda i: (lambda s: nc3_checker.nc3_margin(i, s), _heads(i))),
+    (nc3_bound, "perfect-alignment", lambda i: (lambda s: nc3_checker.kantorovich_margin(i, s), _heads(i))),
+    (nc3_bound, "inverse-square-floor", lambda i: (lambda s: nc3_checker.kantorovich_margin(i, s), _heads(i))),
+    (head_conditioning, "delta-halved", lambda i: (lambda s: head_conditioning_checker.chain_margin(i, s, weyl=True),
+                                                   head_conditioning_checker.chain_settings())),
 ]
 
 
@@ -36,5 +41,5 @@ def test_generated_search_alone_finds_a_counterexample(module, mutant, search):
     instance = module.THEOREM.mutated(mutant).instance()
     margin, strategy = search(instance)
     result = search_counterexample(margin, strategy, max_examples=DEFAULT_BUDGET, seed=0,
-                                   tolerance=family.MARGIN_TOLERANCE)
-    assert result.smallest_margin < -family.MARGIN_TOLERANCE, (mutant, result)
+                                   tolerance=head_search.MARGIN_TOLERANCE)
+    assert result.smallest_margin < -head_search.MARGIN_TOLERANCE, (mutant, result)

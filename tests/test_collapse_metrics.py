@@ -2,9 +2,10 @@
 
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from checkers import collapse_metrics as metrics
+from checkers.collapse import metrics
 
 
 def _balanced_features(seed, classes=4, per_class=5, width=7, spread=1.0):

@@ -3,9 +3,16 @@
 import numpy as np
 import pytest
 
-from checkers import collapse_metrics as metrics
-from checkers.simulate.collapse_training import (ACTIVATIONS, Network, gaussian_classes, imbalances,
-                                                 smooth_leaky_relu, smooth_leaky_relu_derivative, train)
+from checkers.collapse import metrics
+from checkers.collapse.training import (
+    ACTIVATIONS,
+    Network,
+    gaussian_classes,
+    imbalances,
+    smooth_leaky_relu,
+    smooth_leaky_relu_derivative,
+    train,
+)
 
 
 def _loss(network, weights, inputs, targets):

@@ -13,12 +13,12 @@ from checkers import registry
 from checkers.check import run_check
 from checkers.stats import PASS
 from checkers.testing import assert_mutants_fail
-from theorems.errors import InvalidInput
-from theorems.statement import PROVENANCES
 from tests.main_job import forget_cached_draws, quick_verdict
 from tests.snapshots import check_snapshot
+from theorems.errors import InvalidInput
+from theorems.statement import PROVENANCES
 
-CHECKERS = registry.all_checkers()
+CHECKERS = registry.builtin_checkers()
 IDS = [c.id for c in CHECKERS]
 
 
@@ -29,6 +29,24 @@ def test_metadata(checker):
     assert theorem.title and theorem.source and theorem.statement
     assert theorem.predictions, "a theorem without predictions checks nothing"
     assert theorem.mutants, "every theorem keeps mutants that its check must reject"
+
+
+@pytest.mark.parametrize("checker", CHECKERS, ids=IDS)
+def test_statement_and_mutants_build_at_default_parameters(checker):
+    """Every constant, definition and prediction a statement or a mutant names exists: the instance, its
+    constants and every prediction's target and resolution evaluate, for the theorem and for each mutant."""
+    theorem = checker.theorem
+    for version, parameters in [(theorem, {})] + [(theorem.mutated(m.name), dict(m.parameters))
+                                                  for m in theorem.mutants]:
+        instance = version.instance(parameters)
+        assert instance.constants or not instance.graph
+        for prediction in version.predictions:
+            if prediction.applies(instance) is None:
+                target = prediction.predict(instance)
+                assert target.lower <= target.value <= target.upper, (version.title, prediction.name)
+                resolution = float(prediction.resolution(instance))
+                assert resolution > 0 if version is theorem else math.isfinite(resolution), (version.title,
+                                                                                             prediction.name)
 
 
 @pytest.mark.parametrize("checker", CHECKERS, ids=IDS)

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from theorems.activations import activation
-from theorems.cohesion_separability import class_mean_features, cohesion, separability
+from theorems.elasticity.cohesion_separability import class_mean_features, cohesion, separability
 from theorems.hermite import hermite_coefficients
 
 

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from theorems.elasticity_reference import bivariate_expectation, coherent_and_bulk, neuron_laws
+from theorems.elasticity.elasticity_reference import bivariate_expectation, coherent_and_bulk, neuron_laws
 
 
 def _weights(seed=0, dimension=30, width=7):

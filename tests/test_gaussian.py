@@ -8,9 +8,9 @@ import pytest
 import sympy
 from hypothesis import given, settings
 
+from tests.strategies import erf_scales, polynomial_coefficients
 from theorems.formula import parse_formula, z
 from theorems.gaussian import hermite_e_coefficients, hermite_moment, truncated_moments
-from tests.strategies import erf_scales, polynomial_coefficients
 
 
 @pytest.mark.parametrize("k", range(0, 12))

@@ -1,15 +1,36 @@
-"""The gradient-flow integrators (checkers.simulate.gradient_flow) and the family's geometry (theorems.alignment)."""
+"""The gradient-flow integrators (checkers.alignment.gradient_flow) and the family's geometry (theorems.alignment.common)."""
 
 import math
 
 import numpy as np
 import pytest
 
-from checkers.simulate.gradient_flow import (balanced_start, cartesian_flow, geometric_times, gradient_descent,
-                                             loss_gradients, polar_flow, stable_rank)
-from theorems.alignment import (LOSSES, class_directions, initial_directions, loss_values, negative_loss_derivative,
-                                orthogonal_data, orthogonal_separability, reference_data, region_codes, symmetric_data,
-                                signed_activated_sum, theorem1_constants, two_point_data, xi_constant, zeta1)
+from checkers.alignment.gradient_flow import (
+    balanced_start,
+    cartesian_flow,
+    geometric_times,
+    gradient_descent,
+    loss_gradients,
+    polar_flow,
+    stable_rank,
+)
+from theorems.alignment.common import (
+    LOSSES,
+    class_directions,
+    initial_directions,
+    loss_values,
+    negative_loss_derivative,
+    orthogonal_data,
+    orthogonal_separability,
+    reference_data,
+    region_codes,
+    signed_activated_sum,
+    symmetric_data,
+    theorem1_constants,
+    two_point_data,
+    xi_constant,
+    zeta1,
+)
 
 
 def test_polar_and_cartesian_forms_agree_to_1e8():

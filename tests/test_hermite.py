@@ -11,11 +11,16 @@ import pytest
 import sympy
 from hypothesis import given, settings
 
+from tests.strategies import leaky_slopes
 from theorems.activations import activation
 from theorems.errors import InvalidInput
-from theorems.hermite import (derivative_variance, hermite_coefficients, mu_star_squared, second_moment,
-                              square_integrability_failure)
-from tests.strategies import leaky_slopes
+from theorems.hermite import (
+    derivative_variance,
+    hermite_coefficients,
+    mu_star_squared,
+    second_moment,
+    square_integrability_failure,
+)
 
 SPEC_TABLE = {  # c_0 .. c_8, E sigma^2, mu_star^2, Var sigma'
     "relu": (["0.398942280401432677939946059934", "0.5", "0.199471140200716338969973029967", "0",
@@ -174,8 +179,8 @@ def test_square_integrability():
 
 def test_builtin_tables_match_snapshot():
     """c_0..c_12 of every built-in at 30 digits, committed: a changed derivation shows up as a diff."""
-    from theorems.activations import BUILTINS
     from tests.snapshots import check_snapshot
+    from theorems.activations import BUILTINS
 
     data = {}
     for name in [*BUILTINS, "leaky_relu:0.1"]:

@@ -5,11 +5,17 @@ import pytest
 import sympy
 from hypothesis import given, settings
 
+from tests.strategies import correlations
 from theorems.activations import activation
 from theorems.hermite import hermite_coefficients, second_moment
-from theorems.kernels import (arc_cosine_kernel, arc_cosine_kernel_mp, dual_kernel_closed_form,
-                              dual_kernel_series, evaluate_closed_form, rho)
-from tests.strategies import correlations
+from theorems.mehler import (
+    arc_cosine_kernel,
+    arc_cosine_kernel_mp,
+    dual_kernel_closed_form,
+    dual_kernel_series,
+    evaluate_closed_form,
+    rho,
+)
 
 CLOSED_FORM_ACTIVATIONS = ["relu", "abs", "leaky_relu:0.1", "erf", "poly:1,2,3", "2*relu(z) - z/3 + 1",
                            "erf(z/2)*3", "min(z, 0)"]

@@ -1,14 +1,19 @@
-"""The debiased-ReLU population loss in numpy (theorems.local_recovery) against the mpmath route and finite
+"""The debiased-ReLU population loss in numpy (theorems.elasticity.local_recovery) against the mpmath route and finite
 differences; the recovery metrics; the staged GD run."""
 
 import mpmath
 import numpy as np
 import pytest
 
-from checkers.simulate.recovery import local_start, run_stages
-from theorems import population_loss
-from theorems.local_recovery import (DEBIASED_KERNEL_AT_ONE, debiased_kernel, population_loss_and_gradient,
-                                     recovery_metrics, teacher_layout)
+from checkers.elasticity.recovery import local_start, run_stages
+from theorems.elasticity.local_recovery import (
+    DEBIASED_KERNEL_AT_ONE,
+    debiased_kernel,
+    population_loss_and_gradient,
+    recovery_metrics,
+    teacher_layout,
+)
+from theorems.kernels import population_loss
 
 
 def _pair(seed=0, width=5, teacher_width=3, dimension=6):

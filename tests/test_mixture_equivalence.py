@@ -1,4 +1,4 @@
-"""The Hermite model under Gaussian mixtures (theorems.mixture_equivalence, checkers.simulate.mixture_readout)."""
+"""The Hermite model under Gaussian mixtures (theorems.equivalence.mixture_equivalence, checkers.equivalence.mixture_readout)."""
 
 import math
 
@@ -8,10 +8,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from numpy.polynomial.hermite_e import hermegauss, hermeval
 
-from checkers.families.equivalence import mixture_gaps
-from checkers.simulate.mixture_readout import mixture_errors
+from checkers.equivalence.mixture_equivalence import mixture_gaps
+from checkers.equivalence.mixture_readout import mixture_errors
 from theorems.activations import activation
-from theorems.mixture_equivalence import THEOREM, hermite_degree, hermite_model
+from theorems.equivalence.mixture_equivalence import THEOREM, hermite_degree, hermite_model
 
 
 @given(st.floats(0.01, 0.95))

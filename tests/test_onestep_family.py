@@ -5,7 +5,7 @@ import pytest
 
 from checkers import registry
 from checkers.check import run_check
-from checkers.families.onestep import _mixture_covariance_norm
+from checkers.onestep.mixture_spike import _mixture_covariance_norm
 from checkers.stats import FAIL, PASS
 from checkers.verdict import OUTSIDE
 

@@ -47,8 +47,8 @@ def test_entry_point_plugins_are_registered(monkeypatch):
             return sys.modules["thmcheck_plugin_stein_plugin"]
 
     registry.load_plugin(str(EXAMPLE))
-    registry._CHECKERS.pop("stein-lemma")
-    monkeypatch.setattr(registry, "_entry_points_loaded", False)
+    monkeypatch.setattr(registry, "_REGISTRY", registry._Registry())  # a fresh process: nothing loaded yet
     monkeypatch.setattr(registry, "entry_points", lambda group: [EntryPoint()] if group == registry.ENTRY_POINT_GROUP
                         else importlib.metadata.entry_points(group=group))
     assert registry.checker("stein-lemma").id == "stein-lemma"
+    assert registry.family("stein-lemma") == "plugin"

@@ -6,7 +6,7 @@ import pytest
 from checkers import registry
 from checkers.check import run_check
 from checkers.stats import FAIL, PASS
-from theorems.population_loss import configuration, debiased_kernel, relu_kernel
+from theorems.kernels.population_loss import configuration, debiased_kernel, relu_kernel
 
 SPEC_KAPPA = {  # specs/alignment.md 6.2 (2-D quadrature, independent of this code)
     "-0.9": "0.00476919942233604", "-0.3": "0.0913721419177438", "0": "0.159154943091895",

@@ -1,11 +1,11 @@
-"""Ridge readouts (checkers.simulate.ridge) and the spiked-features step (checkers.simulate.spiked_features)."""
+"""Ridge readouts (checkers.equivalence.ridge) and the spiked-features step (checkers.equivalence.spiked_features)."""
 
 import numpy as np
 import pytest
 
-from checkers.families.equivalence import expected_direction_energy
-from checkers.simulate.ridge import ridge_errors
-from checkers.simulate.spiked_features import spiked_step
+from checkers.equivalence.ridge import ridge_errors
+from checkers.equivalence.spiked_features import spiked_step
+from checkers.equivalence.srf_constants import expected_direction_energy
 from theorems.activations import activation
 
 
@@ -51,12 +51,12 @@ def test_expected_direction_energy_matches_simulation():
 
 def test_spike_count_intervals():
     """ell_*(alpha): (ell - 1)/(2 ell) < alpha < ell/(2 ell + 2) (specs/onestep.md 4.2)."""
-    from theorems.hermite_equivalence import spike_count
+    from theorems.equivalence.hermite_equivalence import spike_count
     assert [spike_count(a) for a in (0.0, 0.2, 0.3, 0.34, 0.39, 0.41)] == [1, 1, 2, 3, 4, 5]
 
 
 def test_hermite_surrogate_has_the_activations_second_moment():
-    from checkers.families.equivalence import hermite_surrogate_map
+    from checkers.equivalence.feature_maps import hermite_surrogate_map
     from theorems.hermite import hermite_coefficients, second_moment
     sigma = activation("tanh")
     surrogate = hermite_surrogate_map(hermite_coefficients(sigma, 3, digits=20).coefficients,

@@ -3,10 +3,19 @@
 import mpmath
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from checkers.simulate.collapse import (Float64, Mpmath, between_class, generate_chain, generate_head, measure_head,
-                                        one_hot_targets, within_class)
+from checkers.collapse.heads import (
+    Float64,
+    Mpmath,
+    between_class,
+    generate_chain,
+    generate_head,
+    measure_head,
+    one_hot_targets,
+    within_class,
+)
 
 
 def _head(backend=Float64, **changes):

@@ -5,8 +5,14 @@ import math
 import numpy as np
 import pytest
 
-from checkers.simulate.onestep import (GaussianMixture, OneStepSetting, first_layer_gradient, one_step,
-                                       operator_norm, top_left_singular_vector)
+from checkers.onestep.simulation import (
+    GaussianMixture,
+    OneStepSetting,
+    first_layer_gradient,
+    one_step,
+    operator_norm,
+    top_left_singular_vector,
+)
 from theorems.activations import activation
 
 

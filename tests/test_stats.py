@@ -6,8 +6,20 @@ import numpy as np
 import pytest
 import scipy.stats
 
-from checkers.stats import (FAIL, INCONCLUSIVE, PASS, Estimate, compare_exact, compare_to_target, critical_value,
-                            detectable_discrepancy, fit_rate, mean_estimate, samples_needed, split_false_fail_rate)
+from checkers.stats import (
+    FAIL,
+    INCONCLUSIVE,
+    PASS,
+    Estimate,
+    compare_exact,
+    compare_to_target,
+    critical_value,
+    detectable_discrepancy,
+    fit_rate,
+    mean_estimate,
+    samples_needed,
+    split_false_fail_rate,
+)
 
 
 def test_critical_values():

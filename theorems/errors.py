@@ -18,3 +18,22 @@ class UnknownName(InvalidInput, KeyError):
 
 class NumericalError(ThmcheckError, ArithmeticError):
     """A numeric route could not reach the requested accuracy; the message says which and why."""
+
+
+class DeclarationError(Exception):
+    """A theorem or checker names a prediction, constant, definition or parameter that does not exist.
+
+    This is a bug in the declaration, not a user's mistake: it is not a `ThmcheckError`, so the CLI
+    reports it as an internal error (exit 4), never as bad input or an inconclusive verdict.
+    """
+
+
+class CheckError(Exception):
+    """An exception raised inside a theorem or a checker while one prediction was checked (a bug).
+
+    The message names the theorem and the prediction; the original exception is the `__cause__`.
+    """
+
+    def __init__(self, theorem: str, prediction: str, error: BaseException):
+        self.theorem, self.prediction, self.error = theorem, prediction, error
+        super().__init__(f"{theorem}, prediction {prediction}: {type(error).__name__}: {error}")

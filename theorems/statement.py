@@ -29,9 +29,9 @@ import mpmath
 import sympy
 
 from theorems.activations import Activation, activation
-from theorems.errors import InvalidInput, UnknownName
+from theorems.errors import DeclarationError, InvalidInput, UnknownName
 from theorems.formula import exact_number, parse_number, to_mpf
-from theorems.hermite import Quantity
+from theorems.hermite import Quantity, combine
 
 PROVENANCES = {
     "paper": "as the paper states it",
@@ -112,6 +112,71 @@ def integer_constant(name: str, lower: int, upper: int) -> Assumption:
     return Assumption(f"integer-{name}", f"{name} an integer in {lower}..{upper}", check)
 
 
+@dataclass(frozen=True, kw_only=True)
+class Constant:
+    """A named constant of a statement: a node of the theorem's constant graph.
+
+    `derive(parameters, dependencies, digits)` returns the constant as a `Quantity`, where
+    `dependencies` holds exactly the constants named in `depends_on` (reading any other raises
+    `DeclarationError`), as they stand in this instance: derived, overridden (`--set`) or nudged by a
+    mutant. The statement model evaluates the graph in declaration order, so an override or a mutant
+    reaches every constant derived from it, and no theorem handles overrides itself.
+    """
+
+    name: str
+    derive: Callable[[Mapping[str, Any], Mapping[str, Quantity], int], Quantity]
+    depends_on: tuple[str, ...] = ()
+    description: str = ""
+
+    @classmethod
+    def exactly(cls, name: str, value, description: str = "") -> "Constant":
+        """A constant known in closed form (an int or a sympy number), the same at every parameter."""
+        return cls(name=name, derive=lambda parameters, dependencies, digits: Quantity.exactly(name, value, digits),
+                   description=description)
+
+    @classmethod
+    def formula(cls, name: str, depends_on: tuple[str, ...], formula, *, parameters: tuple[str, ...] = (),
+                description: str = "") -> "Constant":
+        """formula(*constants, *parameters): arithmetic valid for sympy and mpmath numbers alike, exact when
+        every input is (`theorems.hermite.combine`). Real parameters enter as exact numbers."""
+        def derive(values, dependencies, digits):
+            parts = [dependencies[d] for d in depends_on] + [parameter_quantity(p, values, digits) for p in parameters]
+            return combine(name, digits, parts, formula)
+        return cls(name=name, derive=derive, depends_on=tuple(depends_on), description=description)
+
+    @classmethod
+    def of_parameters(cls, name: str, derive: Callable[[Mapping[str, Any], int], Quantity],
+                      description: str = "") -> "Constant":
+        """A constant computed from the parameters alone: derive(parameters, digits) -> Quantity."""
+        return cls(name=name, derive=lambda parameters, dependencies, digits: derive(parameters, digits),
+                   description=description)
+
+
+def parameter_quantity(name: str, parameters: Mapping[str, Any], digits: int) -> Quantity:
+    """A real parameter as an exact Quantity, to enter `combine` formulas."""
+    value = exact_number(parameters[name])
+    return combine(name, digits, [Quantity(name, 0, "exact", digits, value)], lambda v: v)
+
+
+class _Dependencies(Mapping):
+    """The declared dependencies of one constant; any other name is a declaration error."""
+
+    def __init__(self, theorem: str, constant: str, values: Mapping[str, Quantity], declared: tuple[str, ...]):
+        self._theorem, self._constant, self._values, self._declared = theorem, constant, values, declared
+
+    def __getitem__(self, name: str) -> Quantity:
+        if name not in self._declared:
+            raise DeclarationError(f"{self._theorem}: constant {self._constant} reads {name!r} without declaring it "
+                                   f"in depends_on ({', '.join(self._declared) or 'none'})")
+        return self._values[name]
+
+    def __iter__(self):
+        return iter(self._declared)
+
+    def __len__(self) -> int:
+        return len(self._declared)
+
+
 @dataclass(frozen=True)
 class Target:
     """Where the theorem places an observable: the closed interval [lower, upper] around `value`."""
@@ -170,17 +235,17 @@ class Mutant:
     dropped_assumptions: tuple[str, ...] = ()
     parameters: Mapping[str, str] = field(default_factory=dict)
     definitions: Mapping[str, Any] = field(default_factory=dict)
-    constants: Mapping[str, Callable[[Mapping[str, Any], int], Quantity]] = field(default_factory=dict)
+    constants: Mapping[str, "Constant | Callable[[Mapping[str, Any], int], Quantity]"] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
 class Theorem:
     """A theorem as the paper states it (or as derived), with its provenance.
 
-    `constants(parameters, digits, given)` derives the named constants as `Quantity` objects (a
-    mapping name -> Quantity); `given` maps names to values fixed from outside (user overrides, mutant
-    nudges), and a constant derived from another must use the given value when there is one, so that
-    an override propagates. A theorem may have constants whose number depends on a parameter.
+    `constants` is the constant graph: a tuple of `Constant` nodes, each declared after the constants
+    it depends on; or, where the names depend on a parameter (c_0..c_K of a degree K), a function
+    parameters -> that tuple. The statement model applies overrides and mutants to it (see
+    `Instance.constants`).
 
     `definitions` are named pieces of the statement that a checker uses to build its observable (for
     example the direction of a spike); a mutant may replace them.
@@ -193,19 +258,80 @@ class Theorem:
     statement: str
     parameters: tuple[Parameter, ...]
     assumptions: tuple[Assumption, ...]
-    constants: Callable[[Mapping[str, Any], int], dict[str, Quantity]]
+    constants: tuple[Constant, ...] | Callable[[Mapping[str, Any]], tuple[Constant, ...]]
     predictions: tuple[Prediction, ...]
     mutants: tuple[Mutant, ...] = ()
     notes: str = ""
     definitions: Mapping[str, Any] = field(default_factory=dict)
     constant_factors: Mapping[str, float] = field(default_factory=dict)
-    constant_replacements: Mapping[str, Callable[[Mapping[str, Any], int], Quantity]] = field(default_factory=dict)
+    constant_replacements: Mapping[str, "Constant | Callable[[Mapping[str, Any], int], Quantity]"] = field(
+        default_factory=dict)
 
     def __post_init__(self):
         if self.provenance not in PROVENANCES:
-            raise ValueError(f"{self.id}: provenance must be one of {list(PROVENANCES)}")
-        if not self.id or not all(part.isalnum() for part in self.id.split("-")):
-            raise ValueError(f"theorem id {self.id!r} must be lowercase words joined by '-'")
+            raise DeclarationError(f"{self.id}: provenance must be one of {list(PROVENANCES)}")
+        if not self.id or not all(part.isalnum() and part.islower() for part in self.id.split("-")):
+            raise DeclarationError(f"theorem id {self.id!r} must be lowercase words joined by '-'")
+        self._validate_names()
+
+    def _validate_names(self) -> None:
+        """Every name a mutant uses must exist in the statement (constants are checked when derived)."""
+        def unique(kind: str, names: list[str]) -> set[str]:
+            repeated = sorted({name for name in names if names.count(name) > 1})
+            if repeated:
+                raise DeclarationError(f"{self.id}: {kind} {', '.join(repeated)} declared twice")
+            return set(names)
+
+        predictions = unique("prediction", [p.name for p in self.predictions])
+        assumptions = unique("assumption", [a.name for a in self.assumptions])
+        parameters = unique("parameter", [p.name for p in self.parameters])
+        unique("mutant", [m.name for m in self.mutants])
+        if not callable(self.constants):
+            self.validate_graph(self.constants)
+        for mutant in self.mutants:
+            for kind, used, known in (("prediction", mutant.predictions, predictions),
+                                      ("assumption", mutant.dropped_assumptions, assumptions),
+                                      ("parameter", mutant.parameters, parameters),
+                                      ("definition", mutant.definitions, set(self.definitions))):
+                unknown = sorted(set(used) - known)
+                if unknown:
+                    raise DeclarationError(f"{self.id}: mutant {mutant.name} names {kind}(s) "
+                                           f"{', '.join(unknown)}, which the theorem does not have "
+                                           f"(its {kind}s: {', '.join(sorted(known)) or 'none'})")
+
+    def validate_graph(self, nodes: tuple[Constant, ...]) -> None:
+        """Names unique; each dependency declared earlier; every constant a mutant names exists."""
+        declared: list[str] = []
+        for node in nodes:
+            if not isinstance(node, Constant):
+                raise DeclarationError(f"{self.id}: constants must be Constant nodes, got {type(node).__name__}")
+            if node.name in declared:
+                raise DeclarationError(f"{self.id}: constant {node.name} declared twice")
+            missing = [name for name in node.depends_on if name not in declared]
+            if missing:
+                raise DeclarationError(f"{self.id}: constant {node.name} depends on {', '.join(missing)}, not "
+                                       f"declared before it")
+            declared.append(node.name)
+        for mutant in self.mutants:
+            unknown = sorted((set(mutant.constant_factors) | set(mutant.constants)) - set(declared))
+            if unknown:
+                raise DeclarationError(f"{self.id}: mutant {mutant.name} names constant(s) {', '.join(unknown)}, "
+                                       f"which the theorem does not have (its constants: {', '.join(declared)})")
+            for name, replacement in mutant.constants.items():
+                if isinstance(replacement, Constant):
+                    earlier = declared[:declared.index(name)]
+                    missing = [d for d in replacement.depends_on if d not in earlier]
+                    if missing:
+                        raise DeclarationError(f"{self.id}: mutant {mutant.name}'s {name} depends on "
+                                               f"{', '.join(missing)}, not declared before {name}")
+
+    def constant_graph(self, parameters: Mapping[str, Any]) -> tuple[Constant, ...]:
+        """The constant nodes at these (parsed) parameters."""
+        if not callable(self.constants):
+            return self.constants
+        nodes = tuple(self.constants(parameters))
+        self.validate_graph(nodes)
+        return nodes
 
     def parameter(self, name: str) -> Parameter:
         for parameter in self.parameters:
@@ -253,10 +379,11 @@ class Theorem:
                 raise InvalidInput(f"--set {name}: {error}") from None
             parsed_overrides[name] = number
         instance = Instance(self, values, parsed_overrides, digits, labels)
-        unknown = set(parsed_overrides) - set(instance.derived_constants)
+        names = [node.name for node in instance.graph]
+        unknown = set(parsed_overrides) - set(names)
         if unknown:
             raise UnknownName(f"{self.id} has no constant {sorted(unknown)[0]!r}; its constants are "
-                              f"{', '.join(instance.derived_constants)}")
+                              f"{', '.join(names) or 'none'}")
         return instance
 
 
@@ -274,34 +401,81 @@ class Instance:
         return self.parameters[name]
 
     @cached_property
+    def graph(self) -> tuple[Constant, ...]:
+        return self.theorem.constant_graph(self.parameters)
+
+    @cached_property
     def derived_constants(self) -> dict[str, Quantity]:
         """The constants as the theorem derives them, before overrides and mutant nudges."""
-        return self.theorem.constants(self.parameters, self.digits, {})
+        return self._evaluate({}, {}, {})[0]
 
     @cached_property
     def constants(self) -> dict[str, Quantity]:
-        """Derived constants, with mutant factors and user overrides (route "override") applied and
-        propagated to the constants derived from them."""
-        given: dict[str, Quantity] = {name: replace(derive(self.parameters, self.digits), name=name, route="mutant")
-                                      for name, derive in self.theorem.constant_replacements.items()}
-        with mpmath.workdps(self.digits + 10):
-            for name, factor in self.theorem.constant_factors.items():
-                base = self.derived_constants[name]
-                given[name] = Quantity(name, base.value * mpmath.mpf(factor), "mutant", self.digits)
-            for name, number in self.overrides.items():
-                value = to_mpf(number, self.digits)
-                given[name] = Quantity(name, value, "override", self.digits, number)
-        if not given:
-            return dict(self.derived_constants)
-        constants = self.theorem.constants(self.parameters, self.digits, given)
-        constants.update({name: quantity for name, quantity in given.items() if name in constants})
-        return constants
+        """The constant graph evaluated with user overrides (route "override"), mutant factors and mutant
+        replacements (route "mutant") applied, and everything that depends on them recomputed."""
+        return self._evaluated[0]
+
+    @cached_property
+    def changed_constants(self) -> dict[str, str]:
+        """name -> "overridden", "mutant" or "recomputed" for each constant that differs from its derivation
+        because of an override or a mutant (itself, or a constant it depends on)."""
+        return self._evaluated[1]
+
+    @cached_property
+    def _evaluated(self) -> tuple[dict[str, Quantity], dict[str, str]]:
+        return self._evaluate(self.overrides, self.theorem.constant_factors, self.theorem.constant_replacements)
+
+    def _evaluate(self, overrides, factors, replacements) -> tuple[dict[str, Quantity], dict[str, str]]:
+        names = [node.name for node in self.graph]
+        unknown = sorted((set(factors) | set(replacements)) - set(names))
+        if unknown and names:  # none derive where the statement is undefined
+            raise DeclarationError(f"{self.theorem.title}: names constant(s) {', '.join(unknown)}, which "
+                                   f"{self.theorem.id} does not derive")
+        values: dict[str, Quantity] = {}
+        changed: dict[str, str] = {}
+        for node in self.graph:
+            name = node.name
+            if name in overrides:
+                number = overrides[name]
+                values[name] = Quantity(name, to_mpf(number, self.digits), "override", self.digits, number)
+                changed[name] = "overridden"
+                continue
+            if name in replacements:
+                replacement = replacements[name]
+                if isinstance(replacement, Constant):  # a node of its own, over earlier constants
+                    dependencies = _Dependencies(self.theorem.id, name, values, replacement.depends_on)
+                    quantity = replacement.derive(self.parameters, dependencies, self.digits)
+                else:
+                    quantity = replacement(self.parameters, self.digits)
+                quantity = replace(quantity, name=name, route="mutant")
+                changed[name] = "mutant"
+            else:
+                dependencies = _Dependencies(self.theorem.id, name, values, node.depends_on)
+                quantity = replace(node.derive(self.parameters, dependencies, self.digits), name=name)
+                if any(dependency in changed for dependency in node.depends_on):
+                    changed[name] = "recomputed"
+            if name in factors:
+                with mpmath.workdps(self.digits + 10):
+                    quantity = Quantity(name, quantity.value * mpmath.mpf(factors[name]), "mutant", self.digits)
+                changed[name] = "mutant"
+            values[name] = quantity
+        return values, changed
 
     def definition(self, name: str):
-        return self.theorem.definitions[name]
+        """A named piece of the statement; an unknown name is a bug in the caller (`DeclarationError`)."""
+        try:
+            return self.theorem.definitions[name]
+        except KeyError:
+            raise DeclarationError(f"{self.theorem.id} has no definition {name!r}; its definitions are "
+                                   f"{', '.join(self.theorem.definitions) or 'none'}") from None
 
     def constant(self, name: str) -> mpmath.mpf:
-        return self.constants[name].value
+        """A named constant's value; an unknown name is a bug in the caller (`DeclarationError`)."""
+        try:
+            return self.constants[name].value
+        except KeyError:
+            raise DeclarationError(f"{self.theorem.id} has no constant {name!r}; its constants are "
+                                   f"{', '.join(self.constants) or 'none'}") from None
 
     def assumption_failures(self) -> list[tuple[str, str]]:
         """(name, reason) for each assumption that does not hold here."""

@@ -1,0 +1,66 @@
+"""Checker of alignment-geometry: Lemmas 5 and 11 searched by Hypothesis over data in random cones."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from checkers.alignment.cones import BASE_EXAMPLES, GEOMETRY_EXPLICIT, GEOMETRY_TOLERANCE, cone_data, geometry_settings
+from checkers.check import Budget, Checker, Exact
+from checkers.search import search_counterexample
+from theorems.alignment import alignment_geometry
+from theorems.alignment.common import orthogonal_separability, signed_activated_sum
+from theorems.statement import Instance
+
+
+def geometry_margin(instance: Instance, settings: dict, *, lemma: int) -> float:
+
+    x, y = cone_data(settings)
+    mu = orthogonal_separability(x, y)
+    if mu <= 0:
+        return float("inf")  # outside Assumption 1: nothing claimed
+    rng = np.random.default_rng(settings["seed"] + 1)
+    z = x * y[:, None]
+    if lemma == 5:
+        power = float(instance.constant("cone_power"))
+        weights = rng.exponential(size=(2, len(z))) * (rng.uniform(size=(2, len(z))) >= settings["sparsity"])
+        weights[:, rng.integers(len(z), size=2)] += 1e-3  # never the zero vector
+        first, second = weights @ z
+        cosine = first @ second / (np.linalg.norm(first) * np.linalg.norm(second))
+        pairwise = z @ z.T / np.outer(np.linalg.norm(z, axis=1), np.linalg.norm(z, axis=1))
+        extreme = np.min(pairwise)  # the pair that defines mu: Lemma 5's tight case
+        return float(min(cosine, extreme) - mu**power)
+    power, scale = float(instance.constant("mu_power")), float(instance.constant("bound_scale"))
+    x_min = float(np.min(np.linalg.norm(x, axis=1)))
+    candidates = [rng.standard_normal(x.shape[1]) for _ in range(4)] + [z.sum(axis=0), z[np.argmin(
+        np.linalg.norm(z, axis=1))]]
+    margins = []
+    for w in candidates:
+        activated, count = signed_activated_sum(w, x, y)
+        if count:
+            margins.append(np.linalg.norm(activated) / (mu**power * count * x_min) - scale)
+    return float(min(margins, default=float("inf")))
+
+
+def _read(*, lemma: int):
+    """A reader of the smallest margin of Lemma 5 or Lemma 11 over data in random cones."""
+    def read(instance: Instance, budget: Budget, seed: np.random.SeedSequence) -> Exact:
+        return _search(instance, budget, seed, lemma=lemma)
+    return read
+
+
+def _search(instance: Instance, budget: Budget, seed: np.random.SeedSequence, *, lemma: int) -> Exact:
+
+    strategy = geometry_settings(instance["max_points"], instance["max_dimension"])
+    explicit = [dict(e, points=min(e["points"], instance["max_points"])) for e in GEOMETRY_EXPLICIT]
+    result = search_counterexample(lambda settings: geometry_margin(instance, settings, lemma=lemma), strategy,
+                                   max_examples=budget.scaled(BASE_EXAMPLES), seed=int(seed.generate_state(1)[0]),
+                                   explicit=explicit, tolerance=GEOMETRY_TOLERANCE)
+    return Exact(result.smallest_margin, GEOMETRY_TOLERANCE,
+                 f"Hypothesis search over {result.examples} data sets; smallest margin at {result.example}")
+
+
+CHECKER = Checker(
+    theorem=alignment_geometry.THEOREM,
+    simulation="Hypothesis over data in random cones, tight cases included",
+    readers={"lemma-5": _read(lemma=5), "lemma-11": _read(lemma=11)},
+)

@@ -1,0 +1,105 @@
+"""Checker of directional-dynamics: Lemma 4 searched by Hypothesis; Lemmas 1 and 3 along the polar-form flow."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from hypothesis import strategies as st
+
+from checkers.alignment.cones import BASE_EXAMPLES, GEOMETRY_EXPLICIT, GEOMETRY_TOLERANCE, cone_data, geometry_settings
+from checkers.alignment.runs import data, data_key, polar_run
+from checkers.check import Budget, Checker, Exact
+from checkers.search import search_counterexample
+from theorems.alignment import directional_dynamics
+from theorems.alignment.common import lemma3_window, negative_loss_derivative, orthogonal_separability
+from theorems.statement import Instance
+
+
+def direction_errors(x, y, directions, log_norms, signs, loss: str):
+    """(per-neuron ||d/dt w^_j - s_j P x_a(w_j)||, max_i |f(x_i)|) at one balanced state (polar coordinates)."""
+    pre = x @ directions.T
+    active = pre > 0
+    f = np.maximum(pre, 0.0) @ (signs * np.exp(2 * log_norms))
+    g = negative_loss_derivative(loss, y, f)
+    exact, approximate = active.T @ (g[:, None] * x), active.T @ (y[:, None] * x)
+    difference = exact - approximate
+    projected = difference - np.sum(difference * directions, axis=1)[:, None] * directions
+    return np.linalg.norm(projected, axis=1), float(np.max(np.abs(f)))
+
+
+def _lemma4_margin(instance: Instance, settings: dict) -> float:
+    x, y = cone_data(settings)
+    if orthogonal_separability(x, y) <= 0:
+        return float("inf")
+    rng = np.random.default_rng(settings["seed"] + 2)
+    width = 1 + settings["points"] % 5
+    directions = rng.standard_normal((width, x.shape[1]))
+    norms = np.linalg.norm(directions, axis=1)
+    log_norms = np.log(norms) + settings["log_scale"]
+    errors, largest = direction_errors(x, y, directions / norms[:, None], log_norms, rng.choice([-1.0, 1.0], width),
+                                       instance["loss"])
+    if largest > 1 or largest == 0:
+        return float("inf")
+    x_max = float(np.max(np.linalg.norm(x, axis=1)))
+    return float(1 - np.max(errors) / (float(instance.constant("lemma4_constant")) * len(y) * x_max * largest))
+
+
+def read_lemma_4(instance: Instance, budget: Budget, seed: np.random.SeedSequence) -> Exact:
+    strategy = st.builds(lambda base, scale: dict(base, log_scale=scale), geometry_settings(8, 6),
+                         st.floats(-9.0, 0.5))
+    explicit = [dict(e, log_scale=-1.0) for e in GEOMETRY_EXPLICIT]
+    result = search_counterexample(lambda settings: _lemma4_margin(instance, settings), strategy,
+                                   max_examples=budget.scaled(BASE_EXAMPLES), seed=int(seed.generate_state(1)[0]),
+                                   explicit=explicit, tolerance=GEOMETRY_TOLERANCE)
+    return Exact(result.smallest_margin, GEOMETRY_TOLERANCE,
+                 f"Hypothesis search over {result.examples} states; smallest margin at {result.example}")
+
+
+def _run(instance: Instance, budget: Budget):
+    """The run on Lemma 3's window [0, T], with the data and the constants both lemmas use."""
+    key, loss, log_epsilon = data_key(instance), instance["loss"], float(instance["log_epsilon"])
+    x, y, directions, signs = data(key)
+    width, n = len(signs), len(y)
+    x_max = float(np.max(np.linalg.norm(x, axis=1)))
+    w_max = float(np.max(np.linalg.norm(directions, axis=1)))
+    epsilon = math.exp(log_epsilon)
+    window = lemma3_window(x, log_epsilon, width, w_max)
+    times = tuple(np.linspace(0.0, window, 2000 * 2 ** (budget.level // 2) + 1))
+    run = polar_run(key, log_epsilon, loss, times)
+    method = f"polar flow from log epsilon {log_epsilon:g} to T = {window:.4g}"
+    return dict(run=run, x=x, y=y, signs=signs, width=width, n=n, x_max=x_max, w_max=w_max, epsilon=epsilon,
+                loss=loss, method=method)
+
+
+def read_lemma_3(instance: Instance, budget: Budget, seed: np.random.SeedSequence) -> Exact:
+    r = _run(instance, budget)
+    run, x, width, x_max, w_max, epsilon, method = (r[k] for k in ("run", "x", "width", "x_max", "w_max", "epsilon",
+                                                                     "method"))
+    squared_norms = np.exp(2 * np.max(run.log_norms, axis=1))
+    outputs = np.max(np.abs(run.outputs(x)), axis=1)
+    if instance.definition("growth_allowed"):
+        norm_bound, output_bound = 2 * epsilon * w_max**2 / math.sqrt(width), 2 * epsilon * math.sqrt(width) * x_max * w_max**2
+    else:
+        norm_bound, output_bound = epsilon**2 * w_max**2, width * epsilon**2 * x_max * w_max**2
+    margin = min(float(np.min(1 - squared_norms / norm_bound)), float(np.min(1 - outputs / output_bound)))
+    return Exact(margin, 1e-9, method + f"; max ||w||^2 / bound = {np.max(squared_norms) / norm_bound:.3g}, "
+                 f"max |f| / bound = {np.max(outputs) / output_bound:.3g}")
+
+
+def read_lemma_1(instance: Instance, budget: Budget, seed: np.random.SeedSequence) -> Exact:
+    r = _run(instance, budget)
+    run, x, y, signs, loss, method = (r[k] for k in ("run", "x", "y", "signs", "loss", "method"))
+    bound = 4 * r["epsilon"] * r["n"] * math.sqrt(r["width"]) * r["x_max"] ** 2 * r["w_max"] ** 2
+    errors = [np.max(direction_errors(x, y, run.directions[k], run.log_norms[k], signs, loss)[0])
+              for k in range(len(run.times))]
+    scale = float(instance.constant("lemma1_scale"))
+    return Exact(float(scale - max(errors) / bound), 1e-9, method + f"; max error / bound = {max(errors) / bound:.3g}")
+
+
+CHECKER = Checker(
+    theorem=directional_dynamics.THEOREM,
+    simulation="Hypothesis (Lemma 4); along the polar-form flow (Lemmas 1, 3)",
+    readers={"lemma-4": read_lemma_4, "lemma-3": read_lemma_3, "lemma-1": read_lemma_1},
+    shared_draws=True,
+)

@@ -1,0 +1,99 @@
+"""Checker of early-alignment: Theorem 1 along one polar-form run from epsilon below its bound (28)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from checkers.alignment.runs import (
+    data,
+    data_key,
+    empirical_alignment_time,
+    escape_end,
+    fine_then_geometric,
+    log_domain_weights,
+    polar_run,
+)
+from checkers.check import Budget, Checker, Exact
+from theorems.alignment import early_alignment
+from theorems.alignment.common import loss_values, region_codes
+from theorems.alignment.early_alignment import constants_of
+from theorems.errors import NumericalError
+from theorems.statement import Instance
+
+
+def _run(instance: Instance, budget: Budget):
+    """The check's one run, from the instance's epsilon to well past the escape, and what every reader needs."""
+    key, loss, log_epsilon = data_key(instance), instance["loss"], float(instance["log_epsilon"])
+    x, y, directions, signs = data(key)
+    constants = constants_of(instance)
+    t1_bound = constants["t1_bound"] * float(instance.constant("t1_scale"))
+    times = fine_then_geometric(4.0, escape_end(x, y, log_epsilon, 40.0), 8000 * 2 ** (budget.level // 2),
+                                extra=(t1_bound, constants["t1_bound"]))
+    run = polar_run(key, log_epsilon, loss, times)
+    aligned_at = empirical_alignment_time(run.times, run.directions, signs, x, y)
+    method = f"polar flow from log epsilon {log_epsilon:g} to t = {run.times[-1]:.5g}; empirical t1 = {aligned_at:.4g}, " \
+             f"the theorem's t1 = {constants['t1_bound']:.5g}"
+    return dict(run=run, x=x, y=y, directions=directions, signs=signs, constants=constants, t1_bound=t1_bound,
+                aligned_at=aligned_at, method=method, codes=region_codes(run.directions, x, y), loss=loss,
+                log_epsilon=log_epsilon)
+
+
+def read_aligned_by_t1(instance: Instance, budget: Budget, seed: np.random.SeedSequence) -> Exact:
+    r = _run(instance, budget)
+    signs, y = r["signs"], r["y"]
+    at = r["codes"][int(np.searchsorted(r["run"].times, r["t1_bound"]))]
+    own = np.where(signs > 0, 1, -1)
+    allowed = (at == own) | ((at == 0) & instance.definition("dead_allowed"))
+    activated_own = np.any((r["directions"] @ r["x"].T > 0) & ((y[None, :] * signs[:, None]) > 0), axis=1)
+    count = int(np.sum(~allowed) + np.sum(activated_own & (at != own)))
+    return Exact(count, 0.0, r["method"] + f"; regions at t1: {at.tolist()}, signs {signs.astype(int).tolist()}")
+
+
+def read_alignment_time(instance: Instance, budget: Budget, seed: np.random.SeedSequence) -> Exact:
+    r = _run(instance, budget)
+    return Exact(1 - r["aligned_at"] / r["t1_bound"], 1e-12, r["method"])
+
+
+def read_stable_rank(instance: Instance, budget: Budget, seed: np.random.SeedSequence) -> Exact:
+    r = _run(instance, budget)
+    run = r["run"]
+    scaled, top = log_domain_weights(run)
+    singular = np.linalg.svd(scaled, compute_uv=False)
+    frobenius, operator = np.sum(singular**2, axis=1), singular[:, 0] ** 2
+    extra = 4 * math.sqrt(len(r["signs"])) * np.exp(2 * (r["log_epsilon"] - top)) * r["constants"]["w_max"] ** 2
+    after = run.times >= r["aligned_at"]
+    margins = (float(instance.constant("rank_limit")) * operator + extra - frobenius) / frobenius
+    return Exact(float(np.min(margins[after])), 1e-12,
+                 r["method"] + f"; stable rank at most {np.max((frobenius / operator)[after]):.4f} after t1")
+
+
+def read_final_rate(instance: Instance, budget: Budget, seed: np.random.SeedSequence) -> Exact:
+    r = _run(instance, budget)
+    run, x, y, codes = r["run"], r["x"], r["y"], r["codes"]
+    losses = loss_values(r["loss"], y[None, :], run.outputs(x)).sum(axis=1)
+    sub_outputs = {}
+    for sign in (1, -1):
+        chosen = (codes == sign)[..., None]
+        outputs = np.einsum("thn,th->tn", np.maximum(run.weights @ x.T, 0.0) * chosen, run.output_weights)
+        rows = outputs[:, (y > 0) if sign > 0 else (y < 0)]
+        crossed = np.nonzero(np.max(np.abs(rows), axis=1) > 0.25)[0]
+        if not len(crossed):
+            raise NumericalError(f"the S{'+' if sign > 0 else '-'} sub-network never reached 1/4 within the run")
+        sub_outputs[sign] = crossed[0]
+    start = max(sub_outputs.values())
+    alpha = r["constants"]["alpha"] * float(instance.constant("alpha_scale"))
+    elapsed = run.times[start:] - run.times[start]
+    bound = losses[start] / (losses[start] * alpha * elapsed + 1)
+    return Exact(float(np.min(bound / losses[start:]) - 1), 1e-9,
+                 r["method"] + f"; t2 = {run.times[start]:.6g}, L(t2) = {losses[start]:.4g}, L(end) = {losses[-1]:.3g}")
+
+
+CHECKER = Checker(
+    theorem=early_alignment.THEOREM,
+    simulation="the polar-form flow, exact under balancedness",
+    readers={"aligned-by-t1": read_aligned_by_t1, "alignment-time": read_alignment_time,
+             "final-rate": read_final_rate, "stable-rank": read_stable_rank},
+    shared_draws=True,
+)

@@ -1,0 +1,51 @@
+"""Checker of orthogonal-frozen: activation indicators and inner products on a fine grid of one run."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from checkers.alignment.runs import data, data_key, escape_end, polar_run
+from checkers.check import Budget, Checker, Exact
+from theorems.alignment import orthogonal_frozen
+from theorems.alignment.common import activation_pattern
+from theorems.statement import Instance
+
+
+def _run(instance: Instance, budget: Budget):
+    key, loss, log_epsilon = data_key(instance), instance["loss"], float(instance["log_epsilon"])
+    x, y, _, _ = data(key)
+    points = 4000 * 2 ** (budget.level // 2)
+    times = tuple(np.linspace(0.0, escape_end(x, y, log_epsilon, 15.0), points + 1))
+    run = polar_run(key, log_epsilon, loss, times)
+    method = f"polar flow, {instance['data']} data, log epsilon {log_epsilon:g}, to t = {times[-1]:.4g}"
+    return run, x, activation_pattern(run.directions, x), method
+
+
+def read_no_activation_gained(instance: Instance, budget: Budget, seed: np.random.SeedSequence) -> Exact:
+    run, x, patterns, method = _run(instance, budget)
+    gained = int(np.sum(~patterns[:-1] & patterns[1:]))
+    lost = int(np.sum(patterns[:-1] & ~patterns[1:]))
+    count = gained + (lost if instance.definition("count_switches_off") else 0)
+    return Exact(count, 0.0, method + f"; {gained} switches on, {lost} off")
+
+
+def read_inactive_frozen(instance: Instance, budget: Budget, seed: np.random.SeedSequence) -> Exact:
+    run, x, patterns, method = _run(instance, budget)
+    products = run.weights @ x.T  # (T, h, n)
+    scale = np.max(np.linalg.norm(run.weights, axis=2), axis=0)[:, None] * np.linalg.norm(x, axis=1)[None, :]
+    inactive = ~patterns
+    # a stretch of inactivity starts where the indicator is off and was on (or at t = 0)
+    starts = inactive & np.concatenate([np.ones_like(inactive[:1]), ~inactive[:-1]], axis=0)
+    anchor = np.where(starts, products, np.nan)
+    for k in range(1, len(anchor)):  # carry the value at the start of each stretch forward (times only)
+        anchor[k] = np.where(inactive[k] & ~starts[k], anchor[k - 1], anchor[k])
+    change = np.where(inactive, np.abs(products - anchor), 0.0) / scale[None]
+    return Exact(float(np.nanmax(change)), 1e-8, method + "; tolerance 1e-8 (solver, rtol 1e-11)")
+
+
+CHECKER = Checker(
+    theorem=orthogonal_frozen.THEOREM,
+    simulation="indicators and inner products on a fine grid",
+    readers={"no-activation-gained": read_no_activation_gained, "inactive-frozen": read_inactive_frozen},
+    shared_draws=True,
+)

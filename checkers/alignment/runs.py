@@ -1,0 +1,97 @@
+"""Runs of the early-alignment family: the deterministic data of an instance, the polar-form flow from it (cached
+by content: the data key, epsilon, loss, grid and tolerance), and the event times read off a run.
+
+The data and W0 are deterministic functions of the parameters (`theorems.alignment.common`): the paper states its
+results for a deterministic start, so every observation of the family is an `Exact` value (except the seeded
+Hypothesis searches over pointwise lemmas). Tolerances are stated where they are set: the solver tolerance for
+quantities conserved along a run, the time grid's spacing for event times, round-off for pointwise identities.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from checkers.alignment.gradient_flow import balanced_start, polar_flow
+from checkers.shared_draws import cached
+from theorems.alignment.common import class_directions, layout, region_codes
+from theorems.errors import NumericalError
+from theorems.statement import Instance
+
+RTOL = 1e-10
+
+
+def solve(function, *arguments, **options):
+    try:
+        return function(*arguments, **options)
+    except FloatingPointError as error:
+        raise NumericalError(str(error)) from None
+
+
+def data_key(instance: Instance) -> tuple:
+    kind = instance["data"] if "data" in instance.parameters else "reference"
+    return (kind, *(int(instance[name]) for name in ("per_class", "dimension", "width", "configuration")))
+
+
+def data(key: tuple):
+    """(x, y, W0, s) for a data key (kind, per_class, dimension, width, configuration)."""
+    return layout(*key)
+
+
+@cached(maxsize=32)
+def polar_run(key: tuple, log_epsilon: float, loss: str, times: tuple, rtol: float = 1e-11):
+    """The polar-form flow for the data of `key` from epsilon = e^log_epsilon, on `times` (cached)."""
+    x, y, directions, signs = data(key)
+    u, r, s = balanced_start(directions, signs, log_epsilon)
+    return solve(polar_flow, x, y, u, r, s, loss, np.array(times), rtol=rtol, atol=rtol * 1e-2)
+
+
+def class_norms(x, y):
+
+    positive, negative = class_directions(x, y)
+    return float(np.linalg.norm(positive)), float(np.linalg.norm(negative))
+
+
+def slope_with_convergence(abscissae, values) -> tuple[float, float]:
+    """(least-squares slope over all points, |that - the slope without the first point|): the second is how far
+    the finite-size points still pull the slope."""
+    slope = float(np.polyfit(abscissae, values, 1)[0])
+    return slope, abs(slope - float(np.polyfit(abscissae[1:], values[1:], 1)[0]))
+
+
+def half_time(times, losses) -> float:
+    """The first time the summed loss falls to half its initial value (linear interpolation on the grid)."""
+    below = np.nonzero(losses <= losses[0] / 2)[0]
+    if not len(below) or below[0] == 0:
+        raise NumericalError("the loss did not halve within the run")
+    k = below[0]
+    fraction = (losses[k - 1] - losses[0] / 2) / (losses[k - 1] - losses[k])
+    return float(times[k - 1] + fraction * (times[k] - times[k - 1]))
+
+
+def empirical_alignment_time(times, directions, signs, x, y) -> float:
+    """The first grid time after which every V+ neuron stays in S+ u S_dead and every V- neuron in S- u S_dead."""
+
+    codes = region_codes(directions, x, y)
+    aligned = np.all(np.where(signs > 0, (codes == 1) | (codes == 0), (codes == -1) | (codes == 0)), axis=1)
+    bad = np.nonzero(~aligned)[0]
+    if not len(bad):
+        return 0.0
+    if bad[-1] == len(times) - 1:
+        raise NumericalError("the neurons were not aligned by the end of the run")
+    return float(times[bad[-1] + 1])
+
+
+def fine_then_geometric(dense_end: float, end: float, dense_points: int, extra=()) -> tuple:
+    times = np.concatenate([np.linspace(0.0, dense_end, dense_points + 1), np.geomspace(dense_end * 1.001, end, 4000),
+                            np.asarray(extra, dtype=float)])
+    return tuple(np.unique(times))
+
+
+def escape_end(x, y, log_epsilon: float, margin: float) -> float:
+    return -log_epsilon / min(class_norms(x, y)) + margin
+
+
+def log_domain_weights(run):
+    """W(t) / e^(max_j r_j(t)) and that max: the scale-free weights (e^r underflows at tiny epsilon)."""
+    top = np.max(run.log_norms, axis=1)
+    return run.directions * np.exp(run.log_norms - top[:, None])[..., None], top

@@ -1,0 +1,199 @@
+"""Checker of collapse-training: the protocol of specs/collapse.md 6 run once per head depth (cached, since
+every prediction reads the same deterministic runs), and the observables each prediction compares.
+
+Per step: eps1 and ||D_l||_F of every linear pair (cheap). Every 1% of the run: the inputs of Theorem A.
+At the end: NC2_J, NC3_J, kappa(W_L), the head product A and the gap ||A A^T - (W_L W_L^T)^L2||_op.
+"""
+
+from __future__ import annotations
+
+import mpmath
+import numpy as np
+
+from checkers.check import Budget, Checker, Exact
+from checkers.collapse import metrics
+from checkers.collapse.training import Network, gaussian_classes, train
+from checkers.shared_draws import cached
+from theorems.collapse import collapse_training
+from theorems.collapse.bounds import nc2_bracket, nc2_perturbation
+from theorems.errors import NumericalError
+from theorems.statement import Instance
+
+FIRST_WIDTHS = (8, 64, 32)
+PER_CLASS = 10
+
+
+@cached(maxsize=8)
+def run(learning_rate: float, weight_decay: float, horizon: float, activation: str, depth: int,
+        entropy: tuple[int, ...]) -> dict:
+    """One training run; returns per-step series, logged Theorem A inputs and the final observables."""
+    rng = np.random.default_rng(np.random.SeedSequence(entropy))
+    inputs, targets, labels = gaussian_classes(rng, per_class=PER_CLASS)
+    network = Network(FIRST_WIDTHS + collapse_training.HEADS[depth], nonlinear_layers=2, activation=activation)
+    steps = int(round(horizon / (learning_rate * weight_decay)))
+    linear_pairs = range(network.nonlinear_layers, network.depth - 1)  # D_l with W_l's output linear into W_{l+1}
+    eps1, imbalance = np.empty(steps + 1), np.empty((steps + 1, len(linear_pairs)))
+
+    def every_step(step, weights, grads, representations):
+        if not np.isfinite(eps1[step - 1] if step else 0.0):
+            raise NumericalError(f"gradient descent diverged at step {step} (L2 = {depth}, eta = {learning_rate}); "
+                                 "lower the learning rate")
+        eps1[step] = np.linalg.norm(representations[-1] - targets)
+        for column, pair in enumerate(linear_pairs):
+            upper, lower = weights[pair + 1], weights[pair]
+            imbalance[step, column] = np.linalg.norm(upper.T @ upper - lower @ lower.T)
+
+    def observe(step, weights, grads, representations):
+        last, previous = weights[-1], weights[-2]
+        singular = np.linalg.svd(last, compute_uv=False)
+        hidden = representations[-3]  # Z_{L-2}
+        within = hidden - metrics.class_means(hidden, labels)[:, labels]
+        return {"nc1": metrics.nc1_trace_ratio(representations[-2], labels),
+                "eps2": float(np.linalg.norm(last.T @ last - previous @ previous.T, 2)),
+                "s_first": singular[0], "s_last": singular[-1], "omega": float(np.linalg.norm(within))}
+
+    weights, trajectory = train(network, network.initial_weights(rng), inputs, targets, learning_rate=learning_rate,
+                                weight_decay=weight_decay, steps=steps, log_every=max(steps // 100, 1),
+                                observe=observe, every_step=every_step)
+    if not np.all(np.isfinite(eps1)):
+        raise NumericalError(f"gradient descent diverged (L2 = {depth}, eta = {learning_rate}); lower the learning rate")
+    _, representations = network.gradients(weights, inputs, targets)
+    product = weights[network.nonlinear_layers]
+    for weight in weights[network.nonlinear_layers + 1:]:
+        product = weight @ product
+    last = weights[-1]
+    singular = np.linalg.svd(last, compute_uv=False)
+    hidden_means = metrics.class_means(representations[-3], labels)
+    final = {"eps1": float(np.linalg.norm(representations[-1] - targets)),
+             "eps2": float(np.linalg.norm(last.T @ last - weights[-2] @ weights[-2].T, 2)),
+             "s_first": singular[0], "s_last": singular[-1], "hidden_means": float(np.linalg.norm(hidden_means, 2))}
+    return {
+        "final": final,
+        "steps": steps, "eps1": eps1, "imbalance": imbalance, "logged": trajectory.records,
+        "nc1_start": trajectory.records[0]["nc1"], "nc1_end": metrics.nc1_trace_ratio(representations[-2], labels),
+        "nc2": metrics.nc2_condition_number(representations[-2], labels),
+        "nc3": metrics.nc3_average_cosine(representations[-2], labels, last),
+        "kappa_last": metrics.condition_number(last),
+        "product_singular": np.linalg.svd(product, compute_uv=False),
+        "gap": float(np.linalg.norm(product @ product.T - np.linalg.matrix_power(last @ last.T, depth), 2)),
+    }
+
+
+def _runs(instance: Instance, seed: np.random.SeedSequence, depths) -> dict[int, dict]:
+    entropy = tuple(int(v) for v in seed.generate_state(4))
+    return {depth: run(float(instance["learning_rate"]), float(instance["weight_decay"]), float(instance["horizon"]),
+                       instance["activation"], depth, entropy) for depth in depths}
+
+
+def _slope_deviation(instance: Instance, result: dict) -> float:
+    steps = result["steps"]
+    window = np.arange(int(0.2 * steps), int(0.6 * steps) + 1)
+    predicted = float(mpmath.log(instance.constant("decay_factor")))
+    slopes = [np.polyfit(window, np.log(result["imbalance"][window, column]), 1)[0]
+              for column in range(result["imbalance"].shape[1])]
+    return max(abs(slope / predicted - 1) for slope in slopes)
+
+
+def _timescale_ratio(result: dict) -> float:
+    interpolated = int(np.argmax(result["eps1"] <= 2 * result["eps1"][-1]))
+    balance = result["imbalance"].max(axis=1)
+    balanced = np.flatnonzero(balance <= balance[0] / np.e)
+    return interpolated / (balanced[0] if balanced.size else np.inf)
+
+
+def _theorem_a_margin(instance: Instance, result: dict) -> float:
+    bound_of = instance.definition("nc1_bound")
+    per_class, classes = PER_CLASS, 4
+    margins = [1 - record["nc1"] / float(bound_of(
+        eps1, record["eps2"], record["s_first"], record["s_last"], record["omega"], per_class,
+        classes)) for record, eps1 in zip(result["logged"], _logged_eps1(result))
+        if eps1 < np.sqrt(per_class * (classes - 1))]
+    return min(margins) if margins else float("inf")
+
+
+def _logged_eps1(result: dict) -> np.ndarray:
+    steps = result["steps"]
+    every = max(steps // 100, 1)
+    logged = sorted(set(range(0, steps + 1, every)) | {steps})
+    return result["eps1"][logged]
+
+
+def _root_margin(instance: Instance, result: dict, depth: int) -> float:
+    first, last = result["product_singular"][0], result["product_singular"][-1]
+    gap = result["gap"]
+    exponent = float(instance.definition("root_exponent")(depth)) / 2
+    lower = ((first**2 - gap) / (last**2 + gap)) ** exponent
+    upper = ((first**2 + gap) / (last**2 - gap)) ** exponent if gap < last**2 else np.inf
+    kappa = result["kappa_last"]
+    return min(kappa - lower, upper - kappa) / kappa
+
+
+def _at_every_depth(measure):
+    """A reader of `measure(instance, results) -> (value, method)` over the runs at L2 = 2, 3, 5."""
+    def read(instance: Instance, budget: Budget, seed: np.random.SeedSequence) -> Exact:
+        value, method = measure(instance, _runs(instance, seed, collapse_training.DEPTHS))
+        return Exact(mpmath.mpf(value), tolerance=1e-9, method=method)
+    return read
+
+
+def _at_head_depth(measure):
+    """A reader of `measure(instance, result) -> (value, method)` on the run at the instance's head depth."""
+    def read(instance: Instance, budget: Budget, seed: np.random.SeedSequence) -> Exact:
+        depth = int(instance["head_depth"])
+        value, method = measure(instance, _runs(instance, seed, (depth,))[depth])
+        return Exact(mpmath.mpf(value), tolerance=1e-9, method=method)
+    return read
+
+
+def _head_root(instance: Instance, results):
+    value = min(_root_margin(instance, results[d], d) for d in collapse_training.DEPTHS)
+    return value, "measured Weyl bracket at the end of the runs with L2 = 2, 3, 5"
+
+
+def _deeper_head(instance: Instance, results):
+    nc2 = [results[d]["nc2"] for d in collapse_training.DEPTHS]
+    trend = instance.definition("nc2_trend")
+    value = min(trend * (a - b) / a for a, b in zip(nc2, nc2[1:]))
+    return value, "NC2_J at the end for L2 = 2, 3, 5: " + ", ".join(f"{v:.4f}" for v in nc2)
+
+
+def _balancedness_rate(instance: Instance, result):
+    return _slope_deviation(instance, result), f"least-squares slope over steps 20-60% of {result['steps']}"
+
+
+def _timescales(instance: Instance, result):
+    return _timescale_ratio(result), "first crossing times of the per-step eps1 and ||D|| series"
+
+
+def _nc1_decreasing(instance: Instance, result):
+    value = np.log10(result["nc1_start"] / result["nc1_end"])
+    return value, f"NC1_J(Z_(L-1)) from {result['nc1_start']:.3g} to {result['nc1_end']:.3g}"
+
+
+def _nc2_bracket(instance: Instance, result):
+    final = result["final"]
+    delta2 = float(nc2_perturbation(final["eps1"], final["eps2"], PER_CLASS, final["s_last"],
+                                    final["hidden_means"])) * instance.definition("nc2_perturbation_scale")
+    lower, upper = (float(v) for v in nc2_bracket(final["s_first"], final["s_last"], delta2))
+    value = min(result["nc2"] - lower, upper - result["nc2"]) / result["nc2"]
+    return value, f"NC2_J = {result['nc2']:.5f} in [{lower:.5f}, {upper:.5f}] (kappa(W_L) = {result['kappa_last']:.5f})"
+
+
+def _theorem_a(instance: Instance, result):
+    return _theorem_a_margin(instance, result), "Theorem A's bound from measured eps1, eps2, s_1, s_K, omega"
+
+
+def _kantorovich_floor(instance: Instance, result):
+    floor = instance.definition("kantorovich_floor")(result["kappa_last"])
+    return result["nc3"] - float(floor), f"NC3_J = {result['nc3']:.6f}, kappa(W_L) = {result['kappa_last']:.4f}"
+
+
+CHECKER = Checker(
+    theorem=collapse_training.THEOREM,
+    simulation="GD with weight decay on the spec's MLP at head depths L2 = 2, 3, 5 (three runs, about 20 s)",
+    readers={"balancedness-rate": _at_head_depth(_balancedness_rate), "timescales": _at_head_depth(_timescales),
+             "theorem-a": _at_head_depth(_theorem_a), "nc1-decreasing": _at_head_depth(_nc1_decreasing),
+             "nc2-bracket": _at_head_depth(_nc2_bracket), "kantorovich-floor": _at_head_depth(_kantorovich_floor),
+             "head-root": _at_every_depth(_head_root), "deeper-head": _at_every_depth(_deeper_head)},
+    shared_draws=True,
+)

@@ -1,0 +1,82 @@
+"""Checker of head-conditioning: Theorem B searched over near-balanced chains; kappa(W_L) = kappa(A)^(1/L2) on
+exact chains."""
+
+from __future__ import annotations
+
+import mpmath
+import numpy as np
+from hypothesis import strategies as st
+
+from checkers.check import Budget, Checker, Exact
+from checkers.collapse.head_search import search_margin
+from checkers.collapse.heads import Float64, generate_chain
+from theorems.collapse import head_conditioning
+from theorems.collapse.bounds import head_condition_bound, head_product_gap
+from theorems.statement import Instance
+
+
+def chain_settings():
+    return st.fixed_dictionaries({
+        "seed": st.integers(0, 2**32 - 1),
+        "extras": st.lists(st.integers(0, 3), min_size=8, max_size=8),
+        "kappa": st.one_of(st.just(1.0), st.floats(1.0, 10.0)),
+        "scale": st.floats(0.5, 2.0),
+        "perturbation_exponent": st.floats(-7.0, -1.0),
+    })
+
+
+def _chain(instance: Instance, settings: dict, perturbation=None):
+    classes, depth = instance["classes"], instance["depth"]
+    widths = tuple(classes + e for e in settings["extras"][:depth]) + (classes,)
+    return generate_chain(np.random.default_rng(settings["seed"]), widths=widths, kappa=settings["kappa"],
+                          scale=settings["scale"],
+                          perturbation=10.0 ** settings["perturbation_exponent"] if perturbation is None else perturbation)
+
+
+def _product(chain):
+    product = chain[0]
+    for weight in chain[1:]:
+        product = weight @ product
+    return product
+
+
+def chain_margin(instance: Instance, settings: dict, *, weyl: bool) -> float:
+    chain, depth = _chain(instance, settings), instance["depth"]
+    eps2 = max(Float64.symmetric_norm(upper.T @ upper - lower @ lower.T) for lower, upper in zip(chain, chain[1:]))
+    radius = max(np.linalg.norm(weight, 2) for weight in chain)
+    delta = head_product_gap(eps2, radius, depth) * instance.constant("bound_scale")
+    product_singular = np.linalg.svd(_product(chain), compute_uv=False)
+    last_singular = np.linalg.svd(chain[-1], compute_uv=False)
+    if weyl:
+        gap = np.max(np.abs(product_singular**2 - last_singular ** (2 * depth)))
+        return float(1 - gap / delta)
+    bound = head_condition_bound(product_singular[0], product_singular[-1], delta, depth,
+                                 instance.definition("root_exponent")(depth))
+    return float(bound / (last_singular[0] / last_singular[-1]) - 1)
+
+
+def _read_search(*, weyl: bool):
+    """A reader of the smallest margin of the Weyl gap bound (`weyl`) or of the conditioning bound."""
+    def read(instance: Instance, budget: Budget, seed: np.random.SeedSequence) -> Exact:
+        explicit = (dict(seed=1, extras=[0] * 8, kappa=2.0, scale=1.5, perturbation_exponent=-4.0),)
+        return search_margin(instance, budget, seed, lambda settings: chain_margin(instance, settings, weyl=weyl),
+                             chain_settings(), explicit, "near-balanced chains")
+    return read
+
+
+def read_exact_root(instance: Instance, budget: Budget, seed: np.random.SeedSequence) -> Exact:
+    settings = dict(seed=5, extras=[1, 2, 0, 3, 1, 2, 0, 1], kappa=float(instance["kappa"]), scale=1.2,
+                    perturbation_exponent=0.0)
+    chain = _chain(instance, settings, perturbation=0.0)
+    last, product = (np.linalg.svd(m, compute_uv=False) for m in (chain[-1], _product(chain)))
+    predicted = (product[0] / product[-1]) ** float(instance.definition("root_exponent")(instance["depth"]))
+    return Exact(mpmath.mpf(last[0] / last[-1] / predicted - 1), tolerance=1e-10,
+                 method="an exactly balanced chain in float64")
+
+
+CHECKER = Checker(
+    theorem=head_conditioning.THEOREM,
+    simulation="Hypothesis over near-balanced chains; exact chains",
+    readers={"weyl": _read_search(weyl=True), "condition-bound": _read_search(weyl=False),
+             "exact-root": read_exact_root},
+)

@@ -1,0 +1,55 @@
+"""Checker of nc2-bracket: Theorem C's bracket searched over generated heads, and closed at eps1 = eps2 = 0 in mpmath."""
+
+from __future__ import annotations
+
+import mpmath
+import numpy as np
+
+from checkers.check import Budget, Checker, Exact
+from checkers.collapse.head_search import EXPLICIT, build_head, exact_head, head_settings, search_margin
+from checkers.collapse.heads import Float64, Head, Mpmath, measure_head
+from theorems.collapse import nc2_bracket
+from theorems.collapse.bounds import nc2_perturbation
+from theorems.statement import Instance
+
+
+def _mean_condition(head: Head, backend=Float64):
+    means = np.stack([head.features[:, head.labels == c].sum(axis=1) / head.per_class
+                      for c in range(head.classes)], axis=1)
+    singular = backend.singular_values(means)
+    return singular[0] / singular[head.classes - 1]
+
+
+def nc2_margin(instance: Instance, settings: dict) -> float:
+    head = build_head(instance, settings)
+    measured = measure_head(head)
+    delta2 = nc2_perturbation(measured["eps1"], measured["eps2"], instance["per_class"], measured["s_last"],
+                              measured["input_means_norm"]) * instance.constant("bound_scale")
+    lower, upper = instance.definition("nc2_bracket")(measured["s_first"], measured["s_last"], delta2)
+    kappa = _mean_condition(head)
+    return float(min(kappa - lower, upper - kappa) / kappa)
+
+
+def read_bracket(instance: Instance, budget: Budget, seed: np.random.SeedSequence) -> Exact:
+    return search_margin(instance, budget, seed, lambda settings: nc2_margin(instance, settings),
+                         head_settings(instance["classes"], instance["per_class"]), EXPLICIT, "heads")
+
+
+def read_exact(instance: Instance, budget: Budget, seed: np.random.SeedSequence) -> Exact:
+    digits = instance["digits"]
+    with mpmath.workdps(digits):
+        head = exact_head(instance, Mpmath, kappa=float(instance["kappa"]), eps1=0.0)
+        singular = Mpmath.singular_values(head.last)
+        # the exact case: delta_2 = 0 (measuring eps2 would give sqrt(round-off) ~ 10^(-digits/2))
+        lower, upper = instance.definition("nc2_bracket")(singular[0], singular[head.classes - 1], 0)
+        kappa = _mean_condition(head, Mpmath)
+        value = max(abs(kappa - lower), abs(upper - kappa)) / kappa
+    return Exact(value, tolerance=10.0 ** (5 - digits),
+                 method=f"exact head (eps1 = eps2 = 0, kappa(W_L) = {instance['kappa']}) in mpmath at {digits} digits")
+
+
+CHECKER = Checker(
+    theorem=nc2_bracket.THEOREM,
+    simulation="Hypothesis over generated heads; the bracket closes at eps1 = eps2 = 0 (mpmath)",
+    readers={"bracket": read_bracket, "exact": read_exact},
+)

@@ -1,0 +1,56 @@
+"""Checker of stationary-balanced: Lemma F at random points of the small network
+(`checkers.collapse.small_network`) and its bound along a run towards a stationary point."""
+
+from __future__ import annotations
+
+import mpmath
+import numpy as np
+
+from checkers.check import Budget, Checker, Exact
+from checkers.collapse.small_network import FLOOR_STEPS, STATIONARY_STEP, descend, gradients, imbalance, network
+from theorems.collapse import stationary_balanced
+from theorems.statement import Instance
+
+
+def _regularized(instance: Instance, current, grads):
+    return [g + float(instance["weight_decay"]) * w for g, w in zip(grads, current)]
+
+
+def read_identity(instance: Instance, budget: Budget, seed: np.random.SeedSequence) -> Exact:
+    weights, x, y = network(instance, seed)
+    lam = float(instance["weight_decay"])
+    coefficient = float(instance.constant("stationary_coefficient"))
+    grads = _regularized(instance, weights, gradients(weights, x, y, instance["between"], np))
+    difference = imbalance(weights)
+    residual = coefficient * difference - (weights[1].T @ grads[1] - grads[0] @ weights[0].T)
+    value = np.linalg.norm(residual) / (lam * np.linalg.norm(difference))
+    return Exact(mpmath.mpf(value), tolerance=1e-12, method="random weights in float64")
+
+
+def read_near_stationary_bound(instance: Instance, budget: Budget, seed: np.random.SeedSequence) -> Exact:
+    weights, x, y = network(instance, seed)
+    lam = float(instance["weight_decay"])
+    coefficient = float(instance.constant("stationary_coefficient"))
+    margins = []
+
+    def visit(current, grads):
+        full = _regularized(instance, current, grads)
+        bound = (np.linalg.norm(current[1], 2) * np.linalg.norm(full[1])
+                 + np.linalg.norm(current[0], 2) * np.linalg.norm(full[0])) / coefficient
+        norm = np.linalg.norm(imbalance(current))
+        if bound > 0:
+            margins.append(1 - norm / bound)
+        elif norm > 0:
+            margins.append(-np.inf)
+
+    step = min(STATIONARY_STEP, 0.5 / lam)  # eta lambda <= 1/2: the decay factor stays in (0, 1)
+    descend(instance, weights, x, y, step, FLOOR_STEPS, visit)
+    return Exact(mpmath.mpf(min(margins, default=0.0)), tolerance=1e-12,
+                 method=f"{FLOOR_STEPS} GD steps (eta = {step:g}) towards a stationary point")
+
+
+CHECKER = Checker(
+    theorem=stationary_balanced.THEOREM,
+    simulation="random points in float64; the bound along a GD run towards a stationary point",
+    readers={"identity": read_identity, "near-stationary-bound": read_near_stationary_bound},
+)

@@ -1,0 +1,74 @@
+"""Leading coefficients of feature-displacement metrics after one step, read across sizes and extrapolated.
+
+Shared by the checkers of elasticity-polynomial and cohesion-separability: per size n = d = N, the
+metric's mu-dependence divided by its leading-order scale, exact in x given the weights, averaged over
+network draws, then extrapolated in n^(2 alpha - 1).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from checkers.check import Budget, Unresolved
+from checkers.onestep.simulation import OneStepSetting, one_step
+from checkers.stats import extrapolate_limit, mean_estimate
+from theorems.elasticity.elasticity_reference import bivariate_expectation, coherent_and_bulk, neuron_laws
+from theorems.statement import Instance
+
+
+def elasticity_step_part(instance: Instance, w0, w1, zeta, mu) -> tuple[float, float]:
+    """(Elasticity(mu) - Elasticity(0), each from the exact per-neuron law; (zeta^T mu)^2 sum_j t_j^2)."""
+    sigma = instance["activation"]
+
+    def squared_displacement(u, v):
+        return (sigma(u + v) - sigma(u)) ** 2
+
+    coherent, _ = coherent_and_bulk(w1 - w0, zeta)
+    change = (np.sum(bivariate_expectation(squared_displacement, *neuron_laws(w0, w1 - w0, mu, zeta)))
+              - np.sum(bivariate_expectation(squared_displacement, *neuron_laws(w0, w1 - w0, 0 * mu, zeta))))
+    return float(change), float((zeta @ mu) ** 2 * np.sum(coherent**2))
+
+
+def class_mean_step_part(metric):
+    """(Delta_mu M(W_1) - Delta_mu M(W_0) for a class-mean metric M, Delta_mu M = M(mu) - M(0);
+    sum_j [(w_j(1)^T mu)^2 - (w_j(0)^T mu)^2], the same for the linear mean features w_j^T mu)."""
+    def step_part(instance: Instance, w0, w1, zeta, mu) -> tuple[float, float]:
+        sigma = instance["activation"]
+        change = (metric(sigma, w1, mu) - metric(sigma, w1, 0 * mu)) - (metric(sigma, w0, mu) - metric(sigma, w0, 0 * mu))
+        return change, float(np.sum((mu @ w1) ** 2 - (mu @ w0) ** 2))
+    return step_part
+
+
+COEFFICIENT_SIZES = (250, 500, 1000)
+
+
+def leading_coefficient_reader(step_part):
+    """An observer of lim_n (a metric's mu-dependence) / (its leading-order scale): per size, the ratio's mean
+    over network draws (each exact given the weights); then extrapolated in n^(2 alpha - 1)
+    (`checkers.stats.extrapolate_limit`). `step_part` is a function
+    (instance, w0, w1, zeta, mu) -> (the metric's mu-dependence, its scale)."""
+    def read(instance: Instance, budget: Budget, seed: np.random.SeedSequence):
+        alpha, similarity = float(instance["alpha"]), float(instance["similarity"])
+        sizes = COEFFICIENT_SIZES + ((2000,) if budget.level >= 4 else ())
+        draws = 16 * 2 ** (budget.level // 3)
+        estimates = []
+        for size, size_seed in zip(sizes, seed.spawn(len(sizes))):
+            setting = OneStepSetting(samples=size, dimension=size, width=size, activation=instance["activation"],
+                                     teacher=instance["teacher"], noise=float(instance["noise"]),
+                                     learning_rate=size ** alpha)
+            ratios = []
+            for child in size_seed.spawn(draws):
+                step = one_step(setting, np.random.default_rng(child))
+                w0, w1, zeta = step.initial_weights, step.updated_weights(), step.zeta
+                change, scale = step_part(instance, w0, w1, zeta, similarity * zeta / (zeta @ zeta))
+                ratios.append(change / scale)
+            estimates.append(mean_estimate(np.array(ratios)))
+        if 1 - 2 * alpha < 0.05:
+            raise Unresolved(f"at alpha = {alpha:g} the finite-size terms, of order n^(2 alpha - 1), do not vanish "
+                             "across the sizes, so no limit can be extrapolated; ratios "
+                             + ", ".join(f"{e.value:.4g} +- {e.standard_error:.2g}" for e in estimates))
+        return extrapolate_limit(sizes, estimates, exponent=1 - 2 * alpha, method=(
+            f"{draws} network draws at each n = d = N in {sizes}, exact in x given the weights; ratios "
+            + ", ".join(f"{e.value:.4g} +- {e.standard_error:.2g}" for e in estimates)
+            + f"; extrapolated as limit + B n^({2 * alpha - 1:.3g})"))
+    return read

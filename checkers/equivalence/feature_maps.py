@@ -1,0 +1,29 @@
+"""Feature maps of the equivalence family: the network's, the Gaussian-equivalent and the Hermite surrogate,
+applied to the preactivations H = X W_1 of a ridge stage (`checkers.equivalence.ridge.readout`)."""
+
+from __future__ import annotations
+
+import math
+
+from numpy.polynomial.hermite_e import hermeval
+
+from checkers.onestep.simulation import OneStepSetting
+from theorems.statement import Instance
+
+
+def onestep_setting(instance: Instance, dimension: int, learning_rate: float):
+    return OneStepSetting(samples=round(float(instance["psi1"]) * dimension), dimension=dimension,
+                          width=round(float(instance["psi2"]) * dimension), activation=instance["activation"],
+                          teacher=instance["teacher"], noise=float(instance["noise"]), learning_rate=learning_rate)
+
+
+def gaussian_equivalent_map(mu1: float, mu_star: float):
+    """H -> mu1 H + mu_star Z, Z iid N(0, 1) per entry (fresh for every sample)."""
+    return lambda pre, rng: mu1 * pre + mu_star * rng.standard_normal(pre.shape)
+
+
+def hermite_surrogate_map(coefficients, second_moment: float):
+    """H -> sum_k c_k He_k(H) + sqrt(E sigma^2 - sum_k k! c_k^2) Xi, Xi iid N(0, 1) per entry."""
+    coefficients = [float(c) for c in coefficients]
+    rest = math.sqrt(max(second_moment - sum(math.factorial(k) * c**2 for k, c in enumerate(coefficients)), 0.0))
+    return lambda pre, rng: hermeval(pre, coefficients) + rest * rng.standard_normal(pre.shape)

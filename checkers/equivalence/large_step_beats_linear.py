@@ -1,0 +1,81 @@
+"""Checker of large-step-beats-linear: the erf smoothing identity in sympy, tau at its minimizers in mpmath and
+Gauss-Hermite, and the network and GE risks at eta = N^(1/2) against the linear bound."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from checkers.check import Budget, Checker, Exact
+from checkers.equivalence.feature_maps import gaussian_equivalent_map, onestep_setting
+from checkers.equivalence.ridge import readout
+from checkers.onestep.simulation import one_step
+from checkers.shared_draws import draw_key, memoized
+from checkers.stats import mean_estimate
+from theorems.equivalence import large_step_beats_linear
+from theorems.equivalence.large_step_beats_linear import smoothing_identity_residual, tau_erf, tau_numeric
+from theorems.hermite import hermite_coefficients, mu_star_squared
+from theorems.statement import Instance
+
+
+def read_smoothing_identity(instance: Instance, budget: Budget, seed: np.random.SeedSequence) -> Exact:
+    residual = smoothing_identity_residual(instance.definition("smoothing_variance"))
+    return Exact(0 if residual == 0 else 1, 0.0, f"sympy: residual {residual}")
+
+
+def read_erf_tau_star(instance: Instance, budget: Budget, seed: np.random.SeedSequence) -> Exact:
+    return Exact(tau_erf(instance.constant("kappa_star"), 30), 1e-25,
+                 f"mpmath quadrature at 30 digits, kappa = {float(instance.constant('kappa_star')):.6g}")
+
+
+def read_tanh_tau_star(instance: Instance, budget: Budget, seed: np.random.SeedSequence) -> Exact:
+    kappa = float(instance.constant("kappa_tanh"))
+    tau = tau_numeric(np.tanh, np.tanh, kappa)
+    z, weights = np.polynomial.hermite_e.hermegauss(100)
+    weights = weights / weights.sum()
+    beyond_linear = float(weights @ np.tanh(z) ** 2 - (weights @ (z * np.tanh(z))) ** 2)
+    return Exact(1 - 10 * tau / beyond_linear, 1e-9,
+                 f"Gauss-Hermite (100 x 100 nodes): tau({kappa:.6g}) = {tau:.5g}, ||P_>1 tanh||^2 = {beyond_linear:.5g}")
+
+
+def _read_margin(*, network: bool):
+    """A reader of linear_bound - R_network (`network`) or of R_equivalent - linear_bound, per draw."""
+    def read(instance: Instance, budget: Budget, seed: np.random.SeedSequence):
+        return _margin(instance, budget, seed, network=network)
+    return read
+
+
+def _margin(instance: Instance, budget: Budget, seed: np.random.SeedSequence, *, network: bool):
+    bound = float(instance.constant("linear_bound"))
+    draws = 24 * 2 ** (budget.level // 2)
+    risks = memoized(draw_key(instance, budget, seed, "large-step", mutant_blind=True),
+                     lambda: _large_step_risks(instance, seed, draws))
+    margins = bound - risks[:, 0] if network else risks[:, 1] - bound
+    return mean_estimate(margins, method=f"{draws} draws at d = {int(instance['dimension'])}, eta = N^(1/2); risks "
+                         f"{risks[:, 0].mean():.4g} (network), {risks[:, 1].mean():.4g} (equivalent); linear bound {bound:.5g}")
+
+
+def _large_step_risks(instance: Instance, seed: np.random.SeedSequence, draws: int) -> np.ndarray:
+    """(network, Gaussian-equivalent) test risks per draw at eta = N^(1/2)."""
+    dimension, sigma = int(instance["dimension"]), instance["activation"]
+    mu1 = float(hermite_coefficients(sigma, 1, digits=20).coefficients[1])
+    mu_star = float(mu_star_squared(sigma, digits=20).value) ** 0.5
+    maps = {"network": lambda pre, rng: sigma(pre), "equivalent": gaussian_equivalent_map(mu1, mu_star)}
+    rows = []
+    for child in np.random.SeedSequence((seed.entropy, *seed.spawn_key)).spawn(draws):
+        rng = np.random.default_rng(child)
+        width = round(float(instance["psi2"]) * dimension)
+        step = one_step(onestep_setting(instance, dimension, width ** 0.5), rng)
+        errors = readout(step, step.updated_weights(), maps, [float(instance["penalty"])], rng,
+                         test_samples=4 * step.setting.samples)
+        rows.append((errors["network"].test[0], errors["equivalent"].test[0]))
+    return np.array(rows)
+
+
+CHECKER = Checker(
+    theorem=large_step_beats_linear.THEOREM,
+    simulation="sympy proof of the erf smoothing identity; mpmath at 30 digits; risk margins over draws",
+    readers={"smoothing-identity": read_smoothing_identity, "erf-tau-star": read_erf_tau_star,
+             "tanh-tau-star": read_tanh_tau_star, "beats-linear": _read_margin(network=True),
+             "equivalent-stays-linear": _read_margin(network=False)},
+    shared_draws=True,
+)

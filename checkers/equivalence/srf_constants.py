@@ -1,0 +1,77 @@
+"""Checker of srf-constants: Cui et al.'s spike r, bulk inflation c and overlap gamma of W_1 after a giant step,
+from draws at d = 200, 400 with two exact-mean control variates, extrapolated in 1/d."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from checkers.check import Budget, Checker
+from checkers.equivalence.spiked_features import spiked_step
+from checkers.shared_draws import draw_key, memoized
+from checkers.stats import control_variate_estimate, extrapolate_limit
+from theorems.equivalence import srf_constants
+from theorems.statement import Instance
+
+SPIKED_SIZES = (200, 400)
+
+
+def _spiked_draws(instance: Instance, seed: np.random.SeedSequence, draws: int):
+    """(r, c, gamma, ||Z^T y/n_0||^2, <Z^T y/n_0, theta>) per draw, per size."""
+    sigma, teacher, noise = instance["activation"], instance["teacher"], float(instance["noise"])
+    ratio, eta = float(instance["alpha0"]), float(instance["eta"])
+    results = {}
+    entropy = (seed.entropy, *seed.spawn_key)
+    for size, size_seed in zip(SPIKED_SIZES, np.random.SeedSequence(entropy).spawn(len(SPIKED_SIZES))):
+        rows = []
+        for child in size_seed.spawn(draws * SPIKED_SIZES[-1] // size):
+            step = spiked_step(size, size, ratio, eta, sigma, teacher, noise, np.random.default_rng(child))
+            rows.append((step.spike(), step.bulk_inflation(), step.overlap(), step.direction_energy(),
+                         step.teacher_projection()))
+        results[size] = np.array(rows)
+    return results
+
+
+def _read(column: int):
+    """A reader of column 0 (spike r), 1 (bulk inflation c) or 2 (overlap gamma) of the shared draws."""
+    def read(instance: Instance, budget: Budget, seed: np.random.SeedSequence):
+        return _observe(instance, budget, seed, column)
+    return read
+
+
+def _observe(instance: Instance, budget: Budget, seed: np.random.SeedSequence, column: int):
+    draws = 32 * 2 ** (budget.level // 2)
+    results = memoized(draw_key(instance, budget, seed, "spiked", mutant_blind=True),
+                       lambda: _spiked_draws(instance, seed, draws))
+    sigma_star, noise, ratio = instance["teacher"], float(instance["noise"]), float(instance["alpha0"])
+    estimates = []
+    for size in SPIKED_SIZES:
+        # control variates with exact finite-size means: ||Z^T y / n_0||^2 and <Z^T y / n_0, theta> = mu1*
+        # (they carry most of the draw-to-draw spread)
+        energy, slope = expected_direction_energy(sigma_star, noise, size, max(1, round(ratio * size)))
+        controls = np.column_stack([results[size][:, 3] - energy, results[size][:, 4] - slope])
+        estimates.append(control_variate_estimate(results[size][:, column], controls))
+    return extrapolate_limit(SPIKED_SIZES, estimates, exponent=1.0, method=(
+        f"draws at d = p in {SPIKED_SIZES} ({', '.join(str(len(results[s])) for s in SPIKED_SIZES)}), control "
+        "variates ||Z^T y/n_0||^2 and <Z^T y/n_0, theta>; "
+        + ", ".join(f"{e.value:.4g} +- {e.standard_error:.2g}" for e in estimates)
+        + "; extrapolated in 1/d"))
+
+
+def expected_direction_energy(teacher, noise: float, dimension: int, samples: int) -> tuple[float, float]:
+    """(E ||Z^T y / n_0||^2, E <Z^T y / n_0, theta> = mu1*) exactly at finite size. The first is
+    (1 - 1/n_0) mu1*^2 + E[||z||^2 y^2] / n_0, with E[||z||^2 y^2] = E[Z^2 sigma*(Z)^2] + noise^2 + (d - 1)(E sigma*(Z)^2 + noise^2) (Gauss-Hermite, 200 nodes)."""
+    nodes, weights = np.polynomial.hermite_e.hermegauss(200)
+    weights = weights / weights.sum()
+    values = teacher(nodes)
+    slope = float(weights @ (nodes * values))
+    moment = float(weights @ values**2) + noise**2
+    energy = float(weights @ (nodes**2 * values**2)) + noise**2 + (dimension - 1) * moment
+    return (1 - 1 / samples) * slope**2 + energy / samples, slope
+
+
+CHECKER = Checker(
+    theorem=srf_constants.THEOREM,
+    simulation="draws at d = 200, 400 with two exact-mean control variates, extrapolated in 1/d",
+    readers={"spike": _read(0), "bulk": _read(1), "overlap": _read(2)},
+    shared_draws=True,
+)

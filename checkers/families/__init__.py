@@ -1,1 +1,0 @@
-"""One module per theorem family: how each prediction of the family's theorems is observed."""

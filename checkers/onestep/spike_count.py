@@ -1,0 +1,100 @@
+"""Checker of spike-count: the first spike's growth through a Hermite projection across n, and the outliers of
+F - c_0 at n = 2000."""
+
+from __future__ import annotations
+
+import math
+
+import mpmath
+import numpy as np
+import numpy.polynomial.hermite_e as numpy_hermite
+import scipy.sparse.linalg
+
+from checkers.check import Budget, Checker, Exact, Unresolved
+from checkers.onestep.draws import draw_generators
+from checkers.onestep.simulation import OneStepSetting, one_step, operator_norm
+from checkers.shared_draws import draw_key, memoized
+from checkers.stats import Estimate, fit_rate
+from theorems.hermite import hermite_coefficients
+from theorems.onestep import spike_count
+from theorems.statement import Instance
+
+COUNT_SIZES = (250, 500, 1000, 2000)
+COUNTED_DRAWS = 2          # draws at the largest size whose outliers are counted
+OUTLIER_FACTOR = 1.1       # an outlier stands this far above the bulk edge
+
+
+def _hermite_projection(matrix: np.ndarray, left: np.ndarray, right: np.ndarray, degree: int) -> float:
+    """Coefficient of `matrix` on He_k(left) (x) He_k(right), both normalized (probabilists' Hermite)."""
+    u = numpy_hermite.hermeval(left, [0] * degree + [1])
+    v = numpy_hermite.hermeval(right, [0] * degree + [1])
+    return float(u @ (matrix @ v) / (np.linalg.norm(u) * np.linalg.norm(v)))
+
+
+def _count_draws(instance: Instance, budget: Budget, seed: np.random.SeedSequence):
+    """Per draw: (n, gamma_1/sqrt(n), outliers or -1, top singular values / edge)."""
+    draws = 8 * 2 ** (budget.level // 2)
+    sigma = instance["activation"]
+    alpha = float(instance["alpha"])
+    c0 = float(hermite_coefficients(sigma, 0, digits=20).quantity(0).value)
+    rows = []
+    for size, children in zip(COUNT_SIZES, seed.spawn(len(COUNT_SIZES))):
+        setting = OneStepSetting(samples=size, dimension=size, width=size, activation=sigma,
+                                 teacher=instance["teacher"], noise=float(instance["noise"]),
+                                 learning_rate=size**alpha)
+        for index, rng in enumerate(draw_generators(children, draws)):
+            step = one_step(setting, rng)
+            fresh = rng.standard_normal((size, size))
+            initial = sigma(fresh @ step.initial_weights)
+            change = sigma(fresh @ step.updated_weights()) - initial
+            direction = fresh @ step.zeta / np.linalg.norm(step.zeta)
+            scaled_a = step.second_layer * math.sqrt(size)
+            gamma = _hermite_projection(change, direction, scaled_a, 1) / math.sqrt(size)
+            outliers, ratios = -1, ()
+            if size == COUNT_SIZES[-1] and index < COUNTED_DRAWS:
+                initial -= c0
+                edge = operator_norm(initial)
+                initial += change
+                top = scipy.sparse.linalg.svds(initial, k=4, return_singular_vectors=False, random_state=0)
+                ratios = tuple(sorted((float(v) / edge for v in top), reverse=True))
+                outliers = sum(r > OUTLIER_FACTOR for r in ratios)
+            rows.append((size, gamma, outliers, ratios))
+    return tuple(rows)
+
+
+def _rows(instance: Instance, budget: Budget, seed: np.random.SeedSequence):
+    return memoized(draw_key(instance, budget, seed, "count", mutant_blind=True),
+                    lambda: _count_draws(instance, budget, seed))
+
+
+def read_outlier_count(instance: Instance, budget: Budget, seed: np.random.SeedSequence) -> Exact:
+    rows = _rows(instance, budget, seed)
+    counted = [row for row in rows if row[2] >= 0]
+    counts = sorted({row[2] for row in counted})
+    described = "; ".join("s_k/edge = " + ", ".join(f"{r:.2f}" for r in row[3]) for row in counted)
+    claimed = float(spike_count.count_target(instance).value)
+    if len(counts) > 1:
+        raise Unresolved(f"the draws disagree on the number of outliers ({described})")
+    if counts[0] < claimed:
+        raise Unresolved(f"{counts[0]} outlier(s) at n = {COUNT_SIZES[-1]}, {claimed:g} claimed: a spike with "
+                         f"e_k > 0 may separate only at larger n ({described})")
+    return Exact(mpmath.mpf(counts[0]), tolerance=0.0,
+                 method=f"outliers above {OUTLIER_FACTOR} x bulk edge at n = {COUNT_SIZES[-1]}, "
+                        f"{len(counted)} draws ({described})")
+
+
+def read_first_spike_rate(instance: Instance, budget: Budget, seed: np.random.SeedSequence) -> Estimate:
+    rows = _rows(instance, budget, seed)
+    sizes = np.array([row[0] for row in rows], dtype=float)
+    fit = fit_rate(sizes, np.array([row[1] for row in rows]))
+    return Estimate(fit.exponent, fit.standard_error, len(rows) - 2, len(rows),
+                    f"log-log fit of the Hermite projection over n = {list(COUNT_SIZES)}, "
+                    f"{len(rows) // len(COUNT_SIZES)} draws each")
+
+
+CHECKER = Checker(
+    theorem=spike_count.THEOREM,
+    simulation="the first spike's growth n^alpha through a Hermite projection; outliers of F - c_0 at n = 2000",
+    readers={"first-spike-rate": read_first_spike_rate, "outlier-count": read_outlier_count},
+    shared_draws=True,
+)

@@ -1,0 +1,106 @@
+"""How a theorem is tied to its check: declarations validated when built, errors reported as errors.
+
+Each test is one of the ways a mistake used to turn into a wrong verdict without a sound (a renamed
+prediction read by another prediction's observer, a misspelled constant reported as "inconclusive").
+"""
+
+import json
+from dataclasses import replace
+
+import pytest
+
+from checkers import registry
+from checkers.check import Checker, run_check
+from checkers.cli import main
+from checkers.sweep import ERROR, plan, sweep
+from theorems.errors import CheckError, DeclarationError
+from theorems.statement import Mutant, Target
+
+
+def _renamed(theorem, old: str, new: str):
+    predictions = tuple(replace(p, name=new) if p.name == old else p for p in theorem.predictions)
+    return replace(theorem, predictions=predictions, mutants=())
+
+
+@pytest.mark.parametrize("theorem_id, old, new", [("nc1-bound", "theorem-a", "theorem-A"),
+                                                  ("spike-outlier", "spike-overlap", "spike-overlap-2")])
+def test_a_renamed_prediction_is_refused_when_the_checker_is_built(theorem_id, old, new):
+    checker = registry.checker(theorem_id)
+    with pytest.raises(DeclarationError) as raised:
+        Checker(theorem=_renamed(checker.theorem, old, new), simulation=checker.simulation, readers=checker.readers)
+    message = str(raised.value)
+    assert theorem_id in message and new in message and old in message
+
+
+def test_a_reader_for_no_prediction_is_refused():
+    checker = registry.checker("dual-kernel")
+    with pytest.raises(DeclarationError, match="tail-bnd name no prediction"):
+        Checker(theorem=checker.theorem, simulation="", readers={**checker.readers, "tail-bnd": lambda *a: None})
+
+
+def test_a_mutant_naming_a_missing_prediction_or_assumption_is_refused():
+    theorem = registry.checker("spike-outlier").theorem
+    with pytest.raises(DeclarationError, match="mutant wrong names prediction"):
+        replace(theorem, mutants=(Mutant("wrong", "", predictions={"spike-overlapp": lambda i: Target.point(0)}),))
+    with pytest.raises(DeclarationError, match="assumption"):
+        replace(theorem, mutants=(Mutant("wrong", "", dropped_assumptions=("no-such-assumption",)),))
+
+
+def test_a_mutant_naming_a_missing_constant_is_an_error_not_a_verdict():
+    checker = registry.checker("spike-strength")
+    theorem = replace(checker.theorem, mutants=(Mutant("typo", "", constant_factors={"spike_strenght": 1.1}),))
+    typo = Checker(theorem=theorem, simulation=checker.simulation, readers=checker.readers)
+    with pytest.raises(DeclarationError, match="spike_strenght"):
+        run_check(typo, fidelity="quick", mutant="typo")
+
+
+def _misspelled_reader_checker():
+    checker = registry.checker("spike-strength")
+
+    def read(instance, budget, seed):
+        instance.constant("spike_strenght")
+
+    return Checker(theorem=checker.theorem, simulation=checker.simulation, readers={"gradient-norm": read})
+
+
+def test_a_misspelled_constant_in_a_reader_is_an_error_naming_theorem_and_prediction():
+    with pytest.raises(CheckError) as raised:
+        run_check(_misspelled_reader_checker(), fidelity="quick")
+    assert raised.value.theorem == "spike-strength" and raised.value.prediction == "gradient-norm"
+    assert "spike_strenght" in str(raised.value)
+
+
+def test_an_error_in_a_reader_is_exit_4_with_one_line(monkeypatch, capsys):
+    broken = _misspelled_reader_checker()
+    monkeypatch.setitem(registry._REGISTRY.checkers, "spike-strength", broken)
+    code = main(["check", "spike-strength", "--fidelity", "quick"])
+    error = capsys.readouterr().err.strip()
+    assert code == 4
+    assert len(error.splitlines()) == 1
+    assert "spike-strength, prediction gradient-norm" in error and "spike_strenght" in error
+    assert main(["--debug", "check", "spike-strength", "--fidelity", "quick"]) == 4
+    assert "Traceback" in capsys.readouterr().err
+
+
+def test_a_sweep_stores_an_error_as_an_error_and_retries_it(monkeypatch, tmp_path):
+    broken = _misspelled_reader_checker()
+    monkeypatch.setitem(registry._REGISTRY.checkers, "spike-strength", broken)
+    store = tmp_path / "r.sqlite"
+    tasks = plan("spike-strength", {}, 1)
+    summary = sweep(tasks, store, executor="serial", progress=False)
+    assert summary.outcomes == {ERROR: 1}
+    from checkers.store import ResultStore
+    with ResultStore(store) as opened:
+        [record] = opened.records()
+        assert record.outcome == ERROR and "spike_strenght" in record.verdict["error"]
+        assert opened.keys(finished_only=True) == set()
+    summary = sweep(tasks, store, executor="serial", progress=False)
+    assert summary.ran == 1  # an error is retried, not skipped as done
+
+
+def test_sweep_cli_exits_4_when_a_task_errs(monkeypatch, tmp_path, capsys):
+    monkeypatch.setitem(registry._REGISTRY.checkers, "spike-strength", _misspelled_reader_checker())
+    code = main(["sweep", "spike-strength", "--executor", "serial", "--store", str(tmp_path / "r.sqlite"),
+                 "--json"])
+    captured = capsys.readouterr()
+    assert code == 4 and json.loads(captured.out)["outcomes"] == {"error": 1}

@@ -1,0 +1,68 @@
+"""Activation monotonicity during alignment, and trapping in the class cones afterwards (eqs. (7)/(8), Lemma 12)  [paper].
+
+Setting: Min, Mallada and Vidal (ICLR 2024; specs/alignment.md 1.5), gradient flow from a small balanced start
+(`theorems.alignment.common`).
+- (7)/(8): while the directional dynamics (4) is accurate, which is the window t <= T = log(1/(sqrt(h) eps))/(4 n X_max)
+  of Lemma 3, a V+ neuron never loses a positive point and never gains a negative one, and a V- neuron
+  mirrors this. The reason: under (4), d/dt <w_j, x_i> has the sign of y_i s_j on the boundary <w_j, x_i> = 0.
+- Lemma 12: S_dead is invariant for every neuron, S+ for V+ and S- for V-, at all times and for both the
+  exponential and the logistic loss: w_j(t1 + tau) = w_j(t1) + a conic combination of its own class.
+  So after the empirical t1 no neuron changes region.
+
+Predictions, both counted on a fine time grid of one polar-form run (log epsilon = -30 by default):
+- `keeps-own-class`: the number of (neuron, point) activations that switch against (7)/(8) for t <= T is 0
+  (T is the named constant `window`; --set window=... counts over another window).
+- `trapped-after-alignment`: the number of region changes after the empirical t1, through the fitting phase
+  to the end of the run, is 0.
+Mutants, both rejected by the default run:
+- "a V+- neuron never gains a point of its own class": neurons in no cone at t = 0 gain their class.
+- "regions are invariant from t = 0": neurons change region before t1.
+"""
+
+from __future__ import annotations
+
+from theorems.alignment.common import (MARGIN_LOSS, SEPARABLE, flow_parameters, lemma3_window, orthogonal_separability,
+                                reference_data)
+from theorems.hermite import Quantity
+from theorems.statement import Constant, Mutant, Prediction, Target, Theorem
+
+
+def _data_constant(name, measure):
+    """A constant measured on the deterministic data (float64; W_max = 1)."""
+    def derive(parameters, digits):
+        x, y = reference_data(parameters["per_class"], parameters["dimension"], parameters["configuration"])
+        return Quantity(name, measure(x, y, parameters), "float64", digits)
+    return Constant.of_parameters(name, derive)
+
+
+CONSTANTS = (
+    _data_constant("mu", lambda x, y, parameters: orthogonal_separability(x, y)),
+    _data_constant("window", lambda x, y, parameters: lemma3_window(x, float(parameters["log_epsilon"]),
+                                                                    parameters["width"], 1.0)),
+)
+
+
+THEOREM = Theorem(
+    id="activation-monotonicity",
+    title="V+- neurons keep their class and shed the other while (4) holds; regions are trapped after t1",
+    source="Min, Mallada and Vidal, ICLR 2024 (arXiv 2307.12851), eqs. (7)/(8) and Lemma 12",
+    provenance="paper",
+    statement="for t <= T no V+ neuron loses a positive point or gains a negative one (V- mirrored); after t1 "
+              "S+, S- and S_dead are invariant",
+    parameters=flow_parameters(log_epsilon="-30"),
+    assumptions=(SEPARABLE, MARGIN_LOSS),
+    constants=CONSTANTS,
+    predictions=(
+        Prediction("keeps-own-class", "identity", "activation switches against (7)/(8) for t <= T: 0",
+                   lambda instance: Target.point(0), lambda instance: 0.5),
+        Prediction("trapped-after-alignment", "identity", "region changes after the empirical t1: 0",
+                   lambda instance: Target.point(0), lambda instance: 0.5),
+    ),
+    mutants=(
+        Mutant("never-gains-own-class", "V+- neurons also never gain a point of their own class",
+               definitions={"own_class_gains_allowed": False}),
+        Mutant("trapped-from-start", "regions invariant from t = 0, not only after t1",
+               definitions={"trapped_from": "start"}),
+    ),
+    definitions={"own_class_gains_allowed": True, "trapped_from": "t1"},
+)

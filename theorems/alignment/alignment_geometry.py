@@ -1,0 +1,70 @@
+"""The geometry of orthogonally separable data: Lemmas 5 and 11 of Min, Mallada and Vidal  [paper].
+
+Setting (ICLR 2024, arXiv 2307.12851; specs/alignment.md 1.2 and 1.5). Data x_i with labels y_i = +-1 and signed
+data z_i = y_i x_i satisfy Assumption 1 when mu = min_{i,j} cos(z_i, z_j) > 0. Then:
+- Lemma 5: cos(z1, z2) >= mu for all non-zero z1, z2 in the cone K = cone{z_i}.
+- Lemma 11: the signed activated sum x_a(w) = sum_{i: <x_i, w> > 0} y_i x_i satisfies
+  ||x_a(w)|| >= sqrt(mu) n_a(w) X_min, with n_a(w) the number of points w activates and X_min = min_i ||x_i||.
+  (||x_a||^2 = sum_{i,k active} <z_i, z_k> >= X_min^2 (mu n_a^2 + (1 - mu) n_a); [D].)
+
+Both are searched for counterexamples with Hypothesis over data drawn inside random cones: random
+spreads, norms and labels, filtered on mu > 0. For Lemma 5, z1, z2 are random sparse conic combinations; for
+Lemma 11, w is random. The tight cases are always tried:
+- Lemma 5 is attained at the pair defining mu.
+- Lemma 11 is attained by a single point of norm X_min (ratio 1).
+- Lemma 11 is nearly attained by many equal-norm points with all pairwise cosines mu
+  (ratio sqrt(mu + (1 - mu)/n_a)/sqrt(mu)).
+Named constants: `mu_power` (1/2 in Lemma 11), `cone_power` (1 in Lemma 5), `bound_scale` (1) multiplying
+Lemma 11's right-hand side. Lemma 11 with mu in place of sqrt(mu) is a *weaker* statement (mu <= sqrt(mu)),
+so no data can reject it. The mutants are stronger versions, and the data do reject those.
+"""
+
+from __future__ import annotations
+
+import sympy
+
+from theorems.hermite import Quantity
+from theorems.statement import Constant, Mutant, Parameter, Prediction, Target, Theorem
+
+
+CONSTANTS = (
+    Constant.exactly("mu_power", sympy.Rational(1, 2), "the power of mu in Lemma 11"),
+    Constant.exactly("cone_power", 1, "the power of mu in Lemma 5"),
+    Constant.exactly("bound_scale", 1, "the factor on Lemma 11's bound"),
+)
+
+
+
+def _margin(note):
+    return lambda instance: Target.at_least(0, note=note)
+
+
+THEOREM = Theorem(
+    id="alignment-geometry",
+    title="Orthogonally separable data: cos >= mu on the signed cone (Lemma 5), ||x_a(w)|| >= sqrt(mu) n_a X_min "
+          "(Lemma 11)",
+    source="Min, Mallada and Vidal, ICLR 2024 (arXiv 2307.12851), Lemmas 5 and 11; specs/alignment.md 1.2, 1.5",
+    provenance="paper",
+    statement="for mu = min cos(y_i x_i, y_j x_j) > 0: cos(z1, z2) >= mu^cone_power on cone{y_i x_i}, and "
+              "||x_a(w)|| >= bound_scale mu^mu_power n_a(w) X_min for every w",
+    parameters=(
+        Parameter("max_points", "largest number of data points searched", "integer", "10", 1, 40),
+        Parameter("max_dimension", "largest input dimension searched", "integer", "6", 2, 20),
+    ),
+    assumptions=(),
+    constants=CONSTANTS,
+    predictions=(
+        Prediction("lemma-5", "inequality", "min over searched cones and pairs of cos(z1, z2) - mu^cone_power >= 0",
+                   _margin("smallest margin found"), lambda instance: 1e-6),
+        Prediction("lemma-11", "inequality",
+                   "min over searched data and w of ||x_a(w)|| / (mu^mu_power n_a X_min) - bound_scale >= 0",
+                   _margin("smallest relative margin found"), lambda instance: 1e-6),
+    ),
+    mutants=(
+        Mutant("lemma-11-quarter-power", "mu^(1/4) in place of sqrt(mu) (a stronger claim)",
+               constants={"mu_power": lambda p, d: Quantity.exactly("mu_power", sympy.Rational(1, 4), d)}),
+        Mutant("lemma-11-scaled", "the right-hand side 5% larger", constant_factors={"bound_scale": 1.05}),
+        Mutant("lemma-5-sqrt", "cos >= sqrt(mu) on the cone",
+               constants={"cone_power": lambda p, d: Quantity.exactly("cone_power", sympy.Rational(1, 2), d)}),
+    ),
+)

@@ -1,0 +1,102 @@
+"""The conservation law v_j^2 - ||w_j||^2 of a two-layer network with a 1-homogeneous activation  [paper].
+
+Statement (Min, Mallada and Vidal, ICLR 2024, Section 2, citing Du et al. 2018; specs/alignment.md 1.1, P1;
+exact forms [D] 6.3). Take f(x) = sum_j v_j sigma(w_j^T x) and any loss summed over samples, with
+g_i = -d ell / d f(x_i). Under gradient flow,
+
+    d/dt (v_j^2 - ||w_j||^2) = 2 v_j sum_i g_i [sigma(w_j^T x_i) - sigma'(w_j^T x_i) w_j^T x_i] = 0
+
+whenever sigma(z) = z sigma'(z) on every piece, i.e. sigma is 1-homogeneous (ReLU, leaky ReLU). So a balanced
+initialization stays balanced, and sign v_j never changes. One gradient-descent step with step eta changes
+the quantity by exactly eta^2 (g_v^2 - ||g_w||^2): the first-order term is the same Euler identity. For
+tanh, sigma(z) - z sigma'(z) = (2/3) z^3 + ..., so the law fails: the activation is outside the assumptions,
+and the check shows the drift.
+
+Predictions:
+- `homogeneity` (identity): sympy expands 2 v vdot - 2 w.wdot with v, w, x_i and g_i symbolic, on every
+  activation pattern (each sample on each piece of sigma). The number of patterns where it is not identically
+  0 is 0.
+- `flow-drift` (identity): along a Cartesian DOP853 run (rtol 1e-10) of the reference data, the largest
+  change of v_j^2 - ||w_j||^2, relative to v_j^2 + ||w_j||^2, is 0 within 100 rtol.
+- `descent-step` (identity): along a GD run, the largest relative difference between the change
+  Delta(v_j^2 - ||w_j||^2) and eta^step_power (g_v^2 - ||g_w||^2) is 0 within round-off; step_power = 2.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import sympy
+
+from theorems.activations import z
+from theorems.alignment.common import flow_parameters, separable_data
+from theorems.hermite import Quantity
+from theorems.statement import Assumption, Constant, Instance, Mutant, Parameter, Prediction, Target, Theorem
+
+
+def conservation_defects(activation, samples: int = 3, dimension: int = 3) -> list[sympy.Expr]:
+    """The non-zero values of 2 v vdot - 2 w.wdot (one neuron; v, w, x_i, g_i symbolic), one per activation
+    pattern (an assignment of a piece of sigma to each sample) where it does not expand to 0."""
+    v = sympy.Symbol("v")
+    w = sympy.symbols(f"w0:{dimension}")
+    x = [sympy.symbols(f"x{i}_0:{dimension}") for i in range(samples)]
+    g = sympy.symbols(f"g0:{samples}")
+    pieces = [piece for _, _, piece in activation.pieces()]
+    defects = []
+    for pattern in itertools.product(pieces, repeat=samples):
+        pre = [sum(wk * xk for wk, xk in zip(w, x[i])) for i in range(samples)]
+        v_dot = sum(g[i] * pattern[i].subs(z, pre[i]) for i in range(samples))
+        w_dot = [v * sum(g[i] * sympy.diff(pattern[i], z).subs(z, pre[i]) * x[i][k] for i in range(samples))
+                 for k in range(dimension)]
+        expression = sympy.expand(2 * v * v_dot - 2 * sum(wk * dk for wk, dk in zip(w, w_dot)))
+        if expression != 0:
+            defects.append(expression)
+    return defects
+
+
+def _homogeneous(instance: Instance) -> str | None:
+    for _, _, piece in instance["activation"].pieces():
+        if sympy.expand(piece - z * sympy.diff(piece, z)) != 0:
+            return f"sigma = {instance['activation'].name} is not 1-homogeneous: sigma(z) - z sigma'(z) = " \
+                   f"{sympy.expand(piece - z * sympy.diff(piece, z))} on a piece"
+    return None
+
+
+CONSTANTS = (Constant.exactly("step_power", 2, "the power of eta in the change of v^2 - ||w||^2 over one GD step"),)
+
+
+
+THEOREM = Theorem(
+    id="conservation-law",
+    title="v_j^2 - ||w_j||^2 is conserved by gradient flow for 1-homogeneous activations; GD moves it by eta^2",
+    source="Min, Mallada and Vidal, 'Early neuron alignment in two-layer ReLU networks with small initialization', "
+           "ICLR 2024 (arXiv 2307.12851), Section 2 (after Du et al. 2018); exact forms specs/alignment.md 6.3",
+    provenance="paper",
+    statement="d/dt (v_j^2 - ||w_j||^2) = 0 under gradient flow for sigma(z) = z sigma'(z); one GD step changes it by "
+              "eta^2 (g_v^2 - ||g_w||^2)",
+    parameters=(
+        Parameter("activation", "a 1-homogeneous activation (relu, leaky relu)", "activation", "relu"),
+        *flow_parameters(log_epsilon="-1"),
+        Parameter("step_size", "eta of the GD run", "real", "0.02", 1e-6, 1.0),
+    ),
+    assumptions=(Assumption("homogeneous", "sigma(z) = z sigma'(z) on every piece (1-homogeneous)", _homogeneous),
+                 Assumption("separable", "mu > 0 (the reference data; Assumption 1)", separable_data)),
+    constants=CONSTANTS,
+    predictions=(
+        Prediction("homogeneity", "identity", "activation patterns on which 2 v vdot - 2 w.wdot is not identically 0: 0",
+                   lambda instance: Target.point(0, note="sympy, one neuron, 3 samples in D = 3"),
+                   lambda instance: 0.5),
+        Prediction("flow-drift", "identity",
+                   "max_t,j |Delta(v_j^2 - ||w_j||^2)| / max_t (v_j^2 + ||w_j||^2) along gradient flow: 0",
+                   lambda instance: Target.point(0), lambda instance: 1e-3),
+        Prediction("descent-step", "identity",
+                   "max relative |Delta(v_j^2 - ||w_j||^2) - eta^step_power (g_v^2 - ||g_w||^2)| per GD step: 0",
+                   lambda instance: Target.point(0), lambda instance: 1e-3),
+    ),
+    mutants=(
+        Mutant("tanh-conserved", "conservation claimed for tanh", parameters={"activation": "tanh"},
+               dropped_assumptions=("homogeneous",)),
+        Mutant("linear-in-step", "the GD change linear in eta: eta (g_v^2 - ||g_w||^2)",
+               constants={"step_power": lambda parameters, digits: Quantity.exactly("step_power", 1, digits)}),
+    ),
+)

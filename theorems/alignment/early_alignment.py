@@ -1,0 +1,104 @@
+"""Early alignment (Theorem 1 of Min, Mallada and Vidal): by t1 every neuron sits in its class cone or is dead  [paper].
+
+Setting (ICLR 2024, arXiv 2307.12851; specs/alignment.md 1.1-1.4). Gradient flow of f(x) = sum_j v_j relu(w_j^T x)
+from W(0) = epsilon W0 with a balanced start v_j(0) = s_j ||w_j(0)||, the loss summed over samples,
+mu-orthogonally separable data (Assumption 1), and epsilon below the explicit bound (28):
+
+    epsilon <= min{ min{mu, zeta, xi} sqrt(mu) X_min / (4 sqrt(h) n X_max^2 W_max^2),
+                    (1/sqrt(h)) exp(-64 n X_max log n / (min{zeta, xi} sqrt(mu) X_min)) }.
+
+Then, with t1 = 16 log n / (min{zeta, xi} sqrt(mu) X_min):
+1. every V+ neuron is in S+ u S_dead at t1, and in S+ if it activated a positive point at t = 0 (V- mirrored);
+2. if both S+ and S- hold a neuron, then after t2 the loss obeys L(t) <= L(t2) / (L(t2) alpha (t - t2) + 1)
+   with alpha = (mu X_min)^2 / (32 X_max), where t2 = max(t2+, t2-) and t2+- is the first time the
+   S+- sub-network's output exceeds 1/4 on its class;
+3. ||W||_F^2 <= 2 ||W||_2^2 + 4 sqrt(h) epsilon W_max^2 for all t >= t1 (stable rank at most 2 + O(epsilon)).
+
+Constants, as encoded here:
+- zeta = min{zeta_1, zeta_2}: the paper writes max, and min is the conservative reading (spec 1.4).
+- zeta_1 = min_i cos^2(x+-, x_i) [D].
+- xi = mu^2 [D] (`theorems.alignment.common.xi_constant`).
+- W0 has unit rows (W_max = 1), deterministic.
+The default log epsilon is -17300, just below the bound of the default data (-17219): only the polar form
+reaches it. Escape happens near t = 5500, and the run continues to t = 6500.
+
+Predictions (each an exact observation of one run):
+- `aligned-by-t1`: the number of neurons violating part 1 at the theorem's t1 is 0.
+- `alignment-time`: 1 - (empirical t1)/(the theorem's t1) >= 0. The bound is about 900 times loose here, so
+  only a factor beyond that is rejected (mutant: the bound divided by 1000).
+- `final-rate`: min over t >= t2 of bound(t)/L(t) - 1 >= 0. The bound is loose by 10^3.5; alpha x 10^4 is rejected.
+- `stable-rank`: min over t >= t1 of (rank_limit ||W||_2^2 + 4 sqrt(h) epsilon W_max^2 - ||W||_F^2)/||W||_F^2 >= 0,
+  with rank_limit = 2. The O(epsilon) term dominates ||W||^2 ~ epsilon^2 e^(2 ||x+|| t) until t ~ log(1/epsilon)/(2 ||x+||),
+  so the bound bites only late; there the stable rank is 1.19 on the default data, and a limit of 1.1 is rejected.
+"""
+
+from __future__ import annotations
+
+from theorems.alignment.common import (MARGIN_LOSS, SEPARABLE, flow_parameters, instance_data, separable_data,
+                                theorem1_constants)
+from theorems.statement import Assumption, Constant, Instance, Mutant, Prediction, Target, Theorem
+
+
+def constants_of(instance: Instance) -> dict[str, float]:
+    x, y, directions, signs = instance_data(instance)
+    return theorem1_constants(x, y, directions, signs)
+
+
+def _small_enough(instance: Instance) -> str | None:
+    if separable_data(instance):
+        return None  # reported by the separability assumption
+    bound = constants_of(instance)["log_epsilon_bound"]
+    if float(instance["log_epsilon"]) > bound:
+        return f"log epsilon = {instance['log_epsilon']} > {bound:.6g}, the logarithm of the bound (28)"
+    return None
+
+
+CONSTANTS = (
+    Constant.exactly("t1_scale", 1, "the factor on the t1 bound"),
+    Constant.exactly("rank_limit", 2, "the stable-rank limit"),
+    Constant.exactly("alpha_scale", 1, "the factor on the final rate alpha"),
+)
+
+
+
+def _margin(note):
+    return lambda instance: Target.at_least(0, note=note)
+
+
+THEOREM = Theorem(
+    id="early-alignment",
+    title="Theorem 1: by t1 each neuron is in its class cone or dead; then O(1/t) loss and stable rank <= 2",
+    source="Min, Mallada and Vidal, 'Early neuron alignment in two-layer ReLU networks with small initialization', "
+           "ICLR 2024 (arXiv 2307.12851), Theorem 1 with the constants of Appendices C and D",
+    provenance="paper",
+    statement="for epsilon below (28): at t1 = 16 log n/(min{zeta, xi} sqrt(mu) X_min) every V+- neuron is in "
+              "S+- u S_dead (in S+- if it activated its class at 0); L(t) <= L(t2)/(L(t2) alpha (t - t2) + 1) after "
+              "t2; ||W||_F^2 <= 2 ||W||_2^2 + 4 sqrt(h) epsilon W_max^2 after t1",
+    parameters=flow_parameters(log_epsilon="-17300"),
+    assumptions=(SEPARABLE,
+                 Assumption("small-initialization", "epsilon below the bound (28)", _small_enough),
+                 MARGIN_LOSS),
+    constants=CONSTANTS,
+    predictions=(
+        Prediction("aligned-by-t1", "identity", "neurons outside their class cone and not dead at the theorem's t1, "
+                   "or not in their cone though they activated their class at t = 0: 0",
+                   lambda instance: Target.point(0), lambda instance: 0.5),
+        Prediction("alignment-time", "inequality", "1 - empirical t1 / (t1_scale x the theorem's t1) >= 0",
+                   _margin("empirical t1 within the bound"), lambda instance: 1e-6),
+        Prediction("final-rate", "inequality", "min_{t >= t2} L(t2)/(L(t2) alpha_scale alpha (t - t2) + 1) / L(t) - 1 >= 0",
+                   _margin("the O(1/t) bound along the run"), lambda instance: 1e-6),
+        Prediction("stable-rank", "inequality",
+                   "min_{t >= t1} (rank_limit ||W||_2^2 + 4 sqrt(h) eps W_max^2 - ||W||_F^2) / ||W||_F^2 >= 0",
+                   _margin("stable-rank bound along the run"), lambda instance: 1e-6),
+    ),
+    mutants=(
+        Mutant("every-neuron-in-its-cone", "every V+- neuron in S+- at t1 (none dead)", definitions={"dead_allowed": False}),
+        Mutant("t1-bound-divided", "the t1 bound 1000 times smaller (it is about 900 times loose)",
+               constant_factors={"t1_scale": 1e-3}),
+        Mutant("rate-times-ten-thousand", "alpha 10^4 times larger (the bound is loose by about 10^3.5)",
+               constant_factors={"alpha_scale": 1e4}),
+        Mutant("rank-one-limit", "stable rank at most 1.1 after t1 (measured 1.19 late in the run)",
+               constant_factors={"rank_limit": 0.55}),
+    ),
+    definitions={"dead_allowed": True},
+)

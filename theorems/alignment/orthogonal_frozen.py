@@ -1,0 +1,70 @@
+"""With orthogonal inputs an inactive point never becomes active, and its inner product stays frozen  [derived].
+
+Setting: Boursier, Pillaud-Vivien and Flammarion (NeurIPS 2022; specs/alignment.md 2.2, P13, [D]): orthogonal inputs
+x_i, a two-layer ReLU network trained by gradient flow from a small balanced start (`theorems.alignment.common`),
+here with the square loss, as in their paper, or any loss of the family. Derivation:
+dw_j/dt = v_j sum_i g_i 1{<w_j, x_i> > 0} x_i. For x_k orthogonal to every other point,
+
+    d/dt <w_j, x_k> = v_j g_k ||x_k||^2 1{<w_j, x_k> > 0},
+
+so while x_k is inactive for neuron j its inner product does not move: it is frozen, and the activation
+indicators can only switch off. Non-orthogonal data break this: with mu > 0, the neurons gain points.
+
+Predictions, on one polar-form run (log epsilon = -5) to the end of fitting, on a fine grid:
+- `no-activation-gained`: the number of 0 -> 1 switches of 1{<w_j, x_i> > 0} is 0.
+- `inactive-frozen`: the largest change of <w_j, x_k>/||w_j(0)|| ||x_k|| over a stretch where x_k is inactive for
+  neuron j is 0, within the solver's tolerance (1e-8).
+Mutants:
+- the same claim for the reference data (non-orthogonal, with the assumption dropped);
+- "the indicators never change" (also no 1 -> 0 switches), which the run rejects.
+"""
+
+from __future__ import annotations
+
+from theorems.alignment.common import LOSSES
+from theorems.statement import Assumption, Constant, Instance, Mutant, Parameter, Prediction, Target, Theorem
+
+
+def _orthogonal(instance: Instance) -> str | None:
+    if instance["data"] != "orthogonal":
+        return f"data = {instance['data']}: not orthogonal"
+    if instance["dimension"] < 2 * instance["per_class"]:
+        return f"D = {instance['dimension']} < n = {2 * instance['per_class']}: orthogonal data need D >= n"
+    return None
+
+
+THEOREM = Theorem(
+    id="orthogonal-frozen",
+    title="Orthogonal inputs: an inactive point never becomes active (indicators non-increasing)",
+    source="derived for thmcheck (specs/alignment.md 4.1 P13) in the setting of Boursier, Pillaud-Vivien and "
+           "Flammarion, NeurIPS 2022 (arXiv 2206.00939)",
+    provenance="derived",
+    statement="for orthogonal x_i, d/dt <w_j, x_k> = v_j g_k ||x_k||^2 1{<w_j, x_k> > 0}: inactive inner products "
+              "are frozen and 1{<w_j, x_k> > 0} never switches on",
+    parameters=(
+        Parameter("data", "orthogonal (the setting) or reference (spec 5, for the mutant)", "choice", "orthogonal",
+                  choices=("orthogonal", "reference")),
+        Parameter("per_class", "points per class (n = 2 per_class)", "integer", "3", 1, 10),
+        Parameter("dimension", "input dimension D (>= n for orthogonal data)", "integer", "8", 2, 40),
+        Parameter("width", "hidden neurons h", "integer", "12", 2, 100),
+        Parameter("configuration", "which deterministic W0", "integer", "0", 0, 1000),
+        Parameter("log_epsilon", "log epsilon of W(0) = epsilon W0", "real", "-5", -1000.0, 2.0),
+        Parameter("loss", "loss summed over samples", "choice", "square", choices=LOSSES),
+    ),
+    assumptions=(Assumption("orthogonal", "the inputs are pairwise orthogonal", _orthogonal),),
+    constants=(Constant.exactly("gain_rate", 0),),
+    predictions=(
+        Prediction("no-activation-gained", "identity", "0 -> 1 switches of the activation indicators: 0",
+                   lambda instance: Target.point(0), lambda instance: 0.5),
+        Prediction("inactive-frozen", "identity",
+                   "largest relative change of <w_j, x_k> while x_k is inactive: gain_rate (0)",
+                   lambda instance: Target.point(instance.constant("gain_rate")), lambda instance: 1e-3),
+    ),
+    mutants=(
+        Mutant("non-orthogonal", "the same claim for the reference data (mu > 0)", parameters={"data": "reference"},
+               dropped_assumptions=("orthogonal",)),
+        Mutant("indicators-constant", "the indicators never change (no 1 -> 0 switches either)",
+               definitions={"count_switches_off": True}),
+    ),
+    definitions={"count_switches_off": False},
+)

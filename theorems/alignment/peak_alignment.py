@@ -1,0 +1,57 @@
+"""Peak alignment: the best alignment of the S+ neurons with x+ misses by a gap that scales like epsilon^(4/3)  [derived].
+
+Setting: Min, Mallada and Vidal (ICLR 2024), gradient flow from W(0) = epsilon W0, balanced
+(`theorems.alignment.common`). Claim (specs/alignment.md 4.1, P9, [D]): the gap 1 - max_t min_{j in S+} cos(w_j, x+),
+over the V+ neurons that end in S+, scales like epsilon^(4/3). The argument:
+- the angle to x+ decays like e^(-2 ||x+|| t) in the alignment phase;
+- the drift induced by the outputs grows like f^2 ~ epsilon^4 e^(4 ||x+|| t);
+- the two balance at a gap of order epsilon^(4/3).
+The spec measured 3.43e-5, 7.41e-8 and 1.60e-10 at epsilon = 1e-4, 1e-6 and 1e-8 (exponent 1.333).
+
+Check: the polar-form flow at log epsilon in {-7, -9, -11, -13}.
+- The peak is located on a coarse grid, then refined on a fine grid around it.
+- The local exponents d log(gap) / d log(epsilon) between neighbouring epsilons approach 4/3 from above
+  (1.361, 1.342, 1.336 from log epsilon = -5 on). The last one is compared with `alignment_exponent` = 4/3.
+- Tolerance: the change between the last two local exponents (the changes shrink geometrically), plus the
+  grid-refinement error.
+- Resolution: 0.05.
+"""
+
+from __future__ import annotations
+
+import sympy
+
+from theorems.alignment.common import MARGIN_LOSS, SEPARABLE, flow_parameters
+from theorems.hermite import Quantity
+from theorems.statement import Constant, Mutant, Prediction, Target, Theorem
+
+LOG_EPSILONS = (-7.0, -9.0, -11.0, -13.0)
+
+
+CONSTANTS = (Constant.exactly("alignment_exponent", sympy.Rational(4, 3)),)
+
+
+
+def _exponent(value):
+    return lambda parameters, digits: Quantity.exactly("alignment_exponent", value, digits)
+
+
+THEOREM = Theorem(
+    id="peak-alignment",
+    title="1 - peak cos(w_j, x+) over the S+ neurons scales like epsilon^(4/3)",
+    source="derived for thmcheck (specs/alignment.md 4.1 P9) in the setting of Min, Mallada and Vidal, ICLR 2024",
+    provenance="derived",
+    statement="1 - max_t min_{j in S+} cos(w_j(t), x+) ~ epsilon^alignment_exponent, alignment_exponent = 4/3",
+    parameters=flow_parameters(log_epsilon=None),
+    assumptions=(SEPARABLE, MARGIN_LOSS),
+    constants=CONSTANTS,
+    predictions=(
+        Prediction("exponent", "identity", "local exponent d log(1 - peak cos) / d log epsilon at the smallest epsilons: "
+                   "alignment_exponent", lambda instance: Target.point(instance.constant("alignment_exponent")),
+                   lambda instance: 0.05),
+    ),
+    mutants=(
+        Mutant("exponent-one", "the gap linear in epsilon", constants={"alignment_exponent": _exponent(1)}),
+        Mutant("exponent-two", "the gap quadratic in epsilon", constants={"alignment_exponent": _exponent(2)}),
+    ),
+)

@@ -1,0 +1,57 @@
+"""Theorem 3.1 (2) of Jacot, Sukenik, Wang and Mondelli, in the shape the reviews report: NC1 = O((eps1 + sqrt(eps2))^2)  [secondary].
+
+Source: Jacot, Sukenik, Wang and Mondelli, "Wide neural networks trained with weight decay provably
+exhibit neural collapse" (ICLR 2025; arXiv 2410.04887), Theorem 3.1, conclusion (2). Its hypotheses
+(approximate interpolation ||Z_L - Y||_F <= eps1, approximate balancedness of the linear head
+||W_{l+1}^T W_{l+1} - W_l W_l^T||_op <= eps2, bounded representations and weights) are confirmed in
+structure; its constants are not confirmed against the paper (specs/collapse.md 0, 3.1), so only the
+shape is encoded here. The explicit, tight version is `nc1-bound` (derived).
+
+Check: along two paths of heads from the spec's generator (bounded weights, kappa(W_L) = 1,
+adversarial hidden spread), t = 10^-1 ... 10^-4, one where eps1 = t dominates (eps2 = t^4) and one
+where sqrt(eps2) = t dominates (eps1 = t^2), NC1_J(Z_{L-1}) = O(shape(eps1, eps2)) means the log-log
+slope of NC1 against the shape stays >= 1 as t -> 0; the smaller slope observed at the smallest t is
+compared with 1, accurate to the change of the slope over the last decade of t.
+"""
+
+from __future__ import annotations
+
+import mpmath
+
+from theorems.collapse import bounds as collapse
+from theorems.statement import Constant, Mutant, Prediction, Target, Theorem
+
+
+def reported_shape(eps1, eps2, power=2):
+    """(eps1 + sqrt(eps2))^power; power 2 is the order the reviews give for the paper's NC1 bound."""
+    return (mpmath.mpf(eps1) + mpmath.sqrt(mpmath.mpf(eps2))) ** power
+
+
+CONSTANTS = (Constant.exactly("power", 2, "the exponent in O((eps1 + sqrt(eps2))^power), 2 as reported"),)
+
+
+THEOREM = Theorem(
+    id="balanced-collapse",
+    title="Balancedness and interpolation imply NC1 = O((eps1 + sqrt(eps2))^2) (Jacot et al., Theorem 3.1)",
+    source="Jacot, Sukenik, Wang and Mondelli (ICLR 2025; arXiv 2410.04887), Theorem 3.1 (2), as secondary "
+           "sources report it",
+    provenance="secondary",
+    statement="NC1_J(Z_{L-1}) = O((eps1 + sqrt(eps2))^2) for bounded weights and representations "
+              "(constants not confirmed against the paper)",
+    parameters=collapse.SHAPE_PARAMETERS,
+    assumptions=(),
+    constants=CONSTANTS,
+    predictions=(
+        Prediction("order", "rate",
+                   "the log-log slope of NC1_J against shape(eps1, eps2) as eps1, sqrt(eps2) -> 0 together is >= 1",
+                   lambda instance: Target.at_least(1, note="slope of log NC1 against log shape at the smallest t"),
+                   lambda instance: 0.05),
+    ),
+    mutants=(
+        Mutant("eps2-unrooted", "NC1 = O((eps1 + eps2)^2)",
+               definitions={"shape": lambda eps1, eps2, power: (mpmath.mpf(eps1) + mpmath.mpf(eps2)) ** power}),
+        Mutant("cubic", "NC1 = O((eps1 + sqrt(eps2))^3)",
+               constant_factors={"power": 1.5}),
+    ),
+    definitions={"shape": reported_shape},
+)

@@ -1,0 +1,127 @@
+"""Balancedness of a linear layer pair: the exact gradient-descent law with weight decay, its flow limit and its floor  [derived].
+
+Statements (specs/collapse.md 4.2-4.3, [D]; Du, Hu and Lee 2018 for the unregularized flow [S]).
+Let layer l's output enter layer l+1 linearly. With D := W_{l+1}^T W_{l+1} - W_l W_l^T and one step
+W <- (1 - eta lambda) W - eta grad W of gradient descent with weight decay (penalty (lambda/2) ||W||^2),
+the cross terms cancel by the identity W_{l+1}^T grad W_{l+1} = grad W_l W_l^T (theorem
+`balancedness-identity`) and
+
+    (recurrence)  D_{k+1} = (1 - eta lambda)^2 D_k + eta^2 S_k,   S_k := G_{l+1}^T G_{l+1} - G_l G_l^T,
+
+exactly. Unrolled, ||D_k|| <= (1 - eta lambda)^(2k) ||D_0|| + eta^2 sum_{j<k} (1 - eta lambda)^(2(k-1-j)) ||S_j||
+(the floor bound, in any norm), and as eta -> 0 at fixed t = k eta the gradient flow gives
+D(t) = exp(-2 lambda t) D(0), with an O(eta) error. Named constants: decay_factor = (1 - eta lambda)^2
+(a penalty lambda ||W||^2 without the 1/2 would give (1 - 2 eta lambda)^2) and
+flow_decay = exp(-2 lambda t) at t = `flow_time`. For a homogeneous activation between the layers (ReLU)
+only the diagonal of D obeys the law; for a smooth non-homogeneous one (tanh) nothing does: the
+checks run there too and report it, outside the assumption.
+
+The checks use one small network (linear pair, then tanh, then a linear read-out, square loss): the
+recurrence for one step in float64 and in mpmath at `digits` digits, with the residual taken against
+`decay_factor` as the instance gives it (so `--set decay_factor=...` and the mutants change what is
+tested); the floor along a run; the flow limit as the observed order of convergence in eta.
+"""
+
+from __future__ import annotations
+
+import mpmath
+import sympy
+
+from theorems.collapse.balancedness_identity import BETWEEN, LINEAR_LINK, WIDTH
+from theorems.formula import exact_number, to_mpf
+from theorems.hermite import Quantity
+from theorems.statement import Constant, Instance, Mutant, Parameter, Prediction, Target, Theorem
+
+
+CONSTANTS = (
+    Constant.formula("decay_factor", (), lambda eta, decay: (1 - eta * decay) ** 2,
+                     parameters=("learning_rate", "weight_decay"), description="(1 - eta lambda)^2"),
+    Constant.formula("flow_decay", (), lambda decay, time: sympy.exp(-2 * decay * time),
+                     parameters=("weight_decay", "flow_time"), description="exp(-2 lambda t) at t = flow_time"),
+)
+
+
+def _homogeneous_link(instance: Instance) -> str | None:
+    if instance["between"] == "tanh":
+        return "tanh is not positively homogeneous: not even the diagonal law is claimed (see recurrence-float64)"
+    return None
+
+
+def _zero(instance: Instance) -> Target:
+    return Target.point(0, note="relative residual, zero in exact arithmetic")
+
+
+def _float64_resolution(instance: Instance) -> float:
+    return 1e-12
+
+
+def _mpmath_resolution(instance: Instance) -> float:
+    return 10.0 ** (5 - instance["digits"])
+
+
+def _unsquared(parameters, digits):
+    eta, decay = exact_number(parameters["learning_rate"]), exact_number(parameters["weight_decay"])
+    return Quantity("decay_factor", to_mpf(1 - eta * decay, digits), "mutant", digits)
+
+
+def _doubled(parameters, digits):
+    eta, decay = exact_number(parameters["learning_rate"]), exact_number(parameters["weight_decay"])
+    return Quantity("decay_factor", to_mpf((1 - 2 * eta * decay) ** 2, digits), "mutant", digits)
+
+
+THEOREM = Theorem(
+    id="balancedness-recurrence",
+    title="Balancedness of a linear layer pair under gradient descent with weight decay",
+    source="derived for thmcheck (specs/collapse.md 4.1, 4.3); unregularized flow: Du, Hu and Lee (2018)",
+    provenance="derived",
+    statement="one GD step with weight decay gives exactly D_{k+1} = (1 - eta lambda)^2 D_k + eta^2 S_k, "
+              "D = W_{l+1}^T W_{l+1} - W_l W_l^T; hence the floor bound, and D(t) = exp(-2 lambda t) D(0) under the flow",
+    parameters=(
+        Parameter("learning_rate", "step size eta", "real", "0.05", 0.0, 10.0),
+        Parameter("weight_decay", "lambda of the penalty (lambda/2)||W||^2", "real", "0.01", 0.0, 10.0),
+        BETWEEN,
+        WIDTH,
+        Parameter("digits", "mpmath precision of the exact-arithmetic check", "integer", "50", 20, 500),
+        Parameter("flow_time", "time t of the gradient-flow comparison (k eta = t)", "real", "25", 0.0, 1000.0),
+    ),
+    assumptions=(LINEAR_LINK,),
+    constants=CONSTANTS,
+    predictions=(
+        Prediction("recurrence-float64", "identity",
+                   "one GD step in float64: ||D_1 - decay_factor D_0 - eta^2 S_0|| / ||D_1|| <= 1e-12",
+                   _zero, _float64_resolution),
+        Prediction("diagonal-float64", "identity",
+                   "the diagonal of the law (per neuron: ||row of W_l||^2 - ||column of W_{l+1}||^2) holds for a "
+                   "linear or a positively homogeneous (relu) link; relative residual <= 1e-12",
+                   _zero, _float64_resolution, applies=_homogeneous_link),
+        Prediction("recurrence-mpmath", "identity",
+                   "the same step in mpmath at `digits` digits: relative residual <= 10^(5 - digits)",
+                   _zero, _mpmath_resolution),
+        Prediction("floor", "inequality",
+                   "along 2000 steps from an exactly balanced start (D_0 = 0): ||D_k||_F <= decay_factor^k ||D_0||_F "
+                   "+ eta^2 sum_j decay_factor^(k-1-j) ||S_j||_F",
+                   lambda instance: Target.at_least(0, note="smallest margin 1 - ||D_k||/bound_k over the run"),
+                   _float64_resolution),
+        Prediction("gradient-flow", "rate",
+                   "||D_k - flow_decay D_0|| at k eta = flow_time vanishes at order 1 in eta (eta, eta/2, ..., eta/8)",
+                   lambda instance: Target.point(1, note="observed order of convergence in eta"),
+                   lambda instance: 0.2),
+    ),
+    mutants=(
+        Mutant("decay-not-squared", "decay factor (1 - eta lambda) instead of its square",
+               constants={"decay_factor": _unsquared}),
+        Mutant("penalty-without-half", "decay factor (1 - 2 eta lambda)^2, as for a penalty lambda ||W||^2",
+               constants={"decay_factor": _doubled}),
+        Mutant("flow-rate-halved", "under the flow D(t) = exp(-lambda t) D(0)",
+               constants={"flow_decay": lambda parameters, digits: Quantity(
+                   "flow_decay", mpmath.exp(-to_mpf(exact_number(parameters["weight_decay"])
+                                                   * exact_number(parameters["flow_time"]), digits)), "mutant", digits)}),
+        Mutant("floor-dropped", "||D_k|| <= decay_factor^k ||D_0||: the eta^2 source term dropped",
+               definitions={"source_weight": 0}),
+        Mutant("through-tanh", "the law claimed for a pair linked through tanh (assumption dropped)",
+               dropped_assumptions=("linear-link",), parameters={"between": "tanh"}),
+        Mutant("full-law-through-relu", "the full matrix law claimed through relu, where only its diagonal holds",
+               dropped_assumptions=("linear-link",), parameters={"between": "relu"}),
+    ),
+    definitions={"source_weight": 1},
+)

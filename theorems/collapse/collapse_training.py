@@ -1,0 +1,136 @@
+"""Gradient descent with weight decay interpolates on the 1/eta timescale, balances its linear head on the 1/(eta lambda) timescale, and collapses  [derived, with secondary parts].
+
+Sources: specs/collapse.md 3.8 (Jacot, Sukenik, Wang and Mondelli, ICLR 2025, Theorem 4.4 [S]: two phases,
+constants not confirmed against the paper), 4.3 (the exact balancedness law [D]), 3.2-3.6 (Theorems A-D [D]),
+6.1-6.3 (the reference protocol and the head-depth sweep [D]).
+
+Setting: the MLP of specs/collapse.md 6.1 (K = 4 Gaussian classes of 10 points in d = 8, widths
+(64, 32 | head), L1 = 2 smooth leaky-ReLU layers, a linear head of L2 layers, square loss summed over
+samples, penalty (lambda/2) ||W||^2, full-batch GD) run for `horizon`/(eta lambda) steps, once per head
+depth L2 in {2, 3, 5} (heads (8 | 4), (16, 8 | 4), (16, 12, 8, 6 | 4), spec 6.3).
+
+Claims checked on the run with L2 = `head_depth` (and across depths where said):
+- balancedness rate: ln ||D_l|| of every linear pair falls with slope ln(decay_factor) = 2 ln(1 - eta lambda)
+  per step over 20-60% of the run, within 5% (the spec's criterion; the eta^2 floor bends the tail);
+- two timescales: eps1 = ||Z_L - Y||_F reaches twice its final value long before the linear pairs'
+  imbalance reaches 1/e of its start: the ratio of those two times is below 0.2;
+- Theorem A holds at every logged step where eps1 < sqrt(n(K-1));
+- collapse: NC1_J(Z_{L-1}) decreases (log10 of its ratio from the start to the end is positive), and
+  NC2_J lies in Theorem C's bracket around kappa(W_L) at the end (at lambda = 0.2, eps1 is not small and
+  NC2_J ends 0.5-4% from kappa(W_L); the spec's runs at lambda = 0.01 end within 0.1-1%);
+- Theorem D's floor: at the end NC3_J >= 2 kappa/(1 + kappa^2), kappa = kappa(W_L);
+- Theorem B at the end of every depth: kappa(W_L) lies in the Weyl bracket around kappa(A)^(1/L2) built
+  from the measured gap ||A A^T - (W_L W_L^T)^L2||_op;
+- a deeper head gives better-conditioned class means: NC2_J decreases from L2 = 2 to 3 to 5.
+"""
+
+from __future__ import annotations
+
+import mpmath
+
+from theorems.collapse import bounds as collapse
+from theorems.hermite import Quantity
+from theorems.statement import Assumption, Constant, Mutant, Parameter, Prediction, Target, Theorem
+
+HEADS = {2: (8, 4), 3: (16, 8, 4), 5: (16, 12, 8, 6, 4)}
+DEPTHS = tuple(sorted(HEADS))
+
+
+CONSTANTS = (
+    Constant.formula("decay_factor", (), lambda eta, decay: (1 - eta * decay) ** 2,
+                     parameters=("learning_rate", "weight_decay"), description="(1 - eta lambda)^2"),
+)
+
+
+def _smooth_activation(instance) -> str | None:
+    if instance["activation"] != "smooth-leaky-relu":
+        return (f"{instance['activation']} violates sigma' in [gamma, 1] (Assumption 4.2 as the spec records it [S]); "
+                "the linear-pair claims do not need it")
+    return None
+
+
+def _slope_target(instance):
+    return Target(mpmath.mpf(0), mpmath.mpf(0), mpmath.mpf("0.05"),
+                  note="largest |fitted slope / ln(decay_factor) - 1| over the linear pairs")
+
+
+def _margin_target(note):
+    return lambda instance: Target.at_least(0, note=note)
+
+
+def _timescale_target(instance):
+    low, high = instance.definition("timescale_ratio")
+    return Target(mpmath.mpf((low + high) / 2), mpmath.mpf(low), mpmath.mpf(high),
+                  note="(first step with eps1 <= 2 eps1_final) / (first step with ||D|| <= ||D_0||/e)")
+
+
+THEOREM = Theorem(
+    id="collapse-training",
+    title="GD with weight decay: interpolation, then balancedness at rate (1 - eta lambda)^2, then collapse",
+    source="derived for thmcheck (specs/collapse.md 4.3, 6); phases: Jacot, Sukenik, Wang and Mondelli (ICLR 2025) "
+           "Theorem 4.4 [secondary]",
+    provenance="derived",
+    statement="ln ||D_l|| falls at 2 ln(1 - eta lambda) per step on linear pairs; eps1 settles long before D; "
+              "Theorems A, B, D hold along the run; NC2_J decreases with the head depth",
+    parameters=(
+        Parameter("learning_rate", "step size eta", "real", "0.0005", 1e-5, 0.005),
+        Parameter("weight_decay", "lambda of the penalty (lambda/2)||W||^2", "real", "0.2", 1e-3, 0.5),
+        Parameter("horizon", "run length in units of 1/(eta lambda)", "real", "3", 1.0, 10.0),
+        Parameter("head_depth", "L2 of the run the single-run claims use", "choice", "3",
+                  choices=tuple(str(depth) for depth in DEPTHS)),
+        Parameter("activation", "sigma of the non-linear part", "choice", "smooth-leaky-relu",
+                  choices=("smooth-leaky-relu", "leaky-relu", "relu", "tanh")),
+    ),
+    assumptions=(Assumption("smooth-activation", "sigma smooth with sigma' in [gamma, 1] [S]", _smooth_activation),),
+    constants=CONSTANTS,
+    predictions=(
+        Prediction("balancedness-rate", "rate",
+                   "slope of ln ||D_l|| over 20-60% of the run = ln(decay_factor) within 5%, every linear pair",
+                   _slope_target, lambda instance: 0.051),
+        Prediction("timescales", "identity",
+                   "interpolation (eps1 within 2x of its final value) takes under 0.2 of the balancing time "
+                   "(||D|| down by e)", _timescale_target, lambda instance: 0.21),
+        Prediction("theorem-a", "inequality", "NC1_J(Z_{L-1}) <= Theorem A's bound at every logged step",
+                   _margin_target("smallest 1 - NC1/bound over the logged steps"), lambda instance: 1e-6),
+        Prediction("nc1-decreasing", "inequality", "log10 NC1_J(Z_{L-1}) at step 0 minus at the end > 0",
+                   lambda instance: Target(mpmath.mpf(instance.definition("nc1_drop")[0]),
+                                           mpmath.mpf(instance.definition("nc1_drop")[0]),
+                                           mpmath.mpf(instance.definition("nc1_drop")[1]),
+                                           note="orders of magnitude NC1_J fell over the run"),
+                   lambda instance: 1e-6),
+        Prediction("nc2-bracket", "inequality",
+                   "at the end, NC2_J lies in Theorem C's bracket around kappa(W_L) (measured eps1, eps2, s_1, s_K)",
+                   lambda instance: Target.at_least(0, note="smallest relative distance of NC2_J inside the bracket"),
+                   lambda instance: 1e-6),
+        Prediction("kantorovich-floor", "inequality", "NC3_J >= 2 kappa/(1 + kappa^2) at the end",
+                   _margin_target("NC3_J - floor(kappa(W_L))"), lambda instance: 1e-6),
+        Prediction("head-root", "inequality",
+                   "kappa(W_L) inside the measured Weyl bracket around kappa(A)^(1/L2), at the end, for every depth",
+                   _margin_target("smallest relative distance of kappa(W_L) inside the bracket"),
+                   lambda instance: 1e-6),
+        Prediction("deeper-head", "inequality", "NC2_J(L2 = 2) > NC2_J(L2 = 3) > NC2_J(L2 = 5) at the end",
+                   _margin_target("smallest relative decrease of NC2_J from one depth to the next"),
+                   lambda instance: 1e-6),
+    ),
+    mutants=(
+        Mutant("decay-not-squared", "ln ||D|| falling at ln(1 - eta lambda) per step",
+               constants={"decay_factor": lambda parameters, digits: Quantity(
+                   "decay_factor", 1 - mpmath.mpf(float(parameters["learning_rate"]))
+                   * mpmath.mpf(float(parameters["weight_decay"])), "mutant", digits)}),
+        Mutant("single-timescale", "interpolation and balancedness on one timescale (ratio in [0.5, 2])",
+               definitions={"timescale_ratio": (0.5, 2.0)}),
+        Mutant("interpolation-dropped", "balancedness alone bounds NC1: Theorem A without its eps1 terms",
+               definitions={"nc1_bound": lambda eps1, *rest: collapse.nc1_bound(0, *rest)}),
+        Mutant("perfect-alignment", "NC3_J = 1 claimed whatever kappa(W_L)",
+               definitions={"kantorovich_floor": lambda kappa: mpmath.mpf(1)}),
+        Mutant("root-exponent-off", "kappa(W_L) = kappa(A)^(1/(L2 - 1))",
+               definitions={"root_exponent": lambda depth: 1 / (depth - 1)}),
+        Mutant("no-collapse", "NC1_J stays within a factor 2 over the run", definitions={"nc1_drop": (-0.3, 0.3)}),
+        Mutant("nc2-equals-kappa", "NC2_J = kappa(W_L) at the end, with no eps1, eps2 correction (delta_2 = 0)",
+               definitions={"nc2_perturbation_scale": 0.0}),
+        Mutant("shallower-is-better", "NC2_J increasing with the head depth", definitions={"nc2_trend": -1}),
+    ),
+    definitions={"timescale_ratio": (0.0, 0.2), "nc1_bound": collapse.nc1_bound,
+                 "kantorovich_floor": collapse.kantorovich_floor, "root_exponent": lambda depth: 1 / depth,
+                 "nc2_trend": 1, "nc1_drop": (0.0, float("inf")), "nc2_perturbation_scale": 1.0},
+)

@@ -1,0 +1,62 @@
+"""Theorem B: a near-balanced linear head has kappa(W_L) close to the L2-th root of kappa of the head product  [derived].
+
+Source: specs/collapse.md 3.4 (derived for thmcheck): the explicit form of conclusion (3) of Jacot,
+Sukenik, Wang and Mondelli (ICLR 2025) Theorem 3.1, and of the exact-balance identity of the paper's
+Section 5 (its theorem number is not confirmed against the paper).
+
+Statement. A head of L2 matrices W_{L1+1}, ..., W_L, all with ||W_l||_op <= r, each consecutive pair
+with ||W_{l+1}^T W_{l+1} - W_l W_l^T||_op <= eps2; A = W_L ... W_{L1+1}; delta = eps2 r^(2(L2-1)) L2 (L2-1)/2:
+
+    ||A A^T - (W_L W_L^T)^L2||_op <= delta,  so  |s_i(A)^2 - s_i(W_L)^(2 L2)| <= delta for i <= K (Weyl),
+    kappa(W_L) <= ((s_1(A)^2 + delta)/(s_K(A)^2 - delta))^(1/(2 L2))   (infinite while delta >= s_K(A)^2),
+
+and at exact balance kappa(W_L) = kappa(A)^(1/L2): a deeper head is better conditioned.
+bound_scale multiplies delta.
+"""
+
+from __future__ import annotations
+
+import mpmath
+
+from theorems.collapse import bounds as collapse
+from theorems.statement import Mutant, Parameter, Prediction, Target, Theorem
+
+
+def _root_target(instance):
+    return Target.point(0, note="kappa(W_L) - kappa(A)^(root exponent), relative")
+
+
+THEOREM = Theorem(
+    id="head-conditioning",
+    title="Conditioning of the last layer from the head product (Theorem B)",
+    source="derived for thmcheck (specs/collapse.md 3.4), explicit form of Jacot, Sukenik, Wang and Mondelli "
+           "(ICLR 2025) Theorem 3.1 (3)",
+    provenance="derived",
+    statement="|s_i(A)^2 - s_i(W_L)^(2 L2)| <= eps2 r^(2(L2-1)) L2(L2-1)/2; kappa(W_L) = kappa(A)^(1/L2) at exact balance",
+    parameters=(
+        Parameter("classes", "number of classes K", "integer", "3", 2, 8),
+        Parameter("depth", "number L2 of linear layers in the head", "integer", "3", 2, 8),
+        Parameter("kappa", "kappa(W_L) of the exact chain", "real", "1.5", 1.0, 100.0),
+    ),
+    assumptions=(),
+    constants=(collapse.BOUND_SCALE,),
+    predictions=(
+        Prediction("weyl", "inequality",
+                   "for every generated near-balanced chain: max_i |s_i(A)^2 - s_i(W_L)^(2 L2)| <= bound_scale delta",
+                   lambda instance: Target.at_least(0, note="smallest margin bound_scale - gap/delta"),
+                   lambda instance: 1e-6),
+        Prediction("condition-bound", "inequality",
+                   "for the same chains: kappa(W_L) <= ((s_1(A)^2 + delta)/(s_K(A)^2 - delta))^(1/(2 L2))",
+                   lambda instance: Target.at_least(0, note="smallest margin bound/kappa(W_L) - 1"),
+                   lambda instance: 1e-6),
+        Prediction("exact-root", "identity",
+                   "an exactly balanced chain: kappa(W_L) = kappa(A)^(1/L2), relative residual in float64 <= 1e-10",
+                   _root_target, lambda instance: 1e-10),
+    ),
+    mutants=(
+        Mutant("root-exponent-off", "kappa(W_L) = kappa(A)^(1/(L2 - 1))",
+               definitions={"root_exponent": lambda depth: mpmath.mpf(1) / (depth - 1)}),
+        Mutant("delta-halved", "delta multiplied by 1/2", constant_factors={"bound_scale": 0.5}),
+    ),
+    definitions={"root_exponent": lambda depth: mpmath.mpf(1) / depth},
+)

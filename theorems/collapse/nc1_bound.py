@@ -1,0 +1,81 @@
+"""Theorem A and Corollary A': approximate interpolation and balancedness of the head bound NC1 of the penultimate features  [derived].
+
+Source: specs/collapse.md 3.2 (derived for thmcheck, tight), the explicit form of conclusion (2) of
+Jacot, Sukenik, Wang and Mondelli (ICLR 2025), Theorem 3.1, which reviews describe as
+NC1 = O((eps1 + sqrt(eps2))^2); the paper's own constants are not confirmed against the paper.
+
+Statement. With eps1 = ||Z_L - Y||_F < sqrt(n(K-1)), eps2 = ||W_L^T W_L - W_{L-1} W_{L-1}^T||_op,
+omega = ||Z_{L-2}(I - Pi)||_F and s_1 >= s_K the extreme singular values of W_L,
+
+    NC1_J(Z_{L-1}) <= bound_scale * s_1^2 (eps1/s_K + sqrt(eps2) omega)^2 / (sqrt(n(K-1)) - eps1)^2,
+
+and, under the paper's hypothesis ||Z_{L-2}||_op, ||Z_{L-1}||_op, ||W_L||_op <= r with eps1 < sqrt(n),
+
+    NC1_J(Z_{L-1}) <= bound_scale * r^2 [eps1 r/(sqrt(n) - eps1) + r sqrt(eps2 min(p, N - K))]^2 / (sqrt(n(K-1)) - eps1)^2.
+
+Proof in one line: Z_{L-1} = W_L^+ Z_L + (I - P) W_{L-1} Z_{L-2} with ||(I - P) W_{L-1}||_op^2 <= eps2.
+The bound is attained (ratio 1) at kappa(W_L) = 1, eps1 = 0, with a rank-one within-class spread along
+the imbalance outside the row space of W_L: the check evaluates that instance in mpmath at `digits`.
+"""
+
+from __future__ import annotations
+
+import mpmath
+
+from theorems.collapse import bounds as collapse
+from theorems.statement import Mutant, Prediction, Target, Theorem
+
+
+def _margin_target(instance):
+    return Target.at_least(0, note="smallest margin bound_scale - NC1/bound over the searched heads")
+
+
+def _tight_target(instance):
+    return Target.point(1, note="NC1 / (bound_scale * bound) on the tight instance")
+
+
+def _without_sqrt(eps1, eps2, s_first, s_last, omega, per_class, classes):
+    return collapse.nc1_bound(eps1, mpmath.mpf(eps2) ** 2, s_first, s_last, omega, per_class, classes)
+
+
+def _without_eps1_in_denominator(eps1, eps2, s_first, s_last, omega, per_class, classes):
+    eps1 = mpmath.mpf(eps1)
+    shrink = (collapse.between_class_norm(per_class, classes) - eps1) / collapse.between_class_norm(per_class, classes)
+    return collapse.nc1_bound(eps1, eps2, s_first, s_last, omega, per_class, classes) * shrink**2
+
+
+THEOREM = Theorem(
+    id="nc1-bound",
+    title="NC1 of the penultimate features from approximate interpolation and balancedness (Theorem A)",
+    source="derived for thmcheck (specs/collapse.md 3.2), explicit form of Jacot, Sukenik, Wang and Mondelli "
+           "(ICLR 2025) Theorem 3.1 (2)",
+    provenance="derived",
+    statement="NC1_J(Z_{L-1}) <= s_1(W_L)^2 (eps1/s_K(W_L) + sqrt(eps2) ||Z_{L-2}(I - Pi)||_F)^2 / "
+              "(sqrt(n(K-1)) - eps1)^2 when eps1 < sqrt(n(K-1)); Corollary A': the same in terms of r",
+    parameters=collapse.SHAPE_PARAMETERS,
+    assumptions=(),
+    constants=(collapse.BOUND_SCALE,),
+    predictions=(
+        Prediction("theorem-a", "inequality",
+                   "for every generated head (spec 7.1, adversarial and tight ones included), "
+                   "NC1_J <= bound_scale * bound, with eps1, eps2, s_1, s_K, omega measured from the matrices",
+                   _margin_target, lambda instance: 1e-6),
+        Prediction("corollary-a-prime", "inequality",
+                   "the same heads with eps1 < sqrt(n): NC1_J <= bound_scale * (the bound in terms of r)",
+                   _margin_target, lambda instance: 1e-6),
+        Prediction("tight", "identity",
+                   "at kappa(W_L) = 1, eps1 = 0 and adversarial within-class spread the bound is attained: "
+                   "NC1_J / bound = 1 (mpmath at `digits` digits)",
+                   _tight_target, lambda instance: 10.0 ** (5 - instance["digits"])),
+    ),
+    mutants=(
+        Mutant("halved", "the bound multiplied by 1/2", constant_factors={"bound_scale": 0.5}),
+        Mutant("eps2-not-square-rooted", "eps2 in place of sqrt(eps2)",
+               definitions={"nc1_bound": _without_sqrt}),
+        Mutant("denominator-eps1-dropped", "denominator n(K-1) instead of (sqrt(n(K-1)) - eps1)^2",
+               definitions={"nc1_bound": _without_eps1_in_denominator}),
+        Mutant("loosened", "a bound 2% weaker than the true one, which the tight instance shows is not sharp",
+               constant_factors={"bound_scale": 1.02}),
+    ),
+    definitions={"nc1_bound": collapse.nc1_bound, "nc1_bound_radius": collapse.nc1_bound_radius},
+)

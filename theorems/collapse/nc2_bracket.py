@@ -1,0 +1,61 @@
+"""Theorem C: the condition number of the class means of the penultimate features is bracketed around kappa(W_L)  [derived].
+
+Source: specs/collapse.md 3.5 (derived for thmcheck), the explicit form of conclusion (4) of Jacot,
+Sukenik, Wang and Mondelli (ICLR 2025) Theorem 3.1 (kappa of the means <~ kappa(W_L) + O(eps1 + sqrt(eps2)));
+the paper's constants are not confirmed against the paper.
+
+Statement. Let Zbar = Z_{L-1} B be the uncentred class means (B = (1/n)(I_K kron 1_n)), s_1 >= s_K the
+extreme singular values of W_L and delta_2 = eps1/(sqrt(n) s_K) + sqrt(eps2) ||Z_{L-2} B||_op. Since
+Zbar = W_L^+ (I_K + (Z_L - Y) B) + (I - P) W_{L-1} Z_{L-2} B, Weyl's inequality gives
+
+    (1/s_K - delta_2)/(1/s_1 + delta_2) <= NC2_J = kappa(Zbar) <= (1/s_K + delta_2)/(1/s_1 - delta_2)
+
+(the upper side when delta_2 < 1/s_1). At delta_2 = 0, kappa(Zbar) = kappa(W_L): the means form an
+orthogonal frame (NC2_J = 1) only if W_L is perfectly conditioned. bound_scale multiplies delta_2;
+whether the bracket is attained is not established (specs/collapse.md 3.5 reports 0 violations, no
+tight family), so no mutant narrows it by a factor.
+"""
+
+from __future__ import annotations
+
+
+from theorems.collapse import bounds as collapse
+from theorems.statement import Mutant, Parameter, Prediction, Target, Theorem
+
+
+def _orthogonal_frame(s_first, s_last, delta2):
+    """The mutant: the bracket of a perfectly conditioned head, i.e. NC2_J -> 1 whatever kappa(W_L)."""
+    return collapse.nc2_bracket(s_last, s_last, delta2)
+
+
+THEOREM = Theorem(
+    id="nc2-bracket",
+    title="NC2: kappa of the class means within O(eps1 + sqrt(eps2)) of kappa(W_L) (Theorem C)",
+    source="derived for thmcheck (specs/collapse.md 3.5), explicit form of Jacot, Sukenik, Wang and Mondelli "
+           "(ICLR 2025) Theorem 3.1 (4)",
+    provenance="derived",
+    statement="(1/s_K - delta_2)/(1/s_1 + delta_2) <= kappa(Z_{L-1} B) <= (1/s_K + delta_2)/(1/s_1 - delta_2), "
+              "delta_2 = eps1/(sqrt(n) s_K) + sqrt(eps2) ||Z_{L-2} B||_op",
+    parameters=collapse.SHAPE_PARAMETERS + (
+        Parameter("kappa", "kappa(W_L) of the exact instance", "real", "3", 1.0, 1e6),),
+    assumptions=(),
+    constants=(collapse.BOUND_SCALE,),
+    predictions=(
+        Prediction("bracket", "inequality",
+                   "for every generated head, both sides of the bracket hold (measured eps1, eps2, s_1, s_K)",
+                   lambda instance: Target.at_least(0, note="smallest relative distance of kappa(Zbar) inside the bracket"),
+                   lambda instance: 1e-6),
+        Prediction("exact", "identity",
+                   "at eps1 = eps2 = 0 the bracket closes: kappa(Zbar) / kappa(W_L) - 1 = 0 (mpmath at `digits` digits); "
+                   "the observed value is the larger relative distance to the two sides",
+                   lambda instance: Target.point(0, note="relative distance to the closed bracket"),
+                   lambda instance: 10.0 ** (5 - instance["digits"])),
+    ),
+    mutants=(
+        Mutant("orthogonal-frame-regardless", "the means claimed to form an orthogonal frame (bracket around 1) "
+               "whatever kappa(W_L)", definitions={"nc2_bracket": _orthogonal_frame}),
+        Mutant("perturbation-dropped", "kappa(Zbar) = kappa(W_L) claimed whatever eps1 and eps2 (delta_2 = 0)",
+               constant_factors={"bound_scale": 0.0}),
+    ),
+    definitions={"nc2_bracket": collapse.nc2_bracket},
+)

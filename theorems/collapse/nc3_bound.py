@@ -1,0 +1,69 @@
+"""Theorem D: features align with their class's classifier row, above the Kantorovich floor 2 kappa/(1 + kappa^2)  [derived].
+
+Source: specs/collapse.md 3.6 (derived for thmcheck), the explicit form of conclusion (5) of Jacot,
+Sukenik, Wang and Mondelli (ICLR 2025) Theorem 3.1 (NC3 >~ f(kappa(W_L)) - O(eps1 + sqrt(eps2)));
+the paper's constants are not confirmed against the paper.
+
+Statement. Exact case (eps1 = eps2 = 0): z_ci = W_L^+ e_c, and with M = W_L W_L^T,
+cos(z_ci, w_c) = 1/sqrt(e_c^T M e_c e_c^T M^{-1} e_c) >= 2 kappa/(1 + kappa^2), kappa = kappa(W_L), by
+Kantorovich's inequality, with equality when e_c = (u_1 + u_K)/sqrt(2) (u: left singular vectors).
+Per sample, with rho = ||z^L_ci - e_c|| < 1,
+
+    cos(z_ci, w_c) >= (1 - rho) / (||w_c|| (||W_L^+ e_c|| + rho/s_K + sqrt(eps2) ||z^{L-2}_ci||)).
+
+NC3_J (the mean cosine) = 1 needs only W_L W_L^T diagonal; NC2 needs kappa -> 1. bound_scale
+multiplies the per-sample bound.
+"""
+
+from __future__ import annotations
+
+import mpmath
+
+from theorems.collapse import bounds as collapse
+from theorems.statement import Mutant, Parameter, Prediction, Target, Theorem
+
+
+def _floor_target(instance):
+    with mpmath.workdps(instance["digits"] + 10):
+        floor = instance.definition("kantorovich_floor")(instance["kappa"])
+    return Target.point(floor, note="2 kappa/(1 + kappa^2), attained")
+
+
+def _inverse_square_floor(kappa):
+    return 1 / mpmath.mpf(kappa) ** 2 + mpmath.mpf("0.01")
+
+
+THEOREM = Theorem(
+    id="nc3-bound",
+    title="NC3: cosine of features and classifier rows above the Kantorovich floor (Theorem D)",
+    source="derived for thmcheck (specs/collapse.md 3.6), explicit form of Jacot, Sukenik, Wang and Mondelli "
+           "(ICLR 2025) Theorem 3.1 (5); Kantorovich's inequality",
+    provenance="derived",
+    statement="exact case: cos(W_L^+ e_c, w_c) >= 2 kappa/(1 + kappa^2), attained; per sample: cos(z_ci, w_c) >= "
+              "(1 - rho)/(||w_c|| (||W_L^+ e_c|| + rho/s_K + sqrt(eps2) ||z^{L-2}_ci||))",
+    parameters=collapse.SHAPE_PARAMETERS + (
+        Parameter("kappa", "kappa(W_L) of the attaining instance", "real", "3", 1.0, 1e6),),
+    assumptions=(),
+    constants=(collapse.BOUND_SCALE,),
+    predictions=(
+        Prediction("per-sample", "inequality",
+                   "for every generated head and every sample with rho < 1: cos(z_ci, w_c) >= bound_scale * bound",
+                   lambda instance: Target.at_least(0, note="smallest margin cos/bound - bound_scale"),
+                   lambda instance: 1e-6),
+        Prediction("kantorovich-floor", "inequality",
+                   "for every exactly interpolating, exactly balanced head: min_c cos(W_L^+ e_c, w_c) >= floor(kappa(W_L))",
+                   lambda instance: Target.at_least(0, note="smallest margin cos/floor - 1"),
+                   lambda instance: 1e-6),
+        Prediction("attained", "identity",
+                   "with e_c = (u_1 + u_K)/sqrt(2), min_c cos(W_L^+ e_c, w_c) equals the floor at kappa "
+                   "(mpmath at `digits` digits)", _floor_target, lambda instance: 10.0 ** (5 - instance["digits"])),
+    ),
+    mutants=(
+        Mutant("inverse-square-floor", "the floor replaced by 1/kappa^2 + 0.01",
+               definitions={"kantorovich_floor": _inverse_square_floor}),
+        Mutant("perfect-alignment", "cos = 1 claimed whatever kappa(W_L) (NC3 without conditioning)",
+               definitions={"kantorovich_floor": lambda kappa: mpmath.mpf(1)}),
+        Mutant("doubled", "the per-sample bound doubled", constant_factors={"bound_scale": 2.0}),
+    ),
+    definitions={"kantorovich_floor": collapse.kantorovich_floor, "nc3_sample_bound": collapse.nc3_sample_bound},
+)

@@ -1,0 +1,52 @@
+"""The penultimate features are the pseudo-inverse of the head applied to the outputs, up to sqrt(eps2)  [derived].
+
+Source: specs/collapse.md 3.3 (derived for thmcheck): the key step behind Jacot, Sukenik, Wang and
+Mondelli (ICLR 2025) Theorem 3.1, whose proof works with W_L^+ and the projection onto W_L's row space.
+
+Statement. With P = W_L^+ W_L and eps2 = ||W_L^T W_L - W_{L-1} W_{L-1}^T||_op,
+
+    Z_{L-1} - W_L^+ Z_L = (I - P) W_{L-1} Z_{L-2},   so   ||Z_{L-1} - W_L^+ Z_L||_F <= sqrt(eps2) ||Z_{L-2}||_F,
+
+and at exact balance (eps2 = 0) Z_{L-1} = W_L^+ Z_L exactly: when Z_L = Y the features are W_L^+ Y,
+with no within-class spread.
+"""
+
+from __future__ import annotations
+
+import mpmath
+
+from theorems.collapse import bounds as collapse
+from theorems.statement import Mutant, Prediction, Target, Theorem
+
+
+def _without_sqrt(eps2, input_frobenius_norm):
+    return mpmath.mpf(eps2) * mpmath.mpf(input_frobenius_norm)
+
+
+THEOREM = Theorem(
+    id="pseudo-inverse-features",
+    title="Penultimate features equal W_L^+ Z_L up to sqrt(eps2) ||Z_{L-2}||_F",
+    source="derived for thmcheck (specs/collapse.md 3.3), a step of Jacot, Sukenik, Wang and Mondelli (ICLR 2025)",
+    provenance="derived",
+    statement="||Z_{L-1} - W_L^+ Z_L||_F <= sqrt(eps2) ||Z_{L-2}||_F, with equality to zero at exact balance",
+    parameters=collapse.SHAPE_PARAMETERS,
+    assumptions=(),
+    constants=(collapse.BOUND_SCALE,),
+    predictions=(
+        Prediction("bound", "inequality",
+                   "for every generated head: ||Z_{L-1} - W_L^+ Z_L||_F <= bound_scale sqrt(eps2) ||Z_{L-2}||_F "
+                   "(eps2 measured)",
+                   lambda instance: Target.at_least(0, note="smallest margin bound_scale - residual/bound"),
+                   lambda instance: 1e-6),
+        Prediction("exact-balance", "identity",
+                   "at eps2 = 0 (mpmath at `digits` digits): ||Z_{L-1} - W_L^+ Z_L||_F / ||Z_{L-1}||_F = 0",
+                   lambda instance: Target.point(0, note="relative residual at exact balance"),
+                   lambda instance: 10.0 ** (5 - instance["digits"])),
+    ),
+    mutants=(
+        Mutant("eps2-not-square-rooted", "eps2 in place of sqrt(eps2)",
+               definitions={"pseudo_inverse_bound": _without_sqrt}),
+        Mutant("halved", "the bound multiplied by 1/2", constant_factors={"bound_scale": 0.5}),
+    ),
+    definitions={"pseudo_inverse_bound": collapse.pseudo_inverse_bound},
+)

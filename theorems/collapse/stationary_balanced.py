@@ -1,0 +1,57 @@
+"""Lemma F: every stationary point of the weight-decay-regularized loss is exactly balanced on its linear pairs  [derived].
+
+Statement (specs/collapse.md 3.7, [D]). For a linear pair (W_l, W_{l+1}) and L_lambda = loss + (lambda/2) sum ||W||_F^2,
+
+    lambda D_l = W_{l+1}^T grad_{W_{l+1}} L_lambda - grad_{W_l} L_lambda W_l^T     (exact, any point, any lambda),
+
+by the key identity (`balancedness-identity`): the data-term parts cancel and the penalty leaves
+lambda (W_{l+1}^T W_{l+1} - W_l W_l^T). Hence
+
+    ||D_l||_F <= (||W_{l+1}||_op ||grad_{W_{l+1}} L_lambda||_F + ||W_l||_op ||grad_{W_l} L_lambda||_F) / lambda,
+
+and at a stationary point with lambda > 0, D_l = 0. Named constant: stationary_coefficient = lambda
+(2 lambda for a penalty lambda ||W||^2 without the 1/2).
+"""
+
+from __future__ import annotations
+
+from theorems.collapse.balancedness_identity import BETWEEN, LINEAR_LINK, WIDTH
+from theorems.statement import Constant, Mutant, Parameter, Prediction, Target, Theorem
+
+
+CONSTANTS = (
+    Constant.formula("stationary_coefficient", (), lambda decay: decay, parameters=("weight_decay",),
+                     description="lambda in lambda D = W^T grad L_lambda - grad L_lambda W^T"),
+)
+
+
+THEOREM = Theorem(
+    id="stationary-balanced",
+    title="Stationary points of the regularized loss are balanced on linear pairs (Lemma F)",
+    source="derived for thmcheck (specs/collapse.md 3.7, Lemma F)",
+    provenance="derived",
+    statement="lambda D = W_{l+1}^T grad_{W_{l+1}} L_lambda - grad_{W_l} L_lambda W_l^T; so D = 0 at stationary points",
+    parameters=(
+        Parameter("weight_decay", "lambda of the penalty (lambda/2)||W||^2", "real", "0.1", 1e-6, 10.0),
+        BETWEEN, WIDTH,
+    ),
+    assumptions=(LINEAR_LINK,),
+    constants=CONSTANTS,
+    predictions=(
+        Prediction("identity", "identity",
+                   "at random weights (float64): ||stationary_coefficient D - (W_{l+1}^T grad L_lambda - "
+                   "grad L_lambda W_l^T)||_F / (lambda ||D||_F) <= 1e-12",
+                   lambda instance: Target.point(0, note="relative residual"), lambda instance: 1e-12),
+        Prediction("near-stationary-bound", "inequality",
+                   "along gradient descent towards a stationary point (2000 steps): ||D||_F <= "
+                   "(||W_{l+1}|| ||grad_{l+1} L_lambda|| + ||W_l|| ||grad_l L_lambda||) / stationary_coefficient",
+                   lambda instance: Target.at_least(0, note="smallest margin 1 - ||D||/bound along the run"),
+                   lambda instance: 1e-12),
+    ),
+    mutants=(
+        Mutant("penalty-without-half", "2 lambda D, as for a penalty lambda ||W||^2",
+               constant_factors={"stationary_coefficient": 2.0}),
+        Mutant("through-tanh", "Lemma F claimed for a pair linked through tanh (assumption dropped)",
+               dropped_assumptions=("linear-link",), parameters={"between": "tanh"}),
+    ),
+)

@@ -1,0 +1,194 @@
+"""Local recovery of teacher directions by gradient descent on the regularized population loss  [secondary].
+
+Claim (Zhou and Ge, NeurIPS 2024, arXiv 2406.01766; the abstract, confirmed: "once the loss is below a certain
+threshold, gradient descent with a carefully regularized objective will capture ground-truth directions").
+The setting below follows specs/alignment.md 3.1, which is [S]: not confirmed against the paper's text.
+- Teacher f*(x) = sum_i a*_i s(w*_i . x) with unit w*_i, student f(x) = sum_j a_j s(w_j . x), x ~ N(0, I_d).
+- s is the debiased ReLU (Hermite degrees 0 and 1 removed, Zhou and Ge's preprocessing): even, so
+  directions are identifiable only up to sign.
+- Objective: the exact population loss L = E (f - f*)^2 / 2 (`theorems.kernels.population_loss`; no sampling)
+  plus weight decay (lambda/2)(||a||^2 + ||W||_F^2), with lambda halved from stage to stage.
+- GD starts from a local point: every student neuron within a small angle of some +-w*_i, plus a few
+  small neurons far from all of them.
+
+What is checked is the exact form this takes for orthonormal teachers [D], derived for thmcheck:
+- kappa^(0) = 0 and kappa^'(0) = 0 for the debiased kernel, so distinct teachers decouple at the optimum.
+- Weight decay is lambda sum_j |a_j| ||w_j|| at balance (a total-variation penalty), so at the
+  regularized optimum every surviving neuron lies on some +-w*_i, neurons far from all teachers die,
+  and the mass near teacher i, s_i = sum_{j near i} a_j ||w_j||, solves kappa^(1)(s_i - a*_i) + lambda = 0:
+
+    a*_i - s_i = lambda / kappa^(1) = deficit * lambda,   deficit = 1/(1/4 - 1/(2 pi)) = 11.0077...,
+    L = sum_i kappa^(1) (a*_i - s_i)^2 / 2 = m* deficit lambda^2 / 2.
+
+  This holds for a*_i > deficit * lambda.
+
+The recovery metrics of spec 3.1 then behave as follows along the run:
+- (a) the mass error falls like lambda;
+- (b) the far mass and (c) the weighted angular error vanish at every stage;
+- (d) the excess loss falls like lambda^2.
+
+Predictions: at the last stage,
+- (c) is 0 up to sign, and (b) is 0;
+- the measured deficit (a*_i - s_i)/lambda equals `deficit`;
+- L / lambda^2 equals m* deficit / 2;
+- the slope of log L against log lambda over the stages equals `loss_exponent` = 2.
+Each is a deterministic observation of a converged run. Its tolerance is the change over the last quarter of
+each stage, doubled: the run converges geometrically. The stages, the step size and the schedule are thmcheck's choices, not the paper's.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import sympy
+
+from theorems.hermite import Quantity
+from theorems.statement import Assumption, Constant, Instance, Mutant, Parameter, Prediction, Target, Theorem
+
+DEBIASED_KERNEL_AT_ONE = sympy.Rational(1, 4) - 1 / (2 * sympy.pi)
+
+
+def debiased_kernel(rho):
+    """kappa^(rho) = kappa(rho) - 1/(2 pi) - rho/4 (numpy, rho clipped to [-1, 1]); kappa the degree-1
+    arc-cosine kernel divided by 2 (specs/alignment.md 3.2)."""
+    rho = np.clip(rho, -1.0, 1.0)
+    return (np.sqrt(1 - rho * rho) + (np.pi - np.arccos(rho)) * rho) / (2 * np.pi) - 1 / (2 * np.pi) - rho / 4
+
+
+def debiased_kernel_derivative(rho):
+    """kappa^'(rho) = (pi - arccos rho)/(2 pi) - 1/4 (numpy)."""
+    return (np.pi - np.arccos(np.clip(rho, -1.0, 1.0))) / (2 * np.pi) - 0.25
+
+
+def _kernel_matrix(first, second):
+    """(K, rho, ||u||, ||w||) with K_jl = ||u_j|| ||w_l|| kappa^(cos angle(u_j, w_l)), rows as neurons."""
+    norms_first, norms_second = np.linalg.norm(first, axis=1), np.linalg.norm(second, axis=1)
+    scale = np.outer(norms_first, norms_second)
+    rho = (first @ second.T) / scale
+    return scale * debiased_kernel(rho), rho, norms_first, norms_second
+
+
+def population_loss_and_gradient(a, weights, a_star, teacher):
+    """(L, dL/da, dL/dW) of L = E (f - f*)^2 / 2 for the debiased ReLU under x ~ N(0, I), exactly, with
+    dK(u, w)/du = ||w|| kappa^(rho) u/||u|| + kappa^'(rho) (w - rho ||w|| u/||u||)."""
+    student, rho_student, norms, _ = _kernel_matrix(weights, weights)
+    cross, rho_cross, _, teacher_norms = _kernel_matrix(weights, teacher)
+    target = _kernel_matrix(teacher, teacher)[0]
+    loss = 0.5 * (a @ student @ a - 2 * a @ cross @ a_star + a_star @ target @ a_star)
+    directions = weights / norms[:, None]
+
+    def kernel_gradient(rho, others, other_norms, coefficients):
+        value = debiased_kernel(rho) * other_norms[None, :]
+        slope = debiased_kernel_derivative(rho)
+        return ((value @ coefficients)[:, None] * directions + (slope * coefficients[None, :]) @ others
+                - ((slope * rho * other_norms[None, :]) @ coefficients)[:, None] * directions)
+
+    gradient_a = student @ a - cross @ a_star
+    gradient_w = a[:, None] * (kernel_gradient(rho_student, weights, norms, a)
+                               - kernel_gradient(rho_cross, teacher, teacher_norms, a_star))
+    return float(loss), gradient_a, gradient_w
+
+
+def recovery_metrics(a, weights, a_star, teacher, *, near_angle: float, up_to_sign: bool = True):
+    """The recovery metrics of specs/alignment.md 3.1 (definitions [D]), with T_i the neurons within
+    `near_angle` of +-w*_i (of +w*_i only when not up_to_sign): (mass near each teacher as an array,
+    far mass sum_{j outside all T_i} |a_j| ||w_j||, weighted angular error sum_j |a_j| ||w_j|| min_i angle^2)."""
+    norms = np.linalg.norm(weights, axis=1)
+    cosines = (weights @ teacher.T) / (norms[:, None] * np.linalg.norm(teacher, axis=1)[None, :])
+    if up_to_sign:
+        cosines = np.abs(cosines)
+    angles = np.arccos(np.clip(cosines, -1.0, 1.0))
+    nearest, closest = angles.argmin(axis=1), angles.min(axis=1)
+    near = closest <= near_angle
+    mass = np.array([np.sum((a * norms)[near & (nearest == i)]) for i in range(len(a_star))])
+    return mass, float(np.sum(np.abs(a * norms)[~near])), float(np.sum(np.abs(a) * norms * closest**2))
+
+
+def teacher_layout(teacher_width: int, dimension: int):
+    """(a*, W*): orthonormal teacher directions e_1..e_m* and output weights spread over [0.8, 1.2]."""
+    teacher = np.eye(dimension)[:teacher_width]
+    a_star = np.linspace(0.8, 1.2, teacher_width) if teacher_width > 1 else np.ones(1)
+    return a_star, teacher
+
+
+def _local_start(instance: Instance) -> str | None:
+    if float(instance["start_angle"]) >= math.pi / 4:
+        return f"start_angle = {instance['start_angle']} >= pi/4: not a local start (neurons may begin nearer " \
+               "another teacher than their own)"
+    return None
+
+
+def _large_enough(instance: Instance) -> str | None:
+    smallest = 0.8 if instance["teacher_width"] > 1 else 1.0
+    if float(instance["regularization"]) * float(1 / DEBIASED_KERNEL_AT_ONE) >= smallest:
+        return "lambda / kappa^(1) >= min_i a*_i: the weight decay would kill a teacher's neurons"
+    return None
+
+
+CONSTANTS = (
+    Constant.exactly("deficit", 1 / DEBIASED_KERNEL_AT_ONE, "1/kappa^(1) = 1/(1/4 - 1/(2 pi))"),
+    Constant.exactly("loss_exponent", 2),
+    Constant.formula("loss_coefficient", ("deficit",), lambda c, m: m * c / 2, parameters=("teacher_width",),
+                     description="m* deficit / 2"),
+)
+
+
+def _zero(note):
+    return lambda instance: Target.point(0, note=note)
+
+
+THEOREM = Theorem(
+    id="local-recovery",
+    title="Local recovery: GD on the regularized population loss captures the teacher directions (up to sign)",
+    source="Zhou and Ge, 'How does gradient descent learn features - a local analysis for regularized two-layer "
+           "neural networks', NeurIPS 2024 (arXiv 2406.01766); setting from specs/alignment.md 3.1 [S], exact "
+           "form for orthonormal teachers derived for thmcheck",
+    provenance="secondary",
+    statement="from a local start, GD on L + (lambda/2)(||a||^2 + ||W||^2) with lambda halved per stage leaves every "
+              "neuron on some +-w*_i or dead, with mass a*_i - deficit * lambda per teacher and excess loss "
+              "m* deficit lambda^2 / 2, deficit = 1/(1/4 - 1/(2 pi)); so the recovery metrics go to zero",
+    parameters=(
+        Parameter("teacher_width", "m*, orthonormal teacher neurons", "integer", "3", 1, 8),
+        Parameter("dimension", "d", "integer", "8", 1, 64),
+        Parameter("students_per_teacher", "student neurons started near each +-w*_i", "integer", "6", 1, 20),
+        Parameter("far_neurons", "small student neurons started far from every teacher", "integer", "6", 0, 20),
+        Parameter("start_angle", "spread of the start around the teacher directions (radians, typical)", "real",
+                  "0.25", 0.0, 3.2),
+        Parameter("regularization", "lambda at the first stage", "real", "0.02", 1e-6, 1.0),
+        Parameter("stages", "stages, lambda halved after each", "integer", "6", 2, 12),
+    ),
+    assumptions=(
+        Assumption("local-start", "each student neuron starts within a small angle of its teacher (+-)", _local_start),
+        Assumption("teacher-survives", "lambda / kappa^(1) < min_i a*_i", _large_enough),
+        Assumption("dimension", "d >= m* (orthonormal teachers)",
+                   lambda instance: None if instance["dimension"] >= instance["teacher_width"]
+                   else f"d = {instance['dimension']} < m* = {instance['teacher_width']}"),
+    ),
+    constants=CONSTANTS,
+    predictions=(
+        Prediction("directions", "identity", "(c) weighted angular error to the nearest +-w*_i at the last stage: 0",
+                   _zero("sum_j |a_j| ||w_j|| min_i angle(w_j, +-w*_i)^2"), lambda instance: 1e-3),
+        Prediction("far-mass", "identity", "(b) mass far from every teacher at the last stage: 0",
+                   _zero("sum over neurons outside every T_i of |a_j| ||w_j||"), lambda instance: 1e-3),
+        Prediction("mass-deficit", "identity", "(a) (a*_i - mass near w*_i) / lambda at the last stage: deficit",
+                   lambda instance: Target.point(instance.constant("deficit"), note="mean over teachers"),
+                   lambda instance: 0.01 * float(instance.constant("deficit"))),
+        Prediction("excess-loss", "identity", "(d) L / lambda^2 at the last stage: m* deficit / 2",
+                   lambda instance: Target.point(instance.constant("loss_coefficient")),
+                   lambda instance: 0.01 * float(instance.constant("loss_coefficient"))),
+        Prediction("loss-rate", "identity", "slope of log L against log lambda over the stages: loss_exponent",
+                   lambda instance: Target.point(instance.constant("loss_exponent")), lambda instance: 0.02),
+    ),
+    mutants=(
+        Mutant("signed-directions", "recovery of the directions with their signs (ignoring that the debiased "
+               "neuron is even)", definitions={"up_to_sign": False}),
+        Mutant("relu-deficit", "the deficit 1/kappa(1) = 2 of the plain ReLU kernel",
+               constants={"deficit": lambda parameters, digits: Quantity.exactly("deficit", 2, digits)}),
+        Mutant("deficit-nudged", "the deficit 5% too large", constant_factors={"deficit": 1.05}),
+        Mutant("loss-exponent-off", "the excess loss falling like lambda^1.9",
+               constants={"loss_exponent": lambda parameters, digits: Quantity.exactly(
+                   "loss_exponent", sympy.Rational(19, 10), digits)}),
+    ),
+    definitions={"up_to_sign": True},
+)

@@ -1,0 +1,165 @@
+"""Gaussian-mixture data: after one step the Hermite model at scale b reproduces the network's ridge errors
+(Demir and Dogan, Thms 3-4)  [secondary].
+
+Claim (Demir and Dogan, ICLR 2025, arXiv 2503.00856; specs/onestep.md 7.4-7.5, from reviews [S] and the authors' code
+[C]). Data come from a two-component Gaussian mixture with zero means and spiked covariances I + theta g_c g_c^T,
+theta = n^(beta (1 - alpha)); the learning rate is eta = n^(alpha beta), so eta ||Sigma|| ~ n^beta. After one step,
+ridge regression on the network's features sigma(F^ x) and on the Hermite model's features give the same training
+error, and under an extra assumption (A.9, not confirmed) the same generalization error. The Hermite model is
+
+    sigma^(u) = sum_{j <= D} c_j(b) He_j(u/b) + h*(b) z,   b = sqrt(n / Tr Sigma_c),   D = ceil(beta/(1 - beta)),
+
+with c_j(b) = E[sigma(b Z) He_j(Z)]/j! (probabilists' Hermite polynomials), h*(b)^2 = E sigma(b Z)^2 - sum_j j! c_j(b)^2
+and z independent N(0, 1). It replaces sigma in the ridge stage only.
+
+Mechanism (Theorem 3, [S]): conditionally on the mixture component and on the structural coordinates g_c^T x, the
+features are Gaussian-equivalent; the bulk part of F^ x has variance b^2, which is why the coefficients are taken at
+scale b. Conventions of the experiment: `checkers.equivalence.mixture_readout`.
+
+Named constants: `degree` = D, and `rest` = h*_D at unit scale (the limit of h*(b) as b = 1 - O(n^(beta(1-alpha) - 1))
+tends to 1). The simulation uses h*(b) times rest / h*_D, so `--set rest=0` drops the Gaussian rest.
+
+Check: the paired relative gaps (Hermite - network)/network of the generalization and the train error at n = m = k =
+250 and 500 (twice as many draws at 250, which costs a quarter as much), extrapolated in 1/n to the limit the theorem
+is about; the gaps at each size and their trend are in the evidence, in plain words. Resolution 4%; the default
+fidelity resolves about 2.2% (the spec's protocol P-D1 asks for a gap below 3% at n = 500). A finite-n test with a
+point target would reject the true statement once enough draws resolve its finite-size gap (below).
+
+What the data say (tanh, beta = 0.6, rank-one spikes, default fidelity unless stated):
+- Ridge penalty. The paper's lambda = 1e-4 puts the ridge close to interpolation (m = k): the per-draw spread of the
+  gap is 3.4% at n = 500 and the default fidelity is inconclusive (it resolves 4.5-5%). At lambda = 1e-3 the spread
+  is 1.0% (n = 500) and 0.5% (n = 1000), and the network's generalization error is lower (0.052 against 0.069). The
+  default is therefore lambda = 1e-3; `--param penalty=1e-4 --fidelity high` checks the paper's value.
+- This port reproduces the spec's network errors at n = 500, lambda = 1e-4: at beta = 1/2, (train, gen.) =
+  (0.0216, 0.0858) against the spec's (0.0218, 0.0850). It does *not* reproduce the spec's systematic Hermite gap
+  of -1% to -3% there: +0.1% +- 0.5% (gen.) at beta = 1/2 and +0.3% +- 0.3% at beta = 0.74 (40 draws each).
+- alpha = 1/2: the gaps are a few tenths of a percent or less at n = 250, 500 and 1000 (e.g. gen. -0.12% +- 0.09%
+  and train -0.08% +- 0.11% at n = 500, 128 draws), and their extrapolated limits are within 0.3% of zero.
+- alpha = 0 (all of the strength in the data spread): the Hermite model's train error is lower by -1.5% +- 0.2% at
+  n = 250 and -0.8% +- 0.1% at n = 500, the spec's sign. The gap halves as n doubles and extrapolates to
+  -0.1% +- 0.3%: a finite-size effect, and the data support the limit claim.
+- The degree rule is sufficient but not tight here (as specs/onestep.md 7.6 expects for data near isotropy): for
+  the odd tanh c_2 = 0, so D = 1 and D = 2 coincide, and for softplus D - 1 matches within 0.3% at beta = 0.6 and
+  0.74. The scale b is 0.994 at n = 500, so b = 1 is not a visible change either.
+- The comparison is weak by nature. The labels relu(xi^T x) have a random xi of norm ||Sigma||^(-1/2), and the
+  network's generalization error is 0.88 of the null error E y^2/2 (at alpha = 0 and 1/4 as well). Wrong models'
+  gaps shrink with n like n^(-3/4): without the Gaussian rest, -2.7%, -1.6%, -1.0%, -0.7% at n = 250, 500, 1000, 1500
+  (they extrapolate to about -0.5%); with the whole variance E sigma^2 as the rest, +30%, +18%, +11% at n = 250, 500,
+  1000. Neither can be rejected as a limit at these sizes, so neither is a mutant. The one that fails is a model
+  without the linear term (D = 0 at beta = 1/2): +35% and +26% at n = 250 and 500, +17% +- 1% extrapolated (gen.),
+  +7% +- 1% (train); it tends to the network's own margin over the null error.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+
+import mpmath
+import sympy
+
+from theorems.activations import Activation, from_expression, z
+from theorems.hermite import Quantity, combine, hermite_coefficients, second_moment, square_root
+from theorems.statement import (Assumption, Constant, Instance, Mutant, Parameter, Prediction, Target, Theorem,
+                                integer_constant)
+
+MAX_DEGREE = 4
+
+
+def hermite_degree(beta: float) -> int:
+    """D = ceil(beta/(1 - beta)): degree D for beta in ((D - 1)/D, D/(D + 1)] (at least 1)."""
+    return max(math.ceil(beta / (1 - beta) - 1e-12), 1)
+
+
+def _round_off_to_zero(variance):
+    """A numeric variance a few ulps below zero (sigma a polynomial of degree <= D) is zero; exact ones pass."""
+    return max(variance, mpmath.mpf(0)) if isinstance(variance, mpmath.mpf) else variance
+
+
+@functools.lru_cache(maxsize=32)
+def scaled_activation(sigma: Activation, scale: float) -> Activation:
+    """u -> sigma(b u): the activation seen by a preactivation of variance b^2 (sigma itself at b = 1)."""
+    if scale == 1:
+        return sigma
+    return from_expression(sigma.expression.subs(z, sympy.Float(scale, 30) * z), name=f"{sigma.name} at scale {scale}")
+
+
+def hermite_model(sigma: Activation, degree: int, digits: int, scale: float = 1.0) -> tuple[list[Quantity], Quantity]:
+    """(c_0(b) .. c_degree(b), h*(b)): c_j(b) = E[sigma(b Z) He_j(Z)]/j! (probabilists' He_j) and the rest
+    h*(b) = sqrt(E sigma(b Z)^2 - sum_{j <= degree} j! c_j(b)^2), exact where sympy finds a closed form (b = 1)."""
+    scaled = scaled_activation(sigma, scale)
+    route = "auto" if scale == 1 else "mpmath"
+    table = hermite_coefficients(scaled, max(degree, 0), digits=digits, route=route)
+    coefficients = [table.quantity(j) for j in range(degree + 1)]
+    rest = combine("rest", digits, [second_moment(scaled, digits=digits, route=route)] + coefficients,
+                   lambda moment, *c: square_root(_round_off_to_zero(moment - sum(math.factorial(j) * cj**2
+                                                                                  for j, cj in enumerate(c)))))
+    return coefficients, rest
+
+
+def _rest(parameters, dependencies, digits):
+    """h*_degree at unit scale; a degree outside 0..4 is reported by the integer-degree assumption, and the rest
+    is then taken at degree 0."""
+    degree = dependencies["degree"].value
+    whole = int(degree) if degree == int(degree) and 0 <= degree <= MAX_DEGREE else 0
+    return hermite_model(parameters["activation"], whole, digits)[1]
+
+
+CONSTANTS = (
+    Constant.of_parameters("degree", lambda parameters, digits: Quantity.exactly(
+        "degree", hermite_degree(float(parameters["beta"])), digits), "ceil(beta/(1 - beta))"),
+    Constant(name="rest", derive=_rest, depends_on=("degree",), description="h*_degree at unit scale"),
+)
+
+
+def _strength(instance: Instance) -> str | None:
+    beta = float(instance["beta"])
+    if not 0.5 <= beta <= MAX_DEGREE / (MAX_DEGREE + 1):
+        return (f"beta = {beta} outside [1/2, 4/5]: below 1/2 the step is lazy and D = 1 holds trivially; above 4/5 "
+                f"D > 4, beyond the authors' code, which caps the degree at 4 (their Fig. 1 caps it for numerical stability)")
+    return None
+
+
+def _gap(instance: Instance) -> Target:
+    return Target.point(0, note="relative gap (Hermite - network)/network as n = m = k grows")
+
+
+THEOREM = Theorem(
+    id="mixture-equivalence",
+    title="Gaussian mixtures: the Hermite model at scale b and degree ceil(beta/(1-beta)) reproduces the NN's errors",
+    source="Demir and Dogan, 'Asymptotic analysis of two-layer neural networks after one gradient step under "
+           "Gaussian mixtures data with structure', ICLR 2025 (arXiv 2503.00856), Theorems 3-4 as reviews report them; "
+           "conventions from KU-MLIP/2-Layer-NNs-with-Gaussian-Mixtures-Data",
+    provenance="secondary",
+    statement="ridge train and generalization errors with sigma^(u) = sum_{j <= D} c_j(b) He_j(u/b) + h*(b) z equal "
+              "those of the network after one step as n = m = k grows, D = ceil(beta/(1 - beta)), b = sqrt(n/Tr Sigma_c); "
+              "mechanism (Thm 3): conditionally on the component c and the structural coordinates g_c^T x the "
+              "features are Gaussian-equivalent",
+    parameters=(
+        Parameter("activation", "the student's activation sigma", "activation", "tanh"),
+        Parameter("alpha", "share of the strength in the learning rate: eta = n^(alpha beta)", "real", "1/2", 0.0, 1.0),
+        Parameter("beta", "strength: eta ||Sigma|| ~ n^beta", "real", "0.6", 0.0, 1.0),
+        Parameter("penalty", "their ridge lambda in (R R^T + lambda m I); the paper uses 1e-4", "real", "1e-3",
+                  1e-8, 10.0),
+    ),
+    assumptions=(Assumption("strength", "1/2 <= beta <= 4/5", _strength),
+                 integer_constant("degree", 0, MAX_DEGREE)),
+    constants=CONSTANTS,
+    predictions=(
+        Prediction("generalization-gap", "limit", "(Hermite - network) generalization error / network's -> 0",
+                   _gap, lambda instance: 0.04),
+        Prediction("train-gap", "limit", "(Hermite - network) train error / network's -> 0", _gap,
+                   lambda instance: 0.04),
+    ),
+    mutants=(
+        Mutant("degree-one-short", "one degree fewer than ceil(beta/(1 - beta)), at beta = 1/2 (no linear term)",
+               parameters={"beta": "1/2"},
+               constants={"degree": lambda p, d: Quantity.exactly("degree", hermite_degree(float(p["beta"])) - 1, d)}),
+    ),
+    notes="What the data support (tanh, beta = 0.6, lambda = 1e-3): the claim, as a limit. At alpha = 1/2 the gaps are a "
+          "few tenths of a percent at n = 250..1000; at alpha = 0 the train gap is -1.5% and -0.8% at n = 250 and 500 "
+          "and extrapolates to -0.1% +- 0.3%. The spec's systematic -1..-3% gap at alpha = 1/2 is not reproduced. The "
+          "comparison is weak by nature: the network's error is 0.88 of the null error, and models without the "
+          "Gaussian rest, or with too much of it, also approach the network as n grows (gaps shrinking like "
+          "n^(-3/4)); only a model without the linear term is rejected.",
+)

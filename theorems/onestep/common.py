@@ -1,0 +1,134 @@
+"""Shared statement pieces of the one-step family, in Ba et al.'s normalization (specs/onestep.md 1, 3).
+
+Model: x ~ N(0, I_d); y = sigma_*(<x, beta_*>) + noise eps, ||beta_*|| = 1; f(x) = a^T sigma(W^T x)/sqrt(N);
+sqrt(d) W_0 and sqrt(N) a iid N(0, 1); n/d -> psi1 and N/d -> psi2. Hermite convention: probabilists',
+c_k = E[sigma He_k]/k!, so Ba's mu_1 = c_1(sigma), mu_1^* = c_1(sigma_*), and Ba's "mu_2" is the
+remainder standard deviation mu_star = sqrt(E sigma^2 - c_0^2 - c_1^2) (not c_2).
+
+Named constants shared by the family:
+    mu1                    c_1(sigma)
+    mu1_star               c_1(sigma_*), the teacher's linear coefficient
+    teacher_second_moment  E[y^2] = E sigma_*(Z)^2 + noise^2
+    zeta_norm              lim ||X^T y / n|| = sqrt(mu1_star^2 + E[y^2]/psi1)      [D]
+    alignment_limit        lim cos^2(X^T y, beta_*)  (`alignment_limit`)           [D]
+"""
+
+from __future__ import annotations
+
+from theorems.activations import unbounded_derivative
+from theorems.hermite import combine, hermite_coefficients, second_moment, square_root
+from theorems.statement import Assumption, Constant, Instance, Parameter, parameter_quantity
+
+
+def parameters(*, activation: str = "tanh", teacher: str = "tanh", noise: str = "0.1", psi1: str = "2",
+               psi2: str = "1", learning_rate: str | None = None) -> tuple[Parameter, ...]:
+    chosen = [
+        Parameter("activation", "the student's activation sigma", "activation", activation),
+        Parameter("teacher", "the teacher's activation sigma_*", "activation", teacher),
+        Parameter("noise", "standard deviation of the label noise", "real", noise, 0.0, 10.0),
+        Parameter("psi1", "samples per dimension, n/d", "real", psi1, 0.05, 50.0),
+        Parameter("psi2", "width per dimension, N/d", "real", psi2, 0.05, 50.0),
+    ]
+    if learning_rate is not None:
+        chosen.append(Parameter("learning_rate", "eta in W_1 = W_0 + eta sqrt(N) G_0", "real", learning_rate,
+                                0.0, 1e4))
+    return tuple(chosen)
+
+
+def growing_step_parameters(alpha: str) -> tuple[Parameter, ...]:
+    """Parameters of the eta = n^alpha family (Moniri et al.; specs/onestep.md 4, 8): softplus + tanh, whose
+    c_1, c_2, c_3 are all non-zero, and a teacher with a quadratic part, He_1 + He_2/sqrt(2)."""
+    return (
+        Parameter("activation", "the student's activation sigma", "activation", "log(1 + exp(z)) + tanh(z)"),
+        Parameter("teacher", "the teacher's activation sigma_*", "activation", "z + (z**2 - 1)/sqrt(2)"),
+        Parameter("noise", "standard deviation of the label noise", "real", "0.1", 0.0, 10.0),
+        Parameter("alpha", "learning-rate exponent: eta = n^alpha", "real", alpha, 0.0, 0.5),
+    )
+
+
+def _first_coefficient(parameter: str):
+    return lambda parameters, digits: hermite_coefficients(parameters[parameter], 1, digits=digits).quantity(1)
+
+
+def base_constants() -> tuple[Constant, ...]:
+    """mu1, mu1_star, teacher_second_moment and zeta_norm: the family's shared constant graph."""
+    return (
+        Constant.of_parameters("mu1", _first_coefficient("activation"), "c_1(sigma)"),
+        Constant.of_parameters("mu1_star", _first_coefficient("teacher"), "c_1(sigma_*)"),
+        Constant(name="teacher_second_moment", description="E[y^2] = E sigma_*(Z)^2 + noise^2",
+                 derive=lambda parameters, dependencies, digits: combine(
+                     "teacher_second_moment", digits, [second_moment(parameters["teacher"], digits=digits),
+                                                       parameter_quantity("noise", parameters, digits)],
+                     lambda m, s: m + s**2)),
+        Constant.formula("zeta_norm", ("mu1_star", "teacher_second_moment"), lambda m, e, p: square_root(m**2 + e / p),
+                         parameters=("psi1",), description="lim ||X^T y / n|| = sqrt(mu1_star^2 + E[y^2]/psi1)"),
+    )
+
+
+def alignment_limit() -> Constant:
+    """lim cos^2(X^T y, beta_*) = psi1 mu1_star^2 / (psi1 mu1_star^2 + E[y^2])  [D] (specs/onestep.md 3.4)."""
+    return Constant.formula("alignment_limit", ("mu1_star", "teacher_second_moment"),
+                            lambda m, e, p: p * m**2 / (p * m**2 + e), parameters=("psi1",))
+
+
+def ba_assumption_1() -> tuple[Assumption, ...]:
+    """Ba et al.'s Assumption 1: sigma smooth with bounded sigma', sigma'', sigma''', centred (mu_0 = 0),
+    mu_1 != 0 and mu_2 != 0; the teacher Lipschitz with mu_0^* = 0 and mu_1^* != 0."""
+
+    def student(instance: Instance) -> str | None:
+        sigma = instance["activation"]
+        reason = unbounded_derivative(sigma, 3)
+        if reason:
+            return reason
+        c = hermite_coefficients(sigma, 2, digits=20).coefficients
+        if abs(c[0]) > 1e-15:
+            return f"{sigma.name} is not centred: mu_0 = E sigma(Z) = {float(c[0]):.6g} != 0"
+        if abs(c[1]) < 1e-15:
+            return f"mu_1 = c_1({sigma.name}) = 0"
+        moment = second_moment(sigma, digits=20).value
+        if moment - c[0] ** 2 - c[1] ** 2 < 1e-15:
+            return f"{sigma.name} is affine: mu_2 = 0"
+        return None
+
+    def teacher(instance: Instance) -> str | None:
+        sigma_star = instance["teacher"]
+        reason = unbounded_derivative(sigma_star, 1, allow_kinks=True)
+        if reason:
+            return f"the teacher is not Lipschitz: {reason}"
+        c = hermite_coefficients(sigma_star, 1, digits=20).coefficients
+        if abs(c[0]) > 1e-15:
+            return f"the teacher {sigma_star.name} is not centred: mu_0^* = {float(c[0]):.6g} != 0"
+        if abs(c[1]) < 1e-15:
+            return "the teacher has mu_1^* = 0 (information exponent above 1)"
+        return None
+
+    return (
+        Assumption("student-activation", "sigma has bounded sigma', sigma'', sigma'''; mu_0 = 0; mu_1, mu_2 != 0 "
+                   "(Ba et al. Assumption 1)", student),
+        Assumption("teacher", "sigma_* Lipschitz with mu_0^* = 0 and mu_1^* != 0 (Ba et al. Assumption 1)",
+                   teacher),
+    )
+
+
+def intermediate_step(instance: Instance) -> str | None:
+    """alpha < 1/2 for eta = n^alpha: the per-neuron coherent shift n^(alpha - 1/2) vanishes."""
+    if float(instance["alpha"]) >= 0.5:
+        return f"alpha = {instance['alpha']} >= 1/2: the coherent shift no longer vanishes (eta = Theta(sqrt(n)) " \
+               "is the large-step regime, where the Taylor form does not hold)"
+    return None
+
+
+def centring_failure(sigma, consequence: str, symbol: str = "mu0") -> str | None:
+    """None when E sigma(Z) = 0 (mu0, the Hermite c_0), else the reason, with what a non-zero mean does to the
+    statement."""
+    mean = hermite_coefficients(sigma, 0, digits=15).coefficients[0]
+    if abs(mean) > 1e-12:
+        return f"{symbol} = E sigma(Z) = {float(mean):.6g} != 0: {consequence}"
+    return None
+
+
+def square_integrable_teacher() -> Assumption:
+    from theorems.hermite import square_integrability_failure
+
+    return Assumption("square-integrable-teacher", "E sigma_*(Z)^2 < infinity",
+                      lambda instance: square_integrability_failure(instance["teacher"]))

@@ -1,0 +1,90 @@
+"""Demir and Dogan (ICLR 2025), Lemma 1: under Gaussian-mixture data with spiked covariances, the first gradient is rank one plus a smaller remainder, at rates set by the data spread  [secondary].
+
+Statement as the reviews report it (specs/onestep.md 7.1-7.2, [S]; not confirmed against the paper).
+Data: two equally weighted zero-mean components, Sigma_c = I + theta Gamma_c Gamma_c^T with rank-one
+Gamma_c and theta = n^(beta (1 - alpha)), so ||Sigma|| ~ n^(beta(1-alpha)); labels y = f(xi^T x) with
+||xi|| = 1/sqrt(||Sigma||). Network f(x) = w^T sigma(F x)/sqrt(k), F entries N(0, 1/Tr Sigma_c), w entries
+N(0, 1/k); n = m = k. With t = 1 - beta (1 - alpha), the gradient G (Ba's G_0, transposed) satisfies
+
+    G = u v^T + Delta,   ||u v^T||_op = O~(k^(-t/2)),   ||Delta||_op = O~(k^(-t)).
+
+For isotropic data (alpha = 1, t = 1) this is Ba et al.'s Proposition 2 (spike k^(-1/2), remainder k^(-1)).
+
+Conventions here. u v^T is taken in Ba's form, mu1 X^T y a^T / (m sqrt(k)) with mu1 = E sigma'(Z) (the
+preactivations have unit variance at initialization); Delta = G - u v^T. The rates are upper bounds
+(O~): the check passes when the fitted exponents are at most the claimed ones. The teacher direction xi
+is spike-aligned by default, (Gamma_1 + Gamma_2) normalized, where the rates are close to tight; the
+authors' code draws xi at random ("random"), where the label signal is ~1/||Sigma|| and both norms decay
+faster than claimed, so the upper bounds hold with room and the mutants below are not seen there.
+Named constants: spike_exponent = -t/2 and remainder_exponent = -t.
+"""
+
+from __future__ import annotations
+
+import mpmath
+import sympy
+
+from theorems.formula import exact_number
+from theorems.hermite import Quantity
+from theorems.statement import Constant, Mutant, Parameter, Prediction, Target, Theorem
+
+
+CONSTANTS = (
+    Constant.formula("spike_exponent", (), lambda alpha, beta: -(1 - beta * (1 - alpha)) / 2,
+                     parameters=("alpha", "beta"), description="-t/2, t = 1 - beta (1 - alpha)"),
+    Constant.formula("remainder_exponent", (), lambda alpha, beta: -(1 - beta * (1 - alpha)),
+                     parameters=("alpha", "beta"), description="-t"),
+)
+
+
+def _upper_bound(name):
+    def target(instance):
+        claim = instance.constant(name)
+        return Target(claim, mpmath.mpf("-inf"), claim,
+                      note=f"claimed O~(k^{mpmath.nstr(claim, 4)}): the fitted exponent is at most that")
+    return target
+
+
+def _isotropic(parameters, digits):
+    return {"spike_exponent": Quantity.exactly("spike_exponent", sympy.Rational(-1, 2), digits),
+            "remainder_exponent": Quantity.exactly("remainder_exponent", sympy.Integer(-1), digits)}
+
+
+THEOREM = Theorem(
+    id="mixture-spike",
+    title="Rank-one gradient under Gaussian-mixture data with structure (Demir and Dogan, Lemma 1)",
+    source="Demir and Dogan, 'Asymptotic analysis of two-layer neural networks after one gradient step under "
+           "Gaussian mixtures data with structure', ICLR 2025 (arXiv 2503.00856), Lemma 1, as reviews report it; "
+           "code KU-MLIP/2-Layer-NNs-with-Gaussian-Mixtures-Data",
+    provenance="secondary",
+    statement="G = u v^T + Delta with ||u v^T|| = O~(k^(-t/2)), ||Delta|| = O~(k^(-t)), t = 1 - beta(1 - alpha)",
+    parameters=(
+        Parameter("activation", "the student's activation sigma", "activation", "tanh"),
+        Parameter("teacher", "the label function f", "activation", "relu"),
+        Parameter("alpha", "share of the strength in the learning rate (data spread n^(beta(1-alpha)))", "real",
+                  "0", 0.0, 1.0),
+        Parameter("beta", "strength: eta ||Sigma|| ~ n^beta", "real", "1/2", 0.0, 1.0),
+        Parameter("teacher_direction", "xi spike-aligned, or random as in the authors' code", "choice",
+                  "spike-aligned", choices=("spike-aligned", "random")),
+    ),
+    assumptions=(),
+    constants=CONSTANTS,
+    predictions=(
+        Prediction("spike-rate", "rate", "fitted exponent of ||u v^T||_op over k = n = m is <= spike_exponent",
+                   _upper_bound("spike_exponent"), lambda instance: 0.25),
+        Prediction("remainder-rate", "rate", "fitted exponent of ||G - u v^T||_op over k = n = m is <= remainder_exponent",
+                   _upper_bound("remainder_exponent"), lambda instance: 0.25),
+    ),
+    mutants=(
+        Mutant("spread-ignored", "the isotropic rates k^(-1/2), k^(-1) claimed for spread data",
+               constants={"spike_exponent": lambda p, d: _isotropic(p, d)["spike_exponent"],
+                          "remainder_exponent": lambda p, d: _isotropic(p, d)["remainder_exponent"]}),
+        Mutant("spike-at-remainder-rate", "the spike claimed to decay like the remainder, k^(-t)",
+               constants={"spike_exponent": lambda p, d: Quantity.exactly(
+                   "spike_exponent", -(1 - exact_number(p["beta"]) * (1 - exact_number(p["alpha"]))), d)}),
+        Mutant("remainder-at-twice-the-rate", "the remainder claimed O~(k^(-2t)), at alpha = beta = 1/2 (t = 3/4)",
+               parameters={"alpha": "1/2"},
+               constants={"remainder_exponent": lambda p, d: Quantity.exactly(
+                   "remainder_exponent", -2 * (1 - exact_number(p["beta"]) * (1 - exact_number(p["alpha"]))), d)}),
+    ),
+)

@@ -1,0 +1,43 @@
+"""Alignment of the spike with the teacher: cos^2(X^T y, beta_*) -> psi1 mu1_star^2 / (psi1 mu1_star^2 + E[y^2])  [derived].
+
+Derivation (specs/onestep.md 3.4, [D]): the spike's left singular vector is u = zeta/||zeta||, zeta =
+X^T y / n; zeta . beta_* -> mu1_star and ||zeta||^2 -> mu1_star^2 + E[y^2]/psi1 (see `spike-strength`).
+Fluctuations are O(n^(-1/2)), the bias O(1/n). Reference values: 0.4757 for tanh/tanh, noise 0.1,
+psi1 = 1; 0.3289 for ReLU/ReLU. Normalization: Ba's (`theorems.onestep.common`); E[y^2] includes the noise.
+"""
+
+from __future__ import annotations
+
+from theorems.onestep import common as onestep
+from theorems.hermite import Quantity
+from theorems.statement import Mutant, Prediction, Target, Theorem
+
+
+CONSTANTS = onestep.base_constants() + (onestep.alignment_limit(),)
+
+
+def _noiseless_label_term(parameters, digits):
+    return Quantity.exactly("teacher_second_moment", 0, digits)
+
+
+THEOREM = Theorem(
+    id="spike-alignment",
+    title="Alignment of the gradient spike with the teacher direction",
+    source="derived for thmcheck from Ba et al. (NeurIPS 2022) Prop. 2 (specs/onestep.md 3.4)",
+    provenance="derived",
+    statement="cos^2(X^T y, beta_*) -> psi1 mu1_star^2 / (psi1 mu1_star^2 + E[y^2])",
+    parameters=onestep.parameters(),
+    assumptions=(onestep.square_integrable_teacher(),),
+    constants=CONSTANTS,
+    predictions=(
+        Prediction("teacher-overlap", "limit", "cos^2(X^T y, beta_*) -> alignment_limit",
+                   lambda instance: Target.point(instance.constant("alignment_limit")),
+                   resolution=lambda instance: 0.04 * max(float(instance.constant("alignment_limit")), 0.05)),
+    ),
+    mutants=(
+        Mutant("random-direction", "the spike along a direction unrelated to the data: overlap -> 0",
+               predictions={"teacher-overlap": lambda instance: Target.point(0)}),
+        Mutant("no-label-term", "the E[y^2] term dropped (perfect alignment)",
+               constants={"teacher_second_moment": _noiseless_label_term}),
+    ),
+)

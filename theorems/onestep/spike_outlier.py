@@ -1,0 +1,101 @@
+"""BBP transition of the updated weights: the top singular vector of W_1 sees the spike above a threshold  [derived].
+
+Derivation (specs/onestep.md 3.4, [D]). W_1 = W_0 + eta sqrt(N) G_0 ~ sqrt(N/d) [Z' + theta u v^T] with
+Z' iid of variance 1/N (d x N), u = zeta/||zeta||, v = a/||a||, c := d/N and
+theta = eta mu1 ||zeta|| ||a|| sqrt(d/N). By Benaych-Georges and Nadakuditi's rectangular spiked model
+(noise variance 1/#columns), when theta > c^(1/4) the top left singular vector u_1 of W_1 satisfies
+
+    |<u_1, u>|^2 -> 1 - c (1 + theta^2) / (theta^2 (theta^2 + c)),     <u_1, beta_*>^2 -> that x cos^2(zeta, beta_*),
+
+and both tend to 0 below. In the limit ||zeta|| -> zeta_norm, ||a|| -> 1, so the threshold in eta is
+bbp_threshold = c^(1/4) / (mu1 zeta_norm sqrt(c)), and theta = (eta / bbp_threshold) c^(1/4).
+
+The overlap depends on the realized ||zeta|| ||a||, whose O(n^(-1/2)) fluctuations dominate the
+spread of |<u_1, u>|^2 across draws; the check uses them as a control variate (see
+`checkers.onestep.checks`). Finite size: the network's W_1 is not exactly a spiked Gaussian matrix.
+Measured for tanh/tanh at eta = 4 (this project): the overlap exceeds the limit by about 0.022 at
+d = 100 and 0.015 at d = 400 (a pure spiked Gaussian matrix of the same shape shows no excess), and the
+overlap given the realized outlier singular value exceeds the BBP relation by 0.046 and 0.025: an
+excess decaying roughly like d^(-1/2), presumably from the gradient's remainder (Prop. 2). The check
+therefore extrapolates from two sizes, which costs resolving power: it resolves about 0.05 in overlap.
+Reference (n = 1500, d = 1000, N = 1500, tanh/tanh, noise 0.1): threshold 2.29; at eta = 4 the
+overlap with u is 0.6924, with beta_* 0.3930.
+"""
+
+from __future__ import annotations
+
+import mpmath
+import sympy
+
+from theorems.onestep import common as onestep
+from theorems.hermite import Quantity, combine, square_root
+from theorems.statement import Constant, Instance, Mutant, Prediction, Target, Theorem, parameter_quantity
+
+
+def overlap_formula(theta, c):
+    """Benaych-Georges--Nadakuditi: 1 - c (1 + theta^2) / (theta^2 (theta^2 + c)) above theta = c^(1/4), else 0."""
+    if theta**4 <= c:
+        return 0 * theta
+    return 1 - c * (1 + theta**2) / (theta**2 * (theta**2 + c))
+
+
+def _threshold(exponent) -> Constant:
+    """bbp_threshold = c^exponent / (|mu1| zeta_norm sqrt(c)); the true exponent is 1/4."""
+    return Constant.formula("bbp_threshold", ("aspect_ratio", "mu1", "zeta_norm"),
+                            lambda c, m, z: c**exponent / (abs(m) * z * square_root(c)))
+
+
+def _outlier_overlap(parameters, dependencies, digits):
+    # the threshold test in overlap_formula needs numbers, not symbols: evaluate in mpmath
+    parts = [parameter_quantity("learning_rate", parameters, digits), dependencies["bbp_threshold"],
+             dependencies["aspect_ratio"]]
+    numeric = [Quantity(p.name, p.value, "mpmath" if p.route == "exact" else p.route, digits) for p in parts]
+    return combine("outlier_overlap", digits, numeric,
+                   lambda e, t, c: overlap_formula((e / t) * c ** mpmath.mpf(0.25), c))
+
+
+CONSTANTS = onestep.base_constants() + (
+    Constant.formula("aspect_ratio", (), lambda p: 1 / p, parameters=("psi2",), description="c = d/N"),
+    onestep.alignment_limit(),
+    _threshold(sympy.Rational(1, 4)),
+    Constant(name="outlier_overlap", derive=_outlier_overlap, depends_on=("bbp_threshold", "aspect_ratio")),
+    Constant.formula("teacher_outlier_overlap", ("outlier_overlap", "alignment_limit"), lambda o, a: o * a),
+)
+
+
+def _above_threshold(instance: Instance) -> str | None:
+    if instance["learning_rate"] <= float(instance.constant("bbp_threshold")):
+        return (f"learning_rate {instance['learning_rate']} is below the BBP threshold "
+                f"{float(instance.constant('bbp_threshold')):.4g}: the limit overlap is 0, which a single size "
+                f"cannot resolve from the O(1/d) overlap of a delocalized vector")
+    return None
+
+
+THEOREM = Theorem(
+    id="spike-outlier",
+    title="BBP transition: the top singular vector of W_1 aligns with the spike above a threshold",
+    source="derived for thmcheck from Ba et al. (NeurIPS 2022) and Benaych-Georges and Nadakuditi (2012) "
+           "(specs/onestep.md 3.4)",
+    provenance="derived",
+    statement="|<u_1(W_1), u>|^2 -> 1 - c(1 + theta^2)/(theta^2 (theta^2 + c)) for theta > c^(1/4), 0 below; "
+              "theta = eta mu1 ||zeta|| ||a|| sqrt(d/N), c = d/N",
+    parameters=onestep.parameters(psi1="1.5", psi2="1.5", learning_rate="4"),
+    assumptions=onestep.ba_assumption_1(),
+    constants=CONSTANTS,
+    predictions=(
+        Prediction("spike-overlap", "limit", "|<u_1(W_1), zeta/||zeta||>|^2 -> outlier_overlap",
+                   lambda instance: Target.point(instance.constant("outlier_overlap")),
+                   resolution=lambda instance: 0.06, applies=_above_threshold),
+        Prediction("teacher-overlap", "limit", "<u_1(W_1), beta_*>^2 -> teacher_outlier_overlap",
+                   lambda instance: Target.point(instance.constant("teacher_outlier_overlap")),
+                   resolution=lambda instance: 0.06, applies=_above_threshold),
+    ),
+    mutants=(
+        Mutant("threshold-exponent-half", "the BBP threshold with c^(1/2) instead of c^(1/4)",
+               constants={"bbp_threshold": _threshold(sympy.Rational(1, 2))}),
+        Mutant("no-outlier", "no outlier at eta = Theta(1): the top singular vector does not see the spike",
+               predictions={"spike-overlap": lambda instance: Target.point(0),
+                            "teacher-overlap": lambda instance: Target.point(0)}),
+    ),
+    definitions={"overlap_formula": overlap_formula},
+)
