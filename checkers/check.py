@@ -219,7 +219,8 @@ def _check_prediction(checker: Checker, instance: Instance, prediction: Predicti
                 outcome=comparison.outcome, predicted=float(target.value), predicted_interval=(lower, upper),
                 observed=float(observation.value), method=observation.method, distance=float(comparison.distance),
                 statistic=comparison.statistic, p_value=comparison.p_value, detectable=comparison.detectable,
-                resolution=resolution, false_fail_rate=0.0, stages=1, message=target.note, **common)
+                resolution=resolution, false_fail_rate=0.0, stages=1, message=target.note,
+                tolerance=float(observation.tolerance), **common)
         comparison = compare_to_target(observation, lower, upper, false_fail_rate=rate_each, resolution=resolution)
         if comparison.outcome != INCONCLUSIVE:
             break

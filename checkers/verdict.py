@@ -55,6 +55,7 @@ class PredictionResult:
     false_fail_rate: float | None = None
     stages: int = 0
     message: str = ""
+    tolerance: float | None = None  # the stated accuracy of an exact (deterministic) observation
 
     def to_dict(self) -> dict:
         return _json_safe(asdict(self))

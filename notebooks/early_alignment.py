@@ -10,7 +10,7 @@
 # %% [markdown]
 # # Early alignment from a small initialization
 #
-# This notebook follows Min, Mallada and Vidal (ICLR 2024), specs/alignment.md.
+# This notebook follows Min, Mallada and Vidal (ICLR 2024), docs/derivations/alignment.md.
 # - The network is f(x) = sum_j v_j relu(w_j^T x), trained by gradient flow on the exponential loss, summed over
 #   samples, from a balanced start W(0) = epsilon W0, v_j(0) = +-||w_j(0)||.
 # - First the neuron directions align: V+ neurons go to the cone S+ activated by exactly the positive

@@ -10,7 +10,7 @@
 # %% [markdown]
 # # Local elasticity after one step, and local recovery through the exact population loss
 #
-# Part 1 covers the ICLR 2025 submission on alignment and local elasticity (secondary, specs/onestep.md 8).
+# Part 1 covers the ICLR 2025 submission on alignment and local elasticity (secondary, docs/derivations/elasticity.md).
 # After one step with eta = n^alpha, the Elasticity E_x ||F(x) - F_0(x)||^2 on unseen x ~ N(mu, I) grows
 # with the train-unseen similarity m = zeta^T mu. We compare three curves:
 # - Monte Carlo;
@@ -18,7 +18,7 @@
 # - the paper's polynomial, whose coefficients are c_k c_k', next to the spec's corrected
 #   E[sigma^(k) sigma^(k')]/(k! k'!).
 #
-# Part 2 covers Zhou and Ge (secondary, specs/alignment.md 3). It shows the exact population loss of one
+# Part 2 covers Zhou and Ge (secondary, docs/derivations/elasticity.md#local-recovery). It shows the exact population loss of one
 # debiased-ReLU student neuron around a teacher direction, then a staged GD run whose recovery metrics fall
 # as the weight decay is halved. Normalization: Ba's (see `theorems.onestep.common`). The tests run the notebook at
 # small sizes.

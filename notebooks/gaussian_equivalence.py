@@ -10,7 +10,7 @@
 # %% [markdown]
 # # Gaussian equivalence after one step, and when it breaks
 #
-# Ba et al. (NeurIPS 2022), Moniri et al. (ICML 2024) and Demir and Dogan (ICLR 2025); specs/onestep.md 3.5-3.6,
+# Ba et al. (NeurIPS 2022), Moniri et al. (ICML 2024) and Demir and Dogan (ICLR 2025); docs/derivations/equivalence.md,
 # 4.4 and 7.
 # - After one gradient step W_1 = W_0 + eta sqrt(N) G_0 with eta = n^alpha, a ridge readout is fit on fresh data.
 # - For a small step (alpha = 0), the features sigma(X W_1) behave like the Gaussian-equivalent
@@ -97,7 +97,7 @@ plt.show()
 
 # %% [markdown]
 # ## 3. Gaussian mixtures: the network against the Hermite model, as n grows
-# Demir and Dogan (ICLR 2025), specs/onestep.md 7: two zero-mean components with spiked covariances, theta =
+# Demir and Dogan (ICLR 2025), docs/derivations/equivalence.md#mixture-equivalence: two zero-mean components with spiked covariances, theta =
 # n^(beta (1 - alpha)), eta = n^(alpha beta). The Hermite model sum_{j <= D} c_j(b) He_j(u/b) + h*(b) z, with
 # D = ceil(beta/(1 - beta)) and b = sqrt(n/Tr Sigma_c), replaces sigma in the ridge stage. The plot shows the
 # relative gaps (Hermite - network)/network with their standard errors, for the model and for the same model

@@ -80,7 +80,7 @@ def test_orthogonal_frame_collapse_exact_values(classes):
     assert metrics.orthogonal_frame_distance(metrics.class_means(features, labels)) == pytest.approx(0, abs=1e-12)
     assert metrics.nc3_average_cosine(features, labels, classifier) == pytest.approx(1, abs=1e-12)
     assert metrics.ncc_mismatch(features, labels, classifier) == 0
-    # Papyan's centred, squared self-duality distance does not vanish (specs/collapse.md 2.4): the value
+    # Papyan's centred, squared self-duality distance does not vanish (docs/derivations/collapse.md#setting): the value
     # follows from <W^T, M> / (||W|| ||M||) = sqrt((K - 1)/K) for centred orthonormal columns
     expected = 2 - 2 * np.sqrt((classes - 1) / classes)
     assert metrics.self_duality_distance(features, labels, classifier) == pytest.approx(expected, abs=1e-12)

@@ -76,7 +76,7 @@ def test_every_step_obeys_the_exact_law_on_linear_pairs_only():
 
 
 def test_reference_run_reproduces_the_spec_table():
-    """specs/collapse.md 6.2, seed 0 (default_rng(0): data, then weights), row k = 6000: these numbers were
+    """docs/derivations/collapse.md#collapse-training, seed 0 (default_rng(0): data, then weights), row k = 6000: these numbers were
     computed by the spec's authors with their own code."""
     rng = np.random.default_rng(0)
     inputs, targets, labels = gaussian_classes(rng)

@@ -46,12 +46,19 @@ def test_a_mutant_naming_a_missing_prediction_or_assumption_is_refused():
         replace(theorem, mutants=(Mutant("wrong", "", dropped_assumptions=("no-such-assumption",)),))
 
 
-def test_a_mutant_naming_a_missing_constant_is_an_error_not_a_verdict():
-    checker = registry.checker("spike-strength")
-    theorem = replace(checker.theorem, mutants=(Mutant("typo", "", constant_factors={"spike_strenght": 1.1}),))
-    typo = Checker(theorem=theorem, simulation=checker.simulation, readers=checker.readers)
+def test_a_mutant_naming_a_missing_constant_is_refused_when_the_theorem_is_built():
+    theorem = registry.checker("spike-strength").theorem
     with pytest.raises(DeclarationError, match="spike_strenght"):
-        run_check(typo, fidelity="quick", mutant="typo")
+        replace(theorem, mutants=(Mutant("typo", "", constant_factors={"spike_strenght": 1.1}),))
+
+
+def test_a_constant_reading_an_undeclared_dependency_is_an_error():
+    from theorems.statement import Constant
+    theorem = registry.checker("spike-strength").theorem
+    sneaky = Constant(name="sneaky", derive=lambda parameters, dependencies, digits: dependencies["mu1"])
+    broken = replace(theorem, constants=theorem.constants + (sneaky,))
+    with pytest.raises(DeclarationError, match="sneaky reads 'mu1' without declaring it"):
+        broken.instance().constants
 
 
 def _misspelled_reader_checker():

@@ -32,7 +32,7 @@ def test_truncated_moments_match_quadrature(lower, upper):
 
 
 def test_relu_closed_form_phi0_he_km2_0():
-    """E[relu He_k] = phi(0) He_{k-2}(0) for k >= 2 (specs/alignment.md 3.2)."""
+    """E[relu He_k] = phi(0) He_{k-2}(0) for k >= 2 (docs/derivations/kernels.md#dual-kernel)."""
     relu = sympy.Max(z, 0)
     for k in range(2, 16):
         he_km2_at_0 = hermite_e_coefficients(k - 2)[0]

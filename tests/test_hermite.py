@@ -1,6 +1,6 @@
 """Hermite engine: reference values, identities (Parseval, Stein, derivative), route cross-checks.
 
-Reference values are the 30-digit table of specs/onestep.md section 2, computed independently for the
+Reference values are the 30-digit table of docs/derivations/kernels.md#hermite-convention, computed independently for the
 spec with mpmath at 45 digits and a different quadrature (mpmath.quad split at 0, +-1, +-2, +-4, +-8).
 """
 
@@ -120,7 +120,7 @@ def test_stein_c1_is_mean_derivative(name):
 
 @pytest.mark.parametrize("function, derivative", [("softplus", "sigmoid"), ("gelu", None), ("relu", None)])
 def test_derivative_identity(function, derivative):
-    """c_{k+1}(f) = c_k(f') / (k + 1) (specs/onestep.md 1)."""
+    """c_{k+1}(f) = c_k(f') / (k + 1) (docs/derivations/onestep.md#setting-and-normalization)."""
     sigma = activation(function)
     prime = activation(derivative) if derivative else sigma.derivative()
     upper = hermite_coefficients(sigma, 9).coefficients

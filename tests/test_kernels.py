@@ -52,13 +52,13 @@ def test_arc_cosine_kernel_values_and_guards():
 
 
 def test_arc_cosine_derivative_is_degree_zero_kernel():
-    """kappa'(rho) = (pi - arccos rho) / (2 pi) (specs/alignment.md 3.2)."""
+    """kappa'(rho) = (pi - arccos rho) / (2 pi) (docs/derivations/kernels.md#dual-kernel)."""
     derivative = sympy.diff(arc_cosine_kernel(rho), rho)
     assert sympy.simplify(derivative - (sympy.pi - sympy.acos(rho)) / (2 * sympy.pi)) == 0
 
 
 def test_relu_series_tail_at_rho_one_is_algebraic():
-    """At rho = 1 the ReLU tail is about 0.0423 K^(-3/2) (specs/alignment.md 3.2): slow, as documented."""
+    """At rho = 1 the ReLU tail is about 0.0423 K^(-3/2) (docs/derivations/kernels.md#dual-kernel): slow, as documented."""
     relu = activation("relu")
     for degree in (40, 80):
         series = dual_kernel_series(hermite_coefficients(relu, degree), second_moment(relu), 1)

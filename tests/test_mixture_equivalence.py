@@ -16,7 +16,7 @@ from theorems.equivalence.mixture_equivalence import THEOREM, hermite_degree, he
 
 @given(st.floats(0.01, 0.95))
 def test_degree_is_the_interval_of_beta(beta):
-    """D is the degree with beta in ((D - 1)/D, D/(D + 1)] (specs/onestep.md 7.5)."""
+    """D is the degree with beta in ((D - 1)/D, D/(D + 1)] (docs/derivations/equivalence.md#mixture-equivalence)."""
     degree = hermite_degree(beta)
     assert degree == 1 if beta <= 0.5 else (degree - 1) / degree < beta <= degree / (degree + 1) + 1e-12
 

@@ -8,7 +8,7 @@ from checkers.check import run_check
 from checkers.stats import FAIL, PASS
 from theorems.kernels.population_loss import configuration, debiased_kernel, relu_kernel
 
-SPEC_KAPPA = {  # specs/alignment.md 6.2 (2-D quadrature, independent of this code)
+SPEC_KAPPA = {  # docs/derivations/kernels.md#population-loss (2-D quadrature, independent of this code)
     "-0.9": "0.00476919942233604", "-0.3": "0.0913721419177438", "0": "0.159154943091895",
     "0.5": "0.304498890522115", "0.95": "0.476681868602681", "1": "0.5",
 }

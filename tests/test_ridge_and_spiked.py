@@ -50,7 +50,7 @@ def test_expected_direction_energy_matches_simulation():
 
 
 def test_spike_count_intervals():
-    """ell_*(alpha): (ell - 1)/(2 ell) < alpha < ell/(2 ell + 2) (specs/onestep.md 4.2)."""
+    """ell_*(alpha): (ell - 1)/(2 ell) < alpha < ell/(2 ell + 2) (docs/derivations/onestep.md#spike-count)."""
     from theorems.equivalence.hermite_equivalence import spike_count
     assert [spike_count(a) for a in (0.0, 0.2, 0.3, 0.34, 0.39, 0.41)] == [1, 1, 2, 3, 4, 5]
 

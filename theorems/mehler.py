@@ -8,7 +8,7 @@ Mehler's formula (probabilists' He_k, c_k = E[sigma He_k]/k!, see `theorems.herm
 sum_{k>K} k! c_k^2 = E sigma^2 - sum_{k<=K} k! c_k^2, and every tail term is at most |rho|^(K+1)
 times its coefficient, so |kappa - S_K| <= |rho|^(K+1) (E sigma^2 - sum_{k<=K} k! c_k^2). For rho >= 0
 the tail is also non-negative. At |rho| = 1 the series converges only algebraically (ReLU: the tail is
-about 0.0423 K^(-3/2), specs/alignment.md 3.2); use the closed form there when one exists.
+about 0.0423 K^(-3/2), docs/derivations/kernels.md#dual-kernel); use the closed form there when one exists.
 
 `dual_kernel_closed_form` recognizes, by the structure of the sympy expression:
 - sigma = a + b z + g relu(z) (relu, leaky relu, |z| = 2 relu(z) - z, shifted/scaled versions), through

@@ -330,7 +330,8 @@ class Theorem:
         if not callable(self.constants):
             return self.constants
         nodes = tuple(self.constants(parameters))
-        self.validate_graph(nodes)
+        if nodes:  # none where the statement is undefined (e.g. E sigma^2 infinite): nothing to validate
+            self.validate_graph(nodes)
         return nodes
 
     def parameter(self, name: str) -> Parameter:

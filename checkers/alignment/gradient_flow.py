@@ -2,14 +2,14 @@
 
 Model and conventions in `theorems.alignment.common` (Min, Mallada and Vidal's; the loss is a sum over samples).
 Three integrators:
-- `polar_flow`: for balanced initialization v_j = s_j ||w_j|| (specs/alignment.md 5, exact under
+- `polar_flow`: for balanced initialization v_j = s_j ||w_j|| (docs/derivations/alignment.md#polar-form, exact under
   balancedness, which gradient flow conserves). The state is u_j = w_j/||w_j|| and r_j = log ||w_j||:
       f_i = sum_j s_j e^(2 r_j) relu(u_j . x_i),  g_i = -ell'(y_i, f_i),  G_j = sum_i g_i 1{u_j . x_i > 0} x_i,
       dr_j/dt = s_j u_j . G_j,  du_j/dt = s_j (G_j - (u_j . G_j) u_j).
   epsilon enters only through r_j(0), so log epsilon = -2000 is as easy as -10. Once e^(2r) underflows,
   it integrates the epsilon -> 0 limit flow, eq. (4), exactly.
 - `cartesian_flow`: the flow in (W, v) for any activation. DOP853, rtol given, atol scaled with epsilon
-  (spec 5 pitfall: an absolute tolerance near 0 stalls on coordinates crossing zero).
+  (docs/derivations/alignment.md#polar-form pitfall: an absolute tolerance near 0 stalls on coordinates crossing zero).
 - `gradient_descent`: plain GD, with time k eta after k steps.
 All are matrix work over samples and neurons; the only Python loop is over solver or GD steps.
 """

@@ -1,4 +1,4 @@
-"""Checker of collapse-training: the protocol of specs/collapse.md 6 run once per head depth (cached, since
+"""Checker of collapse-training: the protocol of docs/derivations/collapse.md#collapse-training run once per head depth (cached, since
 every prediction reads the same deterministic runs), and the observables each prediction compares.
 
 Per step: eps1 and ||D_l||_F of every linear pair (cheap). Every 1% of the run: the inputs of Theorem A.

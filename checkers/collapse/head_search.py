@@ -1,12 +1,12 @@
 """Searching generated heads for the smallest margin of a neural-collapse bound (Theorems A-D, the
 pseudo-inverse identity), and the exact heads evaluated in mpmath: shared by the family's checkers.
 
-Every margin is computed from quantities measured on the generated matrices (specs/collapse.md 7.1,
+Every margin is computed from quantities measured on the generated matrices (docs/derivations/collapse.md#nc1-bound,
 step 8), never from the generator's targets. Margins are relative: bound_scale - observed/bound for
 upper bounds, so a margin of -0.5 means the observed value is 1.5 times the claimed bound. The known
 tight and adversarial instances are always among the examples tried (`explicit`).
 
-Float64 caveat (spec 7.4): eps2 is measured with an absolute error ~1e-16 ||W||^2, so the search keeps
+Float64 caveat: eps2 is measured with an absolute error ~1e-16 ||W||^2, so the search keeps
 eps2 >= 1e-6 scale^2 and the margins are accurate to about 1e-8; the tolerance used is 1e-7.
 """
 
@@ -54,7 +54,7 @@ EXPLICIT = (
     tight_settings(),
     tight_settings(eps2_exponent=-0.5, scale=2.0, spread=5.0),
     # between-class output error that shrinks the class separation, with a large hidden spread: this is
-    # where dropping the -eps1 of Theorem A's denominator is caught (spec 7.3)
+    # where dropping the -eps1 of Theorem A's denominator is caught
     tight_settings(error="shrink", eps1_fraction=0.05, spread=20.0, eps2_exponent=-1.0),
 )
 

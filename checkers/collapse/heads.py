@@ -1,6 +1,6 @@
 """Generators of linear heads with prescribed eps1, eps2 and conditioning, and the quantities measured from them.
 
-The construction is specs/collapse.md 7.1. Orthonormal bases U in O(K), [V | V_perp] in O(m),
+The construction is docs/derivations/collapse.md#nc1-bound. Orthonormal bases U in O(K), [V | V_perp] in O(m),
 [Q | Q_perp | ...] in O(p); singular values s_i = scale kappa^(-(i-1)/(K-1)), so s_1/s_K = kappa;
 
     W_L     = U diag(s) V^T
@@ -14,8 +14,8 @@ denominator tight); C is within-class spread that the output cannot see (rank on
 adversarial). s' = s unless `imbalance` > 0 adds imbalance inside the row space.
 
 Everything runs on a backend: float64 numpy arrays, or numpy object arrays of mpmath numbers at a
-given precision (for tightness to many digits, where float64 rounding of sqrt(eps2) would dominate;
-spec 7.4). Random draws come from the numpy generator in both cases, so the two agree to float64.
+given precision (for tightness to many digits, where float64 rounding of sqrt(eps2) would dominate).
+Random draws come from the numpy generator in both cases, so the two agree to float64.
 """
 
 from __future__ import annotations
@@ -134,7 +134,7 @@ def between_class(matrix, labels):
 
 @dataclass(frozen=True)
 class Head:
-    """The last two layers of a head and the representations around them (spec 1)."""
+    """The last two layers of a head and the representations around them (docs/derivations/collapse.md#setting)."""
 
     last: np.ndarray       # W_L, K x m
     previous: np.ndarray   # W_{L-1}, m x p
@@ -196,7 +196,7 @@ def generate_head(rng: np.random.Generator, backend=Float64, *, classes: int, pe
 
 
 def measure_head(head: Head, backend=Float64) -> dict:
-    """eps1, eps2, singular values of W_L, omega and the other quantities the bounds take (spec 7.1 step 8)."""
+    """eps1, eps2, singular values of W_L, omega and the other quantities the bounds take (docs/derivations/collapse.md#nc1-bound step 8)."""
     targets, _ = one_hot_targets(head.classes, head.per_class)
     features, outputs = head.features, head.outputs
     singular = backend.singular_values(head.last)
@@ -217,7 +217,7 @@ def measure_head(head: Head, backend=Float64) -> dict:
 def generate_chain(rng: np.random.Generator, *, widths: tuple[int, ...], kappa: float, scale: float,
                    perturbation: float) -> list[np.ndarray]:
     """A head W_1..W_L2 (W_j of shape widths[j] x widths[j-1], widths[-1] = K) that is exactly balanced,
-    W_j = U_j diag(sigma) U_{j-1}^T with orthonormal columns U_j (spec 7.1), plus Gaussian
+    W_j = U_j diag(sigma) U_{j-1}^T with orthonormal columns U_j (docs/derivations/collapse.md#nc1-bound), plus Gaussian
     perturbations of operator size about `perturbation` x scale."""
     classes = widths[-1]
     singular = scale * kappa ** -(np.arange(classes) / (classes - 1))

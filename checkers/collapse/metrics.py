@@ -1,4 +1,4 @@
-"""Neural-collapse metrics of a feature matrix, in the conventions in use, side by side (specs/collapse.md 2).
+"""Neural-collapse metrics of a feature matrix, in the conventions in use, side by side (docs/derivations/collapse.md#setting).
 
 Conventions. Features are the columns of Z (m x N); `labels` holds each column's class in 0..K-1.
 Class means mu_c, global mean mu_G = mean of all columns; for balanced classes mu_G is the mean of the
@@ -66,7 +66,7 @@ def nc1_pseudo_inverse(features: np.ndarray, labels: np.ndarray, *, divide_by_cl
 
 def nc1_conversion_bound(features: np.ndarray, labels: np.ndarray) -> float:
     """The one-way bound NC1_P <= ((K - 1)/K) kappa_B NC1_J, kappa_B = lambda_max / lambda_min^+ of Sigma_B
-    (specs/collapse.md 2.4, derived); no reverse bound holds."""
+    (docs/derivations/collapse.md#setting, derived); no reverse bound holds."""
     _, between = covariances(features, labels)
     classes = int(np.asarray(labels).max()) + 1
     values = np.linalg.eigvalsh(between)[-(classes - 1):]

@@ -1,7 +1,7 @@
 """Demir and Dogan's experiment: one step under Gaussian-mixture data, then ridge on the network's features and on
 the Hermite model's, with the same fresh data.
 
-Conventions (their code, KU-MLIP/2-Layer-NNs-with-Gaussian-Mixtures-Data; specs/onestep.md 7.1, 7.5):
+Conventions (their code, KU-MLIP/2-Layer-NNs-with-Gaussian-Mixtures-Data; docs/derivations/onestep.md#mixture-spike and equivalence.md#mixture-equivalence):
 - Sizes: input dimension n, m samples for the step and m fresh ones for the ridge, 5m test samples,
   width k; here n = m = k.
 - Data: two components of weight 1/2 with zero means and covariance I + theta g_c g_c^T, where g_c is a

@@ -1,13 +1,13 @@
 """One maximal-scale gradient step in Cui et al.'s conventions, and the spiked random-features quantities.
 
 Conventions (Cui, Pesce, Dandi, Krzakala, Lu, Zdeborova, Loureiro, ICML 2024; their code,
-SPOC-group/OneStepGD_asymptotics; specs/onestep.md 5.1):
+SPOC-group/OneStepGD_asymptotics; docs/derivations/equivalence.md#srf-constants):
 - W_0 in R^{p x d} has Gaussian rows normalized to unit norm, and a_0 = 1_p / sqrt(p) (every neuron gets the
   same spike);
 - f(x) = a_0^T sigma(W x) / sqrt(p);
 - the step uses n_0 = alpha_0 d fresh samples Z,
   G = (1/n_0) Z^T [((y - f_0) a_0^T / sqrt(p)) (.) sigma'(Z W_0^T)], and W_1 = W_0 + eta~ p G^T.
-Measured (spec 5.2):
+Measured (docs/derivations/equivalence.md#srf-constants):
 - the spike r: the mean over neurons of <w_j(1), v^>, with v^ = Z^T y / ||Z^T y||;
 - the bulk inflation c = 1 + mean_j ||P w_j(1)||^2 - mean_j ||P w_j(0)||^2, where P projects away from v^;
   comparing with W_0 removes its own 1 - 1/d;

@@ -1,6 +1,6 @@
 """One gradient step on the first layer of a two-layer network, in Ba et al.'s normalization.
 
-Setting (Ba, Erdogdu, Suzuki, Wang, Wu, Yang 2022, eq. 2.1; specs/onestep.md 1 and 3.1):
+Setting (Ba, Erdogdu, Suzuki, Wang, Wu, Yang 2022, eq. 2.1; docs/derivations/onestep.md#setting-and-normalization):
     x ~ N(0, I_d) (or a Gaussian mixture, `GaussianMixture`), X in R^{n x d} with rows x_i;
     y_i = sigma_*(<x_i, beta_*>) + noise * eps_i, ||beta_*|| = 1;
     f(x) = a^T sigma(W^T x) / sqrt(N), sqrt(d) W_0 and sqrt(N) a with iid N(0, 1) entries;
@@ -8,7 +8,7 @@ Setting (Ba, Erdogdu, Suzuki, Wang, Wu, Yang 2022, eq. 2.1; specs/onestep.md 1 a
     W_1 = W_0 + eta sqrt(N) G_0;
     the spike A = (mu1 / (n sqrt(N))) X^T y a^T = (mu1 / sqrt(N)) zeta a^T, zeta = X^T y / n.
 
-Other papers' conventions (specs/onestep.md 9): Cui et al.'s eta~ equals eta_Ba / sqrt(N); Demir and
+Other papers' conventions (docs/derivations/equivalence.md#ridge-stage): Cui et al.'s eta~ equals eta_Ba / sqrt(N); Demir and
 Dogan's eta_D equals eta_Ba sqrt(k) and their G is G_0 transposed; Moniri's lr exponent alpha is
 eta_Ba = n^alpha.
 
@@ -63,7 +63,7 @@ def standard_normal(rng: np.random.Generator, shape: tuple[int, int], dtype=np.f
 
 @dataclass(frozen=True)
 class GaussianMixture:
-    """Demir and Dogan's data model (specs/onestep.md 7.1): component c has weight `weights[c]`,
+    """Demir and Dogan's data model (docs/derivations/onestep.md#mixture-spike): component c has weight `weights[c]`,
     mean `means[c]` (d-vector, or None for 0) and covariance I + Gamma_c diag(theta_c) Gamma_c^T,
     Gamma_c (d x r) orthonormal. Sampling: x = mean + A (I + Gamma_c diag(sqrt(theta_c + 1) - 1) Gamma_c^T)."""
 

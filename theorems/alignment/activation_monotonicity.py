@@ -1,6 +1,6 @@
 """Activation monotonicity during alignment, and trapping in the class cones afterwards (eqs. (7)/(8), Lemma 12)  [paper].
 
-Setting: Min, Mallada and Vidal (ICLR 2024; specs/alignment.md 1.5), gradient flow from a small balanced start
+Setting: Min, Mallada and Vidal (ICLR 2024; docs/derivations/alignment.md#activation-monotonicity), gradient flow from a small balanced start
 (`theorems.alignment.common`).
 - (7)/(8): while the directional dynamics (4) is accurate, which is the window t <= T = log(1/(sqrt(h) eps))/(4 n X_max)
   of Lemma 3, a V+ neuron never loses a positive point and never gains a negative one, and a V- neuron

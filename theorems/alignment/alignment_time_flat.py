@@ -4,7 +4,7 @@ Setting: Min, Mallada and Vidal (ICLR 2024), gradient flow from W(0) = epsilon W
 (`theorems.alignment.common`). Let the empirical t1 be the first time after which every V+ neuron stays in
 S+ u S_dead and every V- neuron in S- u S_dead.
 
-Claim (specs/alignment.md 4.1, P6, [D]). While the outputs are O(epsilon^2), the directions follow the limit
+Claim (docs/derivations/alignment.md, P6, [D]). While the outputs are O(epsilon^2), the directions follow the limit
 flow (4), du_j/dt = s_j P_{u_j} x_a(u_j), which does not involve epsilon. So t1 is independent of epsilon
 once epsilon is small; the spec measured 0.3169 for every epsilon from 1e-3 to 1e-12.
 - Contrast with the window T = Theta((1/n) log(1/(sqrt(h) epsilon))) of Lemma 3, the end of the alignment phase,
@@ -40,7 +40,7 @@ def _logarithmic_growth(parameters, digits):
 THEOREM = Theorem(
     id="alignment-time-flat",
     title="The empirical alignment time t1 is flat in epsilon",
-    source="derived for thmcheck (specs/alignment.md 4.1 P6) in the setting of Min, Mallada and Vidal, ICLR 2024",
+    source="derived for thmcheck (docs/derivations/alignment.md) in the setting of Min, Mallada and Vidal, ICLR 2024",
     provenance="derived",
     statement="t1(epsilon) -> a constant as epsilon -> 0: the slope of t1 against log(1/epsilon) is t1_slope = 0",
     parameters=flow_parameters(log_epsilon=None),

@@ -1,6 +1,6 @@
 """Directional dynamics in the alignment phase: eq. (4) and its error bounds (Lemmas 1, 3 and 4)  [paper].
 
-Setting: Min, Mallada and Vidal (ICLR 2024, arXiv 2307.12851; specs/alignment.md 1.3), gradient flow from a balanced
+Setting: Min, Mallada and Vidal (ICLR 2024, arXiv 2307.12851; docs/derivations/alignment.md#directional-dynamics), gradient flow from a balanced
 start W(0) = epsilon W0 (`theorems.alignment.common`). The approximation (4) is
 d/dt (w_j/||w_j||) ~ s_j P_{w_j} x_a(w_j), with x_a the signed activated sum (eq. (5)).
 - Lemma 4 (pointwise, any state with max_i |f(x_i)| <= 1, for the exponential and the paper's logistic loss):

@@ -1,6 +1,6 @@
 """Early alignment (Theorem 1 of Min, Mallada and Vidal): by t1 every neuron sits in its class cone or is dead  [paper].
 
-Setting (ICLR 2024, arXiv 2307.12851; specs/alignment.md 1.1-1.4). Gradient flow of f(x) = sum_j v_j relu(w_j^T x)
+Setting (ICLR 2024, arXiv 2307.12851; docs/derivations/alignment.md#early-alignment). Gradient flow of f(x) = sum_j v_j relu(w_j^T x)
 from W(0) = epsilon W0 with a balanced start v_j(0) = s_j ||w_j(0)||, the loss summed over samples,
 mu-orthogonally separable data (Assumption 1), and epsilon below the explicit bound (28):
 
@@ -15,7 +15,7 @@ Then, with t1 = 16 log n / (min{zeta, xi} sqrt(mu) X_min):
 3. ||W||_F^2 <= 2 ||W||_2^2 + 4 sqrt(h) epsilon W_max^2 for all t >= t1 (stable rank at most 2 + O(epsilon)).
 
 Constants, as encoded here:
-- zeta = min{zeta_1, zeta_2}: the paper writes max, and min is the conservative reading (spec 1.4).
+- zeta = min{zeta_1, zeta_2}: the paper writes max, and min is the conservative reading (docs/derivations/alignment.md#early-alignment).
 - zeta_1 = min_i cos^2(x+-, x_i) [D].
 - xi = mu^2 [D] (`theorems.alignment.common.xi_constant`).
 - W0 has unit rows (W_max = 1), deterministic.

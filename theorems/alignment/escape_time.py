@@ -1,14 +1,14 @@
 """Escape time from a small initialization: each class's loss halves at t = log(1/epsilon)/||x+-|| + C  [derived].
 
 Setting: Min, Mallada and Vidal (ICLR 2024), gradient flow from W(0) = epsilon W0 with a balanced start
-(conventions in `theorems.alignment.common`). Claim (specs/alignment.md 4.1, P8, [D]):
+(conventions in `theorems.alignment.common`). Claim (docs/derivations/alignment.md, P8, [D]):
 - After the alignment phase, the S+ neurons point along x+ = sum_{y_i > 0} x_i, and their log-norm grows at
   rate ||x+|| (dr/dt = u . x+, because every g_i = y_i while f is small).
 - The outputs therefore reach O(1) at t = log(1/epsilon)/||x+|| + O(1).
 - So the time t_half+ at which L+ = sum_{y_i > 0} ell(y_i, f(x_i)) falls to half its initial value has slope
   exactly 1/||x+|| against log(1/epsilon), and likewise for the negative class.
 This is consistent with the paper's t2 = Theta((1/n) log(1/(sqrt(h) epsilon))), whose rigorous slope bound
-(39) is 8/(sqrt(mu) n+ X_min), about 30 times larger (spec 1.4).
+(39) is 8/(sqrt(mu) n+ X_min), about 30 times larger (docs/derivations/alignment.md#early-alignment).
 
 Check: the polar-form flow at log epsilon in {-20, -40, -80, -160}, with t_half+- from a fine time grid by linear
 interpolation. The fitted slope times ||x+-|| is the observation, and the claim is `escape_slope` = 1.
@@ -48,7 +48,7 @@ def _slope_target(instance: Instance) -> Target:
 THEOREM = Theorem(
     id="escape-time",
     title="The loss of each class halves at log(1/epsilon)/||x+-|| + C",
-    source="derived for thmcheck (specs/alignment.md 4.1 P8) in the setting of Min, Mallada and Vidal, ICLR 2024",
+    source="derived for thmcheck (docs/derivations/alignment.md) in the setting of Min, Mallada and Vidal, ICLR 2024",
     provenance="derived",
     statement="t_half+- = escape_slope log(1/epsilon) / ||x+-|| + C+- as epsilon -> 0, escape_slope = 1",
     parameters=flow_parameters(log_epsilon=None),

@@ -1,7 +1,7 @@
 """Peak alignment: the best alignment of the S+ neurons with x+ misses by a gap that scales like epsilon^(4/3)  [derived].
 
 Setting: Min, Mallada and Vidal (ICLR 2024), gradient flow from W(0) = epsilon W0, balanced
-(`theorems.alignment.common`). Claim (specs/alignment.md 4.1, P9, [D]): the gap 1 - max_t min_{j in S+} cos(w_j, x+),
+(`theorems.alignment.common`). Claim (docs/derivations/alignment.md, P9, [D]): the gap 1 - max_t min_{j in S+} cos(w_j, x+),
 over the V+ neurons that end in S+, scales like epsilon^(4/3). The argument:
 - the angle to x+ decays like e^(-2 ||x+|| t) in the alignment phase;
 - the drift induced by the outputs grows like f^2 ~ epsilon^4 e^(4 ||x+|| t);
@@ -39,7 +39,7 @@ def _exponent(value):
 THEOREM = Theorem(
     id="peak-alignment",
     title="1 - peak cos(w_j, x+) over the S+ neurons scales like epsilon^(4/3)",
-    source="derived for thmcheck (specs/alignment.md 4.1 P9) in the setting of Min, Mallada and Vidal, ICLR 2024",
+    source="derived for thmcheck (docs/derivations/alignment.md) in the setting of Min, Mallada and Vidal, ICLR 2024",
     provenance="derived",
     statement="1 - max_t min_{j in S+} cos(w_j(t), x+) ~ epsilon^alignment_exponent, alignment_exponent = 4/3",
     parameters=flow_parameters(log_epsilon=None),

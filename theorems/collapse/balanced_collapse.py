@@ -4,7 +4,7 @@ Source: Jacot, Sukenik, Wang and Mondelli, "Wide neural networks trained with we
 exhibit neural collapse" (ICLR 2025; arXiv 2410.04887), Theorem 3.1, conclusion (2). Its hypotheses
 (approximate interpolation ||Z_L - Y||_F <= eps1, approximate balancedness of the linear head
 ||W_{l+1}^T W_{l+1} - W_l W_l^T||_op <= eps2, bounded representations and weights) are confirmed in
-structure; its constants are not confirmed against the paper (specs/collapse.md 0, 3.1), so only the
+structure; its constants are not confirmed against the paper (docs/derivations/collapse.md#balanced-collapse), so only the
 shape is encoded here. The explicit, tight version is `nc1-bound` (derived).
 
 Check: along two paths of heads from the spec's generator (bounded weights, kappa(W_L) = 1,

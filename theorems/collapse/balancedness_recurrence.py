@@ -1,6 +1,6 @@
 """Balancedness of a linear layer pair: the exact gradient-descent law with weight decay, its flow limit and its floor  [derived].
 
-Statements (specs/collapse.md 4.2-4.3, [D]; Du, Hu and Lee 2018 for the unregularized flow [S]).
+Statements (docs/derivations/collapse.md#balancedness-recurrence, [D]; Du, Hu and Lee 2018 for the unregularized flow [S]).
 Let layer l's output enter layer l+1 linearly. With D := W_{l+1}^T W_{l+1} - W_l W_l^T and one step
 W <- (1 - eta lambda) W - eta grad W of gradient descent with weight decay (penalty (lambda/2) ||W||^2),
 the cross terms cancel by the identity W_{l+1}^T grad W_{l+1} = grad W_l W_l^T (theorem
@@ -72,7 +72,7 @@ def _doubled(parameters, digits):
 THEOREM = Theorem(
     id="balancedness-recurrence",
     title="Balancedness of a linear layer pair under gradient descent with weight decay",
-    source="derived for thmcheck (specs/collapse.md 4.1, 4.3); unregularized flow: Du, Hu and Lee (2018)",
+    source="derived for thmcheck (docs/derivations/collapse.md#balancedness-recurrence); unregularized flow: Du, Hu and Lee (2018)",
     provenance="derived",
     statement="one GD step with weight decay gives exactly D_{k+1} = (1 - eta lambda)^2 D_k + eta^2 S_k, "
               "D = W_{l+1}^T W_{l+1} - W_l W_l^T; hence the floor bound, and D(t) = exp(-2 lambda t) D(0) under the flow",

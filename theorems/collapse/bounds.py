@@ -1,10 +1,10 @@
 """Neural collapse from balancedness: the explicit bounds of Theorems A-D as functions of measured quantities [derived].
 
-Source: specs/collapse.md 3.2-3.6, explicit versions (derived for thmcheck, checked and tight) of the
+Source: docs/derivations/collapse.md, explicit versions (derived for thmcheck, checked and tight) of the
 claims of Jacot, Sukenik, Wang and Mondelli, "Wide neural networks trained with weight decay provably
 exhibit neural collapse" (ICLR 2025), Theorem 3.1, whose own constants are not confirmed against the paper.
 
-Setting and notation (specs/collapse.md 1). K classes of n samples, N = nK, one-hot targets Y
+Setting and notation (docs/derivations/collapse.md#setting). K classes of n samples, N = nK, one-hot targets Y
 (K x N, s_K(Y) = sqrt(n)). A linear head of L2 >= 2 layers ends the network: Z_{L-1} = W_{L-1} Z_{L-2},
 Z_L = W_L Z_{L-1}, W_L in R^{K x m} of full row rank with singular values s_1 >= ... >= s_K.
 Measured quantities (always computed from the matrices, never taken from how they were generated):

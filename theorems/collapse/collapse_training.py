@@ -1,13 +1,13 @@
 """Gradient descent with weight decay interpolates on the 1/eta timescale, balances its linear head on the 1/(eta lambda) timescale, and collapses  [derived, with secondary parts].
 
-Sources: specs/collapse.md 3.8 (Jacot, Sukenik, Wang and Mondelli, ICLR 2025, Theorem 4.4 [S]: two phases,
+Sources: docs/derivations/collapse.md#collapse-training (Jacot, Sukenik, Wang and Mondelli, ICLR 2025, Theorem 4.4 [S]: two phases,
 constants not confirmed against the paper), 4.3 (the exact balancedness law [D]), 3.2-3.6 (Theorems A-D [D]),
 6.1-6.3 (the reference protocol and the head-depth sweep [D]).
 
-Setting: the MLP of specs/collapse.md 6.1 (K = 4 Gaussian classes of 10 points in d = 8, widths
+Setting: the MLP of docs/derivations/collapse.md#collapse-training (K = 4 Gaussian classes of 10 points in d = 8, widths
 (64, 32 | head), L1 = 2 smooth leaky-ReLU layers, a linear head of L2 layers, square loss summed over
 samples, penalty (lambda/2) ||W||^2, full-batch GD) run for `horizon`/(eta lambda) steps, once per head
-depth L2 in {2, 3, 5} (heads (8 | 4), (16, 8 | 4), (16, 12, 8, 6 | 4), spec 6.3).
+depth L2 in {2, 3, 5} (heads (8 | 4), (16, 8 | 4), (16, 12, 8, 6 | 4), docs/derivations/collapse.md#collapse-training).
 
 Claims checked on the run with L2 = `head_depth` (and across depths where said):
 - balancedness rate: ln ||D_l|| of every linear pair falls with slope ln(decay_factor) = 2 ln(1 - eta lambda)
@@ -67,7 +67,7 @@ def _timescale_target(instance):
 THEOREM = Theorem(
     id="collapse-training",
     title="GD with weight decay: interpolation, then balancedness at rate (1 - eta lambda)^2, then collapse",
-    source="derived for thmcheck (specs/collapse.md 4.3, 6); phases: Jacot, Sukenik, Wang and Mondelli (ICLR 2025) "
+    source="derived for thmcheck (docs/derivations/collapse.md#balancedness-recurrence, 6); phases: Jacot, Sukenik, Wang and Mondelli (ICLR 2025) "
            "Theorem 4.4 [secondary]",
     provenance="derived",
     statement="ln ||D_l|| falls at 2 ln(1 - eta lambda) per step on linear pairs; eps1 settles long before D; "

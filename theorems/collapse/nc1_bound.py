@@ -1,6 +1,6 @@
 """Theorem A and Corollary A': approximate interpolation and balancedness of the head bound NC1 of the penultimate features  [derived].
 
-Source: specs/collapse.md 3.2 (derived for thmcheck, tight), the explicit form of conclusion (2) of
+Source: docs/derivations/collapse.md#nc1-bound (derived for thmcheck, tight), the explicit form of conclusion (2) of
 Jacot, Sukenik, Wang and Mondelli (ICLR 2025), Theorem 3.1, which reviews describe as
 NC1 = O((eps1 + sqrt(eps2))^2); the paper's own constants are not confirmed against the paper.
 
@@ -47,7 +47,7 @@ def _without_eps1_in_denominator(eps1, eps2, s_first, s_last, omega, per_class, 
 THEOREM = Theorem(
     id="nc1-bound",
     title="NC1 of the penultimate features from approximate interpolation and balancedness (Theorem A)",
-    source="derived for thmcheck (specs/collapse.md 3.2), explicit form of Jacot, Sukenik, Wang and Mondelli "
+    source="derived for thmcheck (docs/derivations/collapse.md#nc1-bound), explicit form of Jacot, Sukenik, Wang and Mondelli "
            "(ICLR 2025) Theorem 3.1 (2)",
     provenance="derived",
     statement="NC1_J(Z_{L-1}) <= s_1(W_L)^2 (eps1/s_K(W_L) + sqrt(eps2) ||Z_{L-2}(I - Pi)||_F)^2 / "
@@ -57,7 +57,7 @@ THEOREM = Theorem(
     constants=(collapse.BOUND_SCALE,),
     predictions=(
         Prediction("theorem-a", "inequality",
-                   "for every generated head (spec 7.1, adversarial and tight ones included), "
+                   "for every generated head (docs/derivations/collapse.md#nc1-bound, adversarial and tight ones included), "
                    "NC1_J <= bound_scale * bound, with eps1, eps2, s_1, s_K, omega measured from the matrices",
                    _margin_target, lambda instance: 1e-6),
         Prediction("corollary-a-prime", "inequality",

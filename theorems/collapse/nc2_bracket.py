@@ -1,6 +1,6 @@
 """Theorem C: the condition number of the class means of the penultimate features is bracketed around kappa(W_L)  [derived].
 
-Source: specs/collapse.md 3.5 (derived for thmcheck), the explicit form of conclusion (4) of Jacot,
+Source: docs/derivations/collapse.md#nc2-bracket (derived for thmcheck), the explicit form of conclusion (4) of Jacot,
 Sukenik, Wang and Mondelli (ICLR 2025) Theorem 3.1 (kappa of the means <~ kappa(W_L) + O(eps1 + sqrt(eps2)));
 the paper's constants are not confirmed against the paper.
 
@@ -12,7 +12,7 @@ Zbar = W_L^+ (I_K + (Z_L - Y) B) + (I - P) W_{L-1} Z_{L-2} B, Weyl's inequality 
 
 (the upper side when delta_2 < 1/s_1). At delta_2 = 0, kappa(Zbar) = kappa(W_L): the means form an
 orthogonal frame (NC2_J = 1) only if W_L is perfectly conditioned. bound_scale multiplies delta_2;
-whether the bracket is attained is not established (specs/collapse.md 3.5 reports 0 violations, no
+whether the bracket is attained is not established (docs/derivations/collapse.md#nc2-bracket reports 0 violations, no
 tight family), so no mutant narrows it by a factor.
 """
 
@@ -31,7 +31,7 @@ def _orthogonal_frame(s_first, s_last, delta2):
 THEOREM = Theorem(
     id="nc2-bracket",
     title="NC2: kappa of the class means within O(eps1 + sqrt(eps2)) of kappa(W_L) (Theorem C)",
-    source="derived for thmcheck (specs/collapse.md 3.5), explicit form of Jacot, Sukenik, Wang and Mondelli "
+    source="derived for thmcheck (docs/derivations/collapse.md#nc2-bracket), explicit form of Jacot, Sukenik, Wang and Mondelli "
            "(ICLR 2025) Theorem 3.1 (4)",
     provenance="derived",
     statement="(1/s_K - delta_2)/(1/s_1 + delta_2) <= kappa(Z_{L-1} B) <= (1/s_K + delta_2)/(1/s_1 - delta_2), "

@@ -1,6 +1,6 @@
 """Theorem D: features align with their class's classifier row, above the Kantorovich floor 2 kappa/(1 + kappa^2)  [derived].
 
-Source: specs/collapse.md 3.6 (derived for thmcheck), the explicit form of conclusion (5) of Jacot,
+Source: docs/derivations/collapse.md#nc3-bound (derived for thmcheck), the explicit form of conclusion (5) of Jacot,
 Sukenik, Wang and Mondelli (ICLR 2025) Theorem 3.1 (NC3 >~ f(kappa(W_L)) - O(eps1 + sqrt(eps2)));
 the paper's constants are not confirmed against the paper.
 
@@ -36,7 +36,7 @@ def _inverse_square_floor(kappa):
 THEOREM = Theorem(
     id="nc3-bound",
     title="NC3: cosine of features and classifier rows above the Kantorovich floor (Theorem D)",
-    source="derived for thmcheck (specs/collapse.md 3.6), explicit form of Jacot, Sukenik, Wang and Mondelli "
+    source="derived for thmcheck (docs/derivations/collapse.md#nc3-bound), explicit form of Jacot, Sukenik, Wang and Mondelli "
            "(ICLR 2025) Theorem 3.1 (5); Kantorovich's inequality",
     provenance="derived",
     statement="exact case: cos(W_L^+ e_c, w_c) >= 2 kappa/(1 + kappa^2), attained; per sample: cos(z_ci, w_c) >= "

@@ -1,6 +1,6 @@
 """Lemma F: every stationary point of the weight-decay-regularized loss is exactly balanced on its linear pairs  [derived].
 
-Statement (specs/collapse.md 3.7, [D]). For a linear pair (W_l, W_{l+1}) and L_lambda = loss + (lambda/2) sum ||W||_F^2,
+Statement (docs/derivations/collapse.md#stationary-balanced, [D]). For a linear pair (W_l, W_{l+1}) and L_lambda = loss + (lambda/2) sum ||W||_F^2,
 
     lambda D_l = W_{l+1}^T grad_{W_{l+1}} L_lambda - grad_{W_l} L_lambda W_l^T     (exact, any point, any lambda),
 
@@ -28,7 +28,7 @@ CONSTANTS = (
 THEOREM = Theorem(
     id="stationary-balanced",
     title="Stationary points of the regularized loss are balanced on linear pairs (Lemma F)",
-    source="derived for thmcheck (specs/collapse.md 3.7, Lemma F)",
+    source="derived for thmcheck (docs/derivations/collapse.md#stationary-balanced, Lemma F)",
     provenance="derived",
     statement="lambda D = W_{l+1}^T grad_{W_{l+1}} L_lambda - grad_{W_l} L_lambda W_l^T; so D = 0 at stationary points",
     parameters=(

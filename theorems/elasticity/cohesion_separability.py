@@ -1,12 +1,12 @@
 """Cohesion and Separability after one step: class-mean feature metrics grow with c_1^2 (sum_j t_j^2) m^2  [secondary].
 
 Claim (revised version of the ALE paper, "How classifiers extract general features ...", Proposition 4.5;
-specs/onestep.md 8.2, [P] for the revised version, not confirmed against its text here): for evaluation
+docs/derivations/elasticity.md#cohesion-separability, [P] for the revised version, not confirmed against its text here): for evaluation
 classes c_i = N(mu_i, I), Cohesion := ||E_{x ~ c_1} F(x)||^2 and Separability := -E_{x ~ c_1} F(x)^T
 E_{x' ~ c_2} F(x') with mu_2 = -mu_1 are double sums over Hermite orders with coefficients c_k c_k'.
 The paper assumes c_0 = 0 (e.g. the shifted ReLU relu(z) - 1/sqrt(2 pi)).
 
-Why c_k c_k' is right here [D] (spec 8.3). A class mean is a mean: for ||w|| = 1,
+Why c_k c_k' is right here [D] (docs/derivations/elasticity.md#elasticity-polynomial). A class mean is a mean: for ||w|| = 1,
 E_{g ~ N(0,1)} sigma(a + g) = sum_k c_k a^k (Stein), so with a_j = w_j^T mu the mean feature of neuron j is
 sum_k c_k a_j^k and Cohesion = sum_{k,k'} c_k c_k' sum_j a_j^(k+k'): no second moment of sigma^(k) enters,
 unlike the Elasticity (`elasticity-polynomial`). After one step a_j = w_j(0)^T mu + t_j m with
@@ -87,7 +87,7 @@ THEOREM = Theorem(
     id="cohesion-separability",
     title="Cohesion and Separability after one step: class-mean metrics with coefficients c_k c_k'",
     source="revised version of the ALE paper ('How classifiers extract general features ...'), Proposition 4.5; "
-           "specs/onestep.md 8.2-8.3",
+           "docs/derivations/elasticity.md#cohesion-separability",
     provenance="secondary",
     statement="[Delta_mu M(W_1) - Delta_mu M(W_0)] / sum_j [(w_j(1)^T mu)^2 - (w_j(0)^T mu)^2] -> c_1^2 for M = Cohesion and M = Separability "
               "(mu_2 = -mu_1), c_0 = 0",

@@ -2,7 +2,7 @@
 
 Claim (Zhou and Ge, NeurIPS 2024, arXiv 2406.01766; the abstract, confirmed: "once the loss is below a certain
 threshold, gradient descent with a carefully regularized objective will capture ground-truth directions").
-The setting below follows specs/alignment.md 3.1, which is [S]: not confirmed against the paper's text.
+The setting below follows docs/derivations/elasticity.md#local-recovery, which is [S]: not confirmed against the paper's text.
 - Teacher f*(x) = sum_i a*_i s(w*_i . x) with unit w*_i, student f(x) = sum_j a_j s(w_j . x), x ~ N(0, I_d).
 - s is the debiased ReLU (Hermite degrees 0 and 1 removed, Zhou and Ge's preprocessing): even, so
   directions are identifiable only up to sign.
@@ -22,7 +22,7 @@ What is checked is the exact form this takes for orthonormal teachers [D], deriv
 
   This holds for a*_i > deficit * lambda.
 
-The recovery metrics of spec 3.1 then behave as follows along the run:
+The recovery metrics of docs/derivations/elasticity.md#local-recovery then behave as follows along the run:
 - (a) the mass error falls like lambda;
 - (b) the far mass and (c) the weighted angular error vanish at every stage;
 - (d) the excess loss falls like lambda^2.
@@ -51,7 +51,7 @@ DEBIASED_KERNEL_AT_ONE = sympy.Rational(1, 4) - 1 / (2 * sympy.pi)
 
 def debiased_kernel(rho):
     """kappa^(rho) = kappa(rho) - 1/(2 pi) - rho/4 (numpy, rho clipped to [-1, 1]); kappa the degree-1
-    arc-cosine kernel divided by 2 (specs/alignment.md 3.2)."""
+    arc-cosine kernel divided by 2 (docs/derivations/kernels.md#dual-kernel)."""
     rho = np.clip(rho, -1.0, 1.0)
     return (np.sqrt(1 - rho * rho) + (np.pi - np.arccos(rho)) * rho) / (2 * np.pi) - 1 / (2 * np.pi) - rho / 4
 
@@ -91,7 +91,7 @@ def population_loss_and_gradient(a, weights, a_star, teacher):
 
 
 def recovery_metrics(a, weights, a_star, teacher, *, near_angle: float, up_to_sign: bool = True):
-    """The recovery metrics of specs/alignment.md 3.1 (definitions [D]), with T_i the neurons within
+    """The recovery metrics of docs/derivations/elasticity.md#local-recovery (definitions [D]), with T_i the neurons within
     `near_angle` of +-w*_i (of +w*_i only when not up_to_sign): (mass near each teacher as an array,
     far mass sum_{j outside all T_i} |a_j| ||w_j||, weighted angular error sum_j |a_j| ||w_j|| min_i angle^2)."""
     norms = np.linalg.norm(weights, axis=1)
@@ -142,7 +142,7 @@ THEOREM = Theorem(
     id="local-recovery",
     title="Local recovery: GD on the regularized population loss captures the teacher directions (up to sign)",
     source="Zhou and Ge, 'How does gradient descent learn features - a local analysis for regularized two-layer "
-           "neural networks', NeurIPS 2024 (arXiv 2406.01766); setting from specs/alignment.md 3.1 [S], exact "
+           "neural networks', NeurIPS 2024 (arXiv 2406.01766); setting from docs/derivations/elasticity.md#local-recovery [S], exact "
            "form for orthonormal teachers derived for thmcheck",
     provenance="secondary",
     statement="from a local start, GD on L + (lambda/2)(||a||^2 + ||W||^2) with lambda halved per stage leaves every "

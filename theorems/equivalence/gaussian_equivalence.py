@@ -1,7 +1,7 @@
 """Gaussian equivalence after a small step: ridge on sigma(W_1^T x) has the risk of (mu1 W_1^T x + mu_star z)  [paper].
 
 Statement (Ba, Erdogdu, Suzuki, Wang, Wu and Yang, NeurIPS 2022, Theorem 3; Hu and Lu 2023 for the random-features
-case; specs/onestep.md 3.5, 6.2). Setting and normalization as in `theorems.onestep.common`: x ~ N(0, I_d),
+case; docs/derivations/equivalence.md#gaussian-equivalence). Setting and normalization as in `theorems.onestep.common`: x ~ N(0, I_d),
 y = sigma*(<x, beta*>) + noise, one step W_1 = W_0 + eta sqrt(N) G_0 with eta = Theta(1), then ridge regression of
 the second layer on fresh data (sample splitting), objective (1/n) ||y - Phi a||^2 + (lambda/N) ||a||^2.
 For odd sigma (Assumption 1) and lambda > 0,
@@ -11,7 +11,7 @@ For odd sigma (Assumption 1) and lambda > 0,
 where R is the risk E (f*(x) - a^T phi(x))^2 against the noiseless teacher, and the features are:
 - phi_CK(x) = sigma(W_1^T x)/sqrt(N);
 - phi_GE(x) = (mu1 W_1^T x + mu_star z)/sqrt(N), with z ~ N(0, I_N) drawn fresh for every sample.
-Here mu_star = sqrt(E sigma^2 - mu0^2 - mu1^2). Ba calls this mu_2, which is not the Hermite c_2 (spec 1 warns
+Here mu_star = sqrt(E sigma^2 - mu0^2 - mu1^2). Ba calls this mu_2, which is not the Hermite c_2 (docs/derivations/onestep.md#setting-and-normalization warns
 about the name).
 
 Check: per draw, CK and GE are read out on the same fresh data and test set, and the paired relative
@@ -53,7 +53,7 @@ THEOREM = Theorem(
     id="gaussian-equivalence",
     title="Gaussian equivalence after one small step: ridge on sigma(W_1^T x) matches (mu1 W_1^T x + mu_star z)",
     source="Ba, Erdogdu, Suzuki, Wang, Wu and Yang, 'High-dimensional asymptotics of feature learning: how one gradient "
-           "step improves the representation', NeurIPS 2022, Theorem 3 (Hu and Lu 2023); specs/onestep.md 3.5",
+           "step improves the representation', NeurIPS 2022, Theorem 3 (Hu and Lu 2023); docs/derivations/equivalence.md#gaussian-equivalence",
     provenance="paper",
     statement="for odd sigma, eta = Theta(1), lambda > 0: R_CK(lambda) - R_GE(lambda) -> 0, phi_GE = (mu1 W_1^T x + "
               "mu_star z)/sqrt(N), mu_star = sqrt(E sigma^2 - mu0^2 - mu1^2)",
@@ -68,7 +68,7 @@ THEOREM = Theorem(
                    lambda instance: Target.point(0, note="relative risk difference"), lambda instance: 0.2),
     ),
     mutants=(
-        Mutant("mu-star-as-c2", "mu_star replaced by the Hermite c_2 (the naming collision of spec 1)",
+        Mutant("mu-star-as-c2", "mu_star replaced by the Hermite c_2 (the naming collision of docs/derivations/onestep.md#setting-and-normalization)",
                constants={"mu_star": _second_coefficient}),
         Mutant("mu-star-as-root-moment", "mu_star replaced by sqrt(E sigma^2)", constants={"mu_star": _root_second_moment}),
     ),

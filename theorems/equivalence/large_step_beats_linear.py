@@ -1,6 +1,6 @@
 """A large first step beats the linear bound: tau_* and the risk at eta = sqrt(N) (Ba et al., Lemma 6, Theorem 7, Cor. 8)  [paper].
 
-Statement (Ba, Erdogdu, Suzuki, Wang, Wu and Yang, NeurIPS 2022; specs/onestep.md 3.6). With xi1, xi2 iid N(0, 1),
+Statement (Ba, Erdogdu, Suzuki, Wang, Wu and Yang, NeurIPS 2022; docs/derivations/equivalence.md#large-step-beats-linear). With xi1, xi2 iid N(0, 1),
 
     tau_* = inf_kappa E_xi1 [(sigma*(xi1) - E_xi2 sigma(kappa xi1 + xi2))^2].
 
@@ -90,7 +90,7 @@ THEOREM = Theorem(
     id="large-step-beats-linear",
     title="A step eta = sqrt(N) beats the linear bound; tau_* = 0 for erf at kappa = sqrt(3), 9.45e-5 for tanh",
     source="Ba, Erdogdu, Suzuki, Wang, Wu and Yang, NeurIPS 2022, Lemma 6, Theorem 7 and Corollary 8; exact values "
-           "specs/onestep.md 3.6",
+           "docs/derivations/equivalence.md#large-step-beats-linear",
     provenance="paper",
     statement="E_xi2 erf(a + xi2) = erf(a/sqrt 3), so tau_*(erf) = 0 at kappa_star = sqrt 3; tau_*(tanh) < "
               "||P_>1 tanh||^2/10; at eta = N^(1/2) the network's ridge risk < ||P_>1 f*||^2 <= the GE model's",

@@ -1,7 +1,7 @@
 """Gaussian-mixture data: after one step the Hermite model at scale b reproduces the network's ridge errors
 (Demir and Dogan, Thms 3-4)  [secondary].
 
-Claim (Demir and Dogan, ICLR 2025, arXiv 2503.00856; specs/onestep.md 7.4-7.5, from reviews [S] and the authors' code
+Claim (Demir and Dogan, ICLR 2025, arXiv 2503.00856; docs/derivations/equivalence.md#mixture-equivalence, from reviews [S] and the authors' code
 [C]). Data come from a two-component Gaussian mixture with zero means and spiked covariances I + theta g_c g_c^T,
 theta = n^(beta (1 - alpha)); the learning rate is eta = n^(alpha beta), so eta ||Sigma|| ~ n^beta. After one step,
 ridge regression on the network's features sigma(F^ x) and on the Hermite model's features give the same training
@@ -38,7 +38,7 @@ What the data say (tanh, beta = 0.6, rank-one spikes, default fidelity unless st
 - alpha = 0 (all of the strength in the data spread): the Hermite model's train error is lower by -1.5% +- 0.2% at
   n = 250 and -0.8% +- 0.1% at n = 500, the spec's sign. The gap halves as n doubles and extrapolates to
   -0.1% +- 0.3%: a finite-size effect, and the data support the limit claim.
-- The degree rule is sufficient but not tight here (as specs/onestep.md 7.6 expects for data near isotropy): for
+- The degree rule is sufficient but not tight here (as docs/derivations/equivalence.md#mixture-equivalence expects for data near isotropy): for
   the odd tanh c_2 = 0, so D = 1 and D = 2 coincide, and for softplus D - 1 matches within 0.3% at beta = 0.6 and
   0.74. The scale b is 0.994 at n = 500, so b = 1 is not a visible change either.
 - The comparison is weak by nature. The labels relu(xi^T x) have a random xi of norm ||Sigma||^(-1/2), and the

@@ -2,7 +2,7 @@
 
 Source: Cui, Pesce, Dandi, Krzakala, Lu, Zdeborova and Loureiro, "Asymptotics of feature learning in two-layer
 networks after one gradient step" (ICML 2024, arXiv 2402.04980). The formulas are as implemented in the
-authors' code, SPOC-group/OneStepGD_asymptotics (`theory.ipynb`), specs/onestep.md 5.2. They were checked
+authors' code, SPOC-group/OneStepGD_asymptotics (`theory.ipynb`), docs/derivations/equivalence.md#srf-constants. They were checked
 numerically for thmcheck; the paper's own statement is not confirmed.
 
 Conventions in `checkers.equivalence.spiked_features`: unit-norm rows of W_0, a_0 = 1/sqrt(p), and
@@ -84,7 +84,7 @@ THEOREM = Theorem(
     id="srf-constants",
     title="Spiked random features after one giant step: spike r, bulk inflation c, teacher overlap gamma",
     source="Cui et al., 'Asymptotics of feature learning in two-layer networks after one gradient step', ICML 2024 "
-           "(arXiv 2402.04980); formulas from the authors' code SPOC-group/OneStepGD_asymptotics, specs/onestep.md 5",
+           "(arXiv 2402.04980); formulas from the authors' code SPOC-group/OneStepGD_asymptotics, docs/derivations/equivalence.md#srf-constants",
     provenance="code",
     statement="W_1 ~ c^(1/2) W_0' + r 1 v^^T with r = eta~ mu1 sqrt(mu1*^2 + E y^2/alpha0), c = 1 + eta~^2 E y^2 "
               "Var sigma'/alpha0, <v^, theta> = gamma = mu1*/sqrt(mu1*^2 + E y^2/alpha0)",

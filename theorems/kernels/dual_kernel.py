@@ -8,7 +8,7 @@ under N(0, 1), with probabilists' Hermite coefficients c_k = E[sigma(Z) He_k(Z)]
 Source: Mehler's formula for the Hermite polynomials (1866), as used for random-feature and NTK kernels
 (e.g. Daniely, Frostig and Singer 2016); closed forms: the degree-1 arc-cosine kernel of Cho and Saul
 (2009), divided by 2, for ReLU-type activations, and Williams' (1997) arcsine kernel for erf. The
-series and closed forms were checked term by term for this project (specs/alignment.md 3.2, [D]).
+series and closed forms were checked term by term for this project (docs/derivations/kernels.md#dual-kernel, [D]).
 
 Checked here: the series truncated at `degree`, with the Parseval bound on its tail
 (`theorems.mehler.dual_kernel_series`), (i) equals the closed form to the requested digits where one

@@ -1,6 +1,6 @@
 """Exact population loss of a ReLU teacher-student pair under Gaussian input, through the dual kernel  [derived].
 
-Statement (specs/alignment.md 3.2, [D]). For x ~ N(0, I_d), a student f(x) = sum_j a_j s(w_j . x) and a
+Statement (docs/derivations/kernels.md#dual-kernel, [D]). For x ~ N(0, I_d), a student f(x) = sum_j a_j s(w_j . x) and a
 teacher f*(x) = sum_i a*_i s(w*_i . x) with s = relu (or its debiased version, below),
 
     L = E (f - f*)^2 / 2 = [ sum_jl a_j a_l K(w_j, w_l) - 2 sum_ji a_j a*_i K(w_j, w*_i)
@@ -252,7 +252,7 @@ def _debiased_keeping_linear(instance: Instance):
 THEOREM = Theorem(
     id="population-loss",
     title="Exact Gaussian population loss of a ReLU teacher-student pair via the arc-cosine kernel",
-    source="derived for thmcheck (specs/alignment.md 3.2); kernel of Cho and Saul (2009), divided by 2",
+    source="derived for thmcheck (docs/derivations/kernels.md#dual-kernel); kernel of Cho and Saul (2009), divided by 2",
     provenance="derived",
     statement="E(f - f*)^2/2 = (a^T K(W,W) a - 2 a^T K(W,W*) a* + a*^T K(W*,W*) a*)/2, "
               "K(u,w) = |u||w| kappa(cos angle), kappa(rho) = (sqrt(1-rho^2) + (pi - arccos rho) rho)/(2 pi)",

@@ -1,6 +1,6 @@
 """Demir and Dogan (ICLR 2025), Lemma 1: under Gaussian-mixture data with spiked covariances, the first gradient is rank one plus a smaller remainder, at rates set by the data spread  [secondary].
 
-Statement as the reviews report it (specs/onestep.md 7.1-7.2, [S]; not confirmed against the paper).
+Statement as the reviews report it (docs/derivations/onestep.md#mixture-spike, [S]; not confirmed against the paper).
 Data: two equally weighted zero-mean components, Sigma_c = I + theta Gamma_c Gamma_c^T with rank-one
 Gamma_c and theta = n^(beta (1 - alpha)), so ||Sigma|| ~ n^(beta(1-alpha)); labels y = f(xi^T x) with
 ||xi|| = 1/sqrt(||Sigma||). Network f(x) = w^T sigma(F x)/sqrt(k), F entries N(0, 1/Tr Sigma_c), w entries

@@ -1,6 +1,6 @@
 """Alignment of the spike with the teacher: cos^2(X^T y, beta_*) -> psi1 mu1_star^2 / (psi1 mu1_star^2 + E[y^2])  [derived].
 
-Derivation (specs/onestep.md 3.4, [D]): the spike's left singular vector is u = zeta/||zeta||, zeta =
+Derivation (docs/derivations/onestep.md#spike-outlier, [D]): the spike's left singular vector is u = zeta/||zeta||, zeta =
 X^T y / n; zeta . beta_* -> mu1_star and ||zeta||^2 -> mu1_star^2 + E[y^2]/psi1 (see `spike-strength`).
 Fluctuations are O(n^(-1/2)), the bias O(1/n). Reference values: 0.4757 for tanh/tanh, noise 0.1,
 psi1 = 1; 0.3289 for ReLU/ReLU. Normalization: Ba's (`theorems.onestep.common`); E[y^2] includes the noise.
@@ -23,7 +23,7 @@ def _noiseless_label_term(parameters, digits):
 THEOREM = Theorem(
     id="spike-alignment",
     title="Alignment of the gradient spike with the teacher direction",
-    source="derived for thmcheck from Ba et al. (NeurIPS 2022) Prop. 2 (specs/onestep.md 3.4)",
+    source="derived for thmcheck from Ba et al. (NeurIPS 2022) Prop. 2 (docs/derivations/onestep.md#spike-outlier)",
     provenance="derived",
     statement="cos^2(X^T y, beta_*) -> psi1 mu1_star^2 / (psi1 mu1_star^2 + E[y^2])",
     parameters=onestep.parameters(),

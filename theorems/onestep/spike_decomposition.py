@@ -1,6 +1,6 @@
 """Ba et al. (2022), Proposition 2: the first gradient step is a rank-one spike plus a small remainder.
 
-Statement (Ba, Erdogdu, Suzuki, Wang, Wu, Yang, NeurIPS 2022, Prop. 2; specs/onestep.md 3.2). Under
+Statement (Ba, Erdogdu, Suzuki, Wang, Wu, Yang, NeurIPS 2022, Prop. 2; docs/derivations/onestep.md#spike-strength). Under
 Assumption 1, with A := (mu_1 / (n sqrt(N))) X^T y a^T, with probability at least 1 - n exp(-c log^2 n),
 
     ||G_0 - A||_op <= (C log^2 n / sqrt(n)) ||G_0||_op.
@@ -86,5 +86,5 @@ THEOREM = Theorem(
     ),
     definitions={"spike_direction": spike_direction, "rate_power": 0.5},
     notes="ReLU violates the smoothness assumption but shows the same decay with a larger constant "
-          "(specs/onestep.md 3.2); the check reports 'outside assumptions' and still runs.",
+          "(docs/derivations/onestep.md#spike-strength); the check reports 'outside assumptions' and still runs.",
 )

@@ -1,6 +1,6 @@
 """BBP transition of the updated weights: the top singular vector of W_1 sees the spike above a threshold  [derived].
 
-Derivation (specs/onestep.md 3.4, [D]). W_1 = W_0 + eta sqrt(N) G_0 ~ sqrt(N/d) [Z' + theta u v^T] with
+Derivation (docs/derivations/onestep.md#spike-outlier, [D]). W_1 = W_0 + eta sqrt(N) G_0 ~ sqrt(N/d) [Z' + theta u v^T] with
 Z' iid of variance 1/N (d x N), u = zeta/||zeta||, v = a/||a||, c := d/N and
 theta = eta mu1 ||zeta|| ||a|| sqrt(d/N). By Benaych-Georges and Nadakuditi's rectangular spiked model
 (noise variance 1/#columns), when theta > c^(1/4) the top left singular vector u_1 of W_1 satisfies
@@ -75,7 +75,7 @@ THEOREM = Theorem(
     id="spike-outlier",
     title="BBP transition: the top singular vector of W_1 aligns with the spike above a threshold",
     source="derived for thmcheck from Ba et al. (NeurIPS 2022) and Benaych-Georges and Nadakuditi (2012) "
-           "(specs/onestep.md 3.4)",
+           "(docs/derivations/onestep.md#spike-outlier)",
     provenance="derived",
     statement="|<u_1(W_1), u>|^2 -> 1 - c(1 + theta^2)/(theta^2 (theta^2 + c)) for theta > c^(1/4), 0 below; "
               "theta = eta mu1 ||zeta|| ||a|| sqrt(d/N), c = d/N",

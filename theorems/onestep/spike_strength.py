@@ -1,6 +1,6 @@
 """Spike strength after one step: sqrt(N) ||A||_op -> mu1 sqrt(mu1_star^2 + E[y^2]/psi1)  [derived].
 
-Derivation (specs/onestep.md 3.2, [D]): sqrt(N) ||A||_op = mu1 ||zeta|| ||a|| with zeta = X^T y / n.
+Derivation (docs/derivations/onestep.md#spike-strength, [D]): sqrt(N) ||A||_op = mu1 ||zeta|| ||a|| with zeta = X^T y / n.
 Write zeta = (zeta . beta_*) beta_* + P_perp zeta: zeta . beta_* -> mu1_star (the teacher's linear
 coefficient) and ||P_perp zeta||^2 -> (d/n) E[y^2], while ||a|| -> 1. The finite-n corrections to
 E||zeta||^2 are O(1/n) (exactly: mu1_star^2 (1 - 1/n) + ((d - 1) E y^2 + E[z^2 y^2]) / n).
@@ -9,7 +9,7 @@ Observable: A is built from mu1 itself, so observing ||A|| would test nothing ab
 observes the gradient instead: by Proposition 2 (`spike-decomposition`) ||G_0 - A|| = o(||G_0||), so
 sqrt(N) ||G_0||_op / ||a|| has the same limit; dividing by ||a|| (-> 1) removes the fluctuation of the
 second-layer norm. Normalization: Ba's (`theorems.onestep.common`). Conversions: Cui et al.'s spike r equals
-this with eta~ in place of eta_Ba |a_j| (specs/onestep.md 5.2).
+this with eta~ in place of eta_Ba |a_j| (docs/derivations/equivalence.md#srf-constants).
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ def _zeta_norm_with(parameter: str | None) -> Constant:
 THEOREM = Theorem(
     id="spike-strength",
     title="Strength of the gradient spike after one step",
-    source="derived for thmcheck from Ba et al. (NeurIPS 2022) Prop. 2 (specs/onestep.md 3.2)",
+    source="derived for thmcheck from Ba et al. (NeurIPS 2022) Prop. 2 (docs/derivations/onestep.md#spike-strength)",
     provenance="derived",
     statement="sqrt(N) ||A||_op = mu1 ||X^T y/n|| ||a|| -> mu1 sqrt(mu1_star^2 + E[y^2]/psi1)",
     parameters=onestep.parameters(),
