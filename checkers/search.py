@@ -4,10 +4,17 @@
 on examples drawn by Hypothesis, steering the search towards small margins with `hypothesis.target`
 and shrinking any violation to a simple one. The search is seeded, uses no example database, and
 reports the smallest margin seen, the example where it occurred and how many examples were tried.
+
+Reproducibility: Hypothesis (since 6.1xx) biases generation towards literals found in the "local" modules
+loaded in `sys.modules`, so the examples a seeded search draws depend on what the process imported before
+(a sweep's worker that ran other theorems drew other correlations, and reported another smallest margin).
+The search therefore runs with that pool of local constants empty (`_without_local_constants`); the
+examples then depend on the seed alone, which a test on a dask cluster checks bit for bit.
 """
 
 from __future__ import annotations
 
+import contextlib
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -15,6 +22,7 @@ from typing import Any
 
 import hypothesis
 from hypothesis import HealthCheck, Phase, strategies
+from hypothesis.internal.conjecture import providers as _providers
 
 
 @dataclass(frozen=True)
@@ -53,11 +61,26 @@ def search_counterexample(margin: Callable[[Any], float], strategy: strategies.S
 
     for example in reversed(explicit):
         probe = hypothesis.example(example)(probe)
-    try:
-        probe()
-    except _Violation:
-        pass
+    with _without_local_constants():
+        try:
+            probe()
+        except _Violation:
+            pass
     return SearchResult(state["margin"], state["example"], state["examples"])
+
+
+@contextlib.contextmanager
+def _without_local_constants():
+    """Hypothesis's pool of literals from the loaded modules, emptied for the duration (see the module docstring)."""
+    empty = _providers.Constants()
+    original = _providers._get_local_constants
+    _providers.CONSTANTS_CACHE.cache.clear()
+    _providers._get_local_constants = lambda: empty
+    try:
+        yield
+    finally:
+        _providers._get_local_constants = original
+        _providers.CONSTANTS_CACHE.cache.clear()
 
 
 class _Violation(Exception):

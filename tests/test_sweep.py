@@ -116,3 +116,25 @@ def test_dask_sweep_killed_midway_resumes_with_every_task_once_and_serial_number
         keys = [row[0] for row in connection.execute("SELECT task_key FROM results")]
     assert len(keys) == len(set(keys)) == 24
     assert _numbers(store) == _numbers(serial)
+
+
+def _every_number(path) -> dict:
+    """task key -> every number a stored verdict holds (all prediction fields), for a bit-for-bit comparison."""
+    with ResultStore(path) as store:
+        return {r.task_key: (r.seed, [{key: value for key, value in p.items() if isinstance(value, (int, float))}
+                                      for p in r.verdict["predictions"]]) for r in store.records()}
+
+
+def test_dask_workers_that_ran_other_theorems_store_the_serial_numbers_bit_for_bit(tmp_path):
+    """Process-wide state must not change a number: the same tasks, serially in this (long-lived) test process and on
+    a LocalCluster whose workers first ran other theorems (mpmath at other precisions, other caches filled)."""
+    distributed = pytest.importorskip("dask.distributed")
+    grid = {"rho": ["-0.9", "0.3", "0.9"], "activation": ["relu", "tanh", "erf"]}
+    tasks = plan("dual-kernel", grid, 1)
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
+        warm_up = plan("large-step-beats-linear", {"teacher": ["tanh", "erf"]}, 1, fidelity="quick") \
+            + plan("population-loss", {"model": ["relu", "debiased"]}, 1, fidelity="quick")
+        sweep(warm_up, tmp_path / "warm.sqlite", executor="dask", scheduler=cluster.scheduler_address, progress=False)
+        sweep(tasks, tmp_path / "dask.sqlite", executor="dask", scheduler=cluster.scheduler_address, progress=False)
+    sweep(tasks, tmp_path / "serial.sqlite", executor="serial", progress=False)
+    assert _every_number(tmp_path / "dask.sqlite") == _every_number(tmp_path / "serial.sqlite")
