@@ -22,11 +22,24 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from enum import StrEnum
 
 import numpy as np
 import scipy.stats
 
-PASS, FAIL, INCONCLUSIVE = "pass", "fail", "inconclusive"
+
+class Outcome(StrEnum):
+    """The outcome of a prediction or of a whole check (a str, so it prints and serializes as its value)."""
+
+    PASS = "pass"
+    FAIL = "fail"
+    INCONCLUSIVE = "inconclusive"  # nothing rejected, but the test could not resolve the claim
+    OUTSIDE = "outside assumptions"  # a whole check whose parameters violate an assumption
+    SKIPPED = "not applicable"  # a prediction that does not apply at these parameters
+    ERROR = "error"  # a sweep task whose check raised a bug (never a verdict of run_check)
+
+
+PASS, FAIL, INCONCLUSIVE = Outcome.PASS, Outcome.FAIL, Outcome.INCONCLUSIVE
 
 
 @dataclass(frozen=True)

@@ -25,11 +25,12 @@ import numpy as np
 from checkers import registry
 from checkers.check import DEFAULT_FALSE_FAIL_RATE, FIDELITIES, run_check
 from checkers.seeds import seed_sequence
+from checkers.stats import Outcome
 from checkers.store import ResultStore, code_version, task_key
 from theorems.errors import CheckError, DeclarationError, InvalidInput
 
 EXECUTORS = ("serial", "processes", "dask")
-ERROR = "error"  # the outcome stored for a task whose check raised a bug
+ERROR = Outcome.ERROR  # the outcome stored for a task whose check raised a bug
 
 
 def split_values(text: str) -> list[str]:

@@ -6,10 +6,9 @@ import json
 import math
 from dataclasses import asdict, dataclass, field
 
-from checkers.stats import FAIL, INCONCLUSIVE, PASS
+from checkers.stats import FAIL, INCONCLUSIVE, PASS, Outcome
 
-OUTSIDE = "outside assumptions"
-SKIPPED = "not applicable"
+OUTSIDE, SKIPPED = Outcome.OUTSIDE, Outcome.SKIPPED
 OUTCOMES = (PASS, FAIL, INCONCLUSIVE, OUTSIDE)
 
 

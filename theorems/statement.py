@@ -6,6 +6,13 @@ parameters against their domains (raising `InvalidInput` with the parameter's na
 overrides applied (conjecture mode, `--set mu1=0.45`), the assumptions evaluated, and each prediction
 turned into a `Target`: the interval in which the theorem places an observable.
 
+Named constants form a graph (`Constant`): each is derived from the parameters and from the constants it
+declares in `depends_on`, in declaration order. An override or a mutant changes one node, and the
+instance recomputes every node downstream of it; a theorem module never handles overrides itself.
+Names are checked when a theorem is built: a mutant naming a prediction, assumption, parameter,
+definition or constant that does not exist, or a constant depending on one not declared before it, is a
+`DeclarationError`.
+
 Prediction kinds:
     identity    exact, checked against a deterministic value to many digits
     inequality  deterministic, property-tested over generated instances
@@ -22,6 +29,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
+from enum import StrEnum
 from functools import cached_property
 from typing import Any
 
@@ -39,7 +47,19 @@ PROVENANCES = {
     "secondary": "known only from secondary sources, not confirmed against the paper",
     "code": "taken from the authors' public code (the repository is named in the source)",
 }
-KINDS = ("identity", "inequality", "limit", "rate", "event")
+
+
+class Kind(StrEnum):
+    """What a prediction is (see the module docstring); a str, so it prints and serializes as its value."""
+
+    IDENTITY = "identity"
+    INEQUALITY = "inequality"
+    LIMIT = "limit"
+    RATE = "rate"
+    EVENT = "event"
+
+
+KINDS = tuple(Kind)
 
 
 @dataclass(frozen=True)
@@ -221,7 +241,8 @@ class Prediction:
 
     def __post_init__(self):
         if self.kind not in KINDS:
-            raise ValueError(f"prediction kind must be one of {KINDS}, got {self.kind!r}")
+            raise DeclarationError(f"prediction {self.name}: kind must be one of {', '.join(KINDS)}, got {self.kind!r}")
+        object.__setattr__(self, "kind", Kind(self.kind))
 
 
 @dataclass(frozen=True)
