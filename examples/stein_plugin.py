@@ -11,7 +11,6 @@ from checkers.stats import mean_estimate
 from theorems.hermite import hermite_coefficients, second_moment
 from theorems.statement import Constant, Mutant, Parameter, Prediction, Target, Theorem
 
-
 # The constant graph: each constant from the parameters or from constants declared before it. A --set or a
 # mutant changes a constant, and thmcheck recomputes whatever depends on it.
 CONSTANTS = (

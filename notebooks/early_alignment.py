@@ -26,9 +26,9 @@ import os
 import matplotlib.pyplot as plt
 import numpy as np
 
+from checkers.alignment.gradient_flow import balanced_start, polar_flow, stable_rank
 from checkers.alignment.peak_alignment import peak_gap
 from checkers.alignment.runs import empirical_alignment_time, half_time
-from checkers.alignment.gradient_flow import balanced_start, polar_flow, stable_rank
 from theorems.alignment.common import class_directions, initial_directions, lemma3_window, reference_data
 
 SMALL = bool(os.environ.get("THMCHECK_SMALL"))

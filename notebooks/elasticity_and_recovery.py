@@ -18,7 +18,8 @@
 # - the paper's polynomial, whose coefficients are c_k c_k', next to the spec's corrected
 #   E[sigma^(k) sigma^(k')]/(k! k'!).
 #
-# Part 2 covers Zhou and Ge (secondary, docs/derivations/elasticity.md#local-recovery). It shows the exact population loss of one
+# Part 2 covers Zhou and Ge (secondary, docs/derivations/elasticity.md#local-recovery). It shows the exact population
+# loss of one
 # debiased-ReLU student neuron around a teacher direction, then a staged GD run whose recovery metrics fall
 # as the weight decay is halved. Normalization: Ba's (see `theorems.onestep.common`). The tests run the notebook at
 # small sizes.
@@ -29,12 +30,12 @@ import os
 import matplotlib.pyplot as plt
 import numpy as np
 
-from checkers.onestep.simulation import OneStepSetting, one_step
 from checkers.elasticity.recovery import local_start, run_stages
+from checkers.onestep.simulation import OneStepSetting, one_step
 from theorems.activations import activation
 from theorems.elasticity.elasticity_reference import bivariate_expectation, coherent_and_bulk, neuron_laws
-from theorems.hermite import hermite_coefficients, second_moment
 from theorems.elasticity.local_recovery import DEBIASED_KERNEL_AT_ONE, population_loss_and_gradient, teacher_layout
+from theorems.hermite import hermite_coefficients, second_moment
 
 SMALL = bool(os.environ.get("THMCHECK_SMALL"))
 tanh = activation("tanh")

@@ -32,11 +32,11 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from checkers.equivalence.feature_maps import gaussian_equivalent_map, hermite_surrogate_map
-from checkers.onestep.simulation import OneStepSetting, one_step
 from checkers.equivalence.ridge import readout
+from checkers.onestep.simulation import OneStepSetting, one_step
 from theorems.activations import activation
-from theorems.hermite import hermite_coefficients, mu_star_squared, second_moment
 from theorems.equivalence.large_step_beats_linear import tau_numeric
+from theorems.hermite import hermite_coefficients, mu_star_squared, second_moment
 
 SMALL = bool(os.environ.get("THMCHECK_SMALL"))
 sigma = activation("log(1 + exp(z)) + tanh(z)")
@@ -97,7 +97,8 @@ plt.show()
 
 # %% [markdown]
 # ## 3. Gaussian mixtures: the network against the Hermite model, as n grows
-# Demir and Dogan (ICLR 2025), docs/derivations/equivalence.md#mixture-equivalence: two zero-mean components with spiked covariances, theta =
+# Demir and Dogan (ICLR 2025), docs/derivations/equivalence.md#mixture-equivalence: two zero-mean components with spiked
+# covariances, theta =
 # n^(beta (1 - alpha)), eta = n^(alpha beta). The Hermite model sum_{j <= D} c_j(b) He_j(u/b) + h*(b) z, with
 # D = ceil(beta/(1 - beta)) and b = sqrt(n/Tr Sigma_c), replaces sigma in the ridge stage. The plot shows the
 # relative gaps (Hermite - network)/network with their standard errors, for the model and for the same model

@@ -14,7 +14,8 @@
 # trained by gradient descent with weight decay, first interpolates (on the 1/eta timescale), then
 # balances its linear head (on the 1/(eta lambda) timescale), and that interpolation plus balancedness
 # force neural collapse of the penultimate features. This notebook runs the protocol of
-# docs/derivations/collapse.md#collapse-training and sets every curve against the explicit, derived bounds encoded in thmcheck:
+# docs/derivations/collapse.md#collapse-training and sets every curve against the explicit, derived bounds encoded in
+# thmcheck:
 # the exact law D_{k+1} = (1 - eta lambda)^2 D_k + eta^2 S_k (`balancedness-recurrence`),
 # Theorem A (`nc1-bound`), Theorem C (`nc2-bracket`), Theorem D (`nc3-bound`) and Theorem B
 # (`head-conditioning`). The tests run it with a short run (THMCHECK_SMALL).
@@ -63,7 +64,8 @@ def run(head, seed=0):
             "omega": np.linalg.norm(within), "hidden_means": np.linalg.norm(means_hidden, 2),
         }
 
-    floor = {"bound": None, "logged": []}  # the floor bound of docs/derivations/collapse.md#balancedness-recurrence, for the linear pairs
+    # the floor bound of docs/derivations/collapse.md#balancedness-recurrence, for the linear pairs
+    floor = {"bound": None, "logged": []}
 
     def every_step(step, weights, grads, representations):
         norms = np.array([np.linalg.norm(d) for d in imbalances(weights)[2:]])

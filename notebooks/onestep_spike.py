@@ -25,8 +25,13 @@ import numpy as np
 
 from checkers import registry
 from checkers.check import run_check
-from checkers.onestep.simulation import (OneStepSetting, one_step, operator_norm, spike_direction_overlap,
-                                       top_left_singular_vector)
+from checkers.onestep.simulation import (
+    OneStepSetting,
+    one_step,
+    operator_norm,
+    spike_direction_overlap,
+    top_left_singular_vector,
+)
 from theorems.activations import activation
 from theorems.onestep.spike_outlier import overlap_formula
 

@@ -19,13 +19,20 @@ def _heads(instance):
     return head_search.head_settings(instance["classes"], instance["per_class"])
 
 
+def _theorem_a(instance):
+    return (lambda s: nc1_checker.nc1_margin(instance, s, corollary=False)), _heads(instance)
+
+
+def _pseudo_inverse(instance):
+    return (lambda s: pseudo_inverse_checker.pseudo_inverse_margin(instance, s)), _heads(instance)
+
+
 CASES = [
-    (nc1_bound, "halved", lambda i: (lambda s: nc1_checker.nc1_margin(i, s, corollary=False), _heads(i))),
-    (nc1_bound, "eps2-not-square-rooted", lambda i: (lambda s: nc1_checker.nc1_margin(i, s, corollary=False), _heads(i))),
-    (nc1_bound, "denominator-eps1-dropped", lambda i: (lambda s: nc1_checker.nc1_margin(i, s, corollary=False), _heads(i))),
-    (pseudo_inverse_features, "eps2-not-square-rooted", lambda i: (lambda s: pseudo_inverse_checker.pseudo_inverse_margin(i, s),
-                                                                   _heads(i))),
-    (pseudo_inverse_features, "halved", lambda i: (lambda s: pseudo_inverse_checker.pseudo_inverse_margin(i, s), _heads(i))),
+    (nc1_bound, "halved", _theorem_a),
+    (nc1_bound, "eps2-not-square-rooted", _theorem_a),
+    (nc1_bound, "denominator-eps1-dropped", _theorem_a),
+    (pseudo_inverse_features, "eps2-not-square-rooted", _pseudo_inverse),
+    (pseudo_inverse_features, "halved", _pseudo_inverse),
     (nc2_bracket, "orthogonal-frame-regardless", lambda i: (lambda s: nc2_checker.nc2_margin(i, s), _heads(i))),
     (nc2_bracket, "perturbation-dropped", lambda i: (lambda s: nc2_checker.nc2_margin(i, s), _heads(i))),
     (nc3_bound, "doubled", lambda i: (lambda s: nc3_checker.nc3_margin(i, s), _heads(i))),

@@ -59,7 +59,8 @@ def test_every_step_obeys_the_exact_law_on_linear_pairs_only():
         for pair in residuals:
             before = imbalances(previous_weights)[pair]
             after = imbalances(weights)[pair]
-            source = previous_grads[pair + 1].T @ previous_grads[pair + 1] - previous_grads[pair] @ previous_grads[pair].T
+            upper, lower = previous_grads[pair + 1], previous_grads[pair]
+            source = upper.T @ upper - lower @ lower.T
             residual = after - (1 - eta * lam) ** 2 * before - eta**2 * source
             residuals[pair].append(np.linalg.norm(residual) / np.linalg.norm(after))
 
@@ -76,7 +77,8 @@ def test_every_step_obeys_the_exact_law_on_linear_pairs_only():
 
 
 def test_reference_run_reproduces_the_spec_table():
-    """docs/derivations/collapse.md#collapse-training, seed 0 (default_rng(0): data, then weights), row k = 6000: these numbers were
+    """docs/derivations/collapse.md#collapse-training, seed 0 (default_rng(0): data, then weights), row k = 6000: these
+    numbers were
     computed by the spec's authors with their own code."""
     rng = np.random.default_rng(0)
     inputs, targets, labels = gaussian_classes(rng)

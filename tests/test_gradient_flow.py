@@ -1,4 +1,5 @@
-"""The gradient-flow integrators (checkers.alignment.gradient_flow) and the family's geometry (theorems.alignment.common)."""
+"""The gradient-flow integrators (checkers.alignment.gradient_flow) and the family's geometry
+(theorems.alignment.common)."""
 
 import math
 

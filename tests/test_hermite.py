@@ -1,6 +1,7 @@
 """Hermite engine: reference values, identities (Parseval, Stein, derivative), route cross-checks.
 
-Reference values are the 30-digit table of docs/derivations/kernels.md#hermite-convention, computed independently for the
+Reference values are the 30-digit table of docs/derivations/kernels.md#hermite-convention, computed independently for
+the
 spec with mpmath at 45 digits and a different quadrature (mpmath.quad split at 0, +-1, +-2, +-4, +-8).
 """
 
@@ -160,7 +161,8 @@ def test_high_precision_and_degree():
     assert table.routes[21] == "mpmath"
     lower = hermite_coefficients("tanh", 21, digits=30)
     with mpmath.workdps(70):
-        assert abs(table.coefficients[21] - lower.coefficients[21]) <= mpmath.mpf(10) ** -30 * abs(table.coefficients[21])
+        difference = abs(table.coefficients[21] - lower.coefficients[21])
+        assert difference <= mpmath.mpf(10) ** -30 * abs(table.coefficients[21])
 
 
 @pytest.mark.parametrize("options", [dict(degree=-1), dict(degree=401), dict(digits=0), dict(digits=1001),

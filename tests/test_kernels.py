@@ -58,7 +58,8 @@ def test_arc_cosine_derivative_is_degree_zero_kernel():
 
 
 def test_relu_series_tail_at_rho_one_is_algebraic():
-    """At rho = 1 the ReLU tail is about 0.0423 K^(-3/2) (docs/derivations/kernels.md#dual-kernel): slow, as documented."""
+    """At rho = 1 the ReLU tail is about 0.0423 K^(-3/2) (docs/derivations/kernels.md#dual-kernel): slow, as
+    documented."""
     relu = activation("relu")
     for degree in (40, 80):
         series = dual_kernel_series(hermite_coefficients(relu, degree), second_moment(relu), 1)
@@ -69,7 +70,8 @@ def test_relu_series_tail_at_rho_one_is_algebraic():
 def test_even_activation_kernel_is_even_in_rho():
     kernel = dual_kernel_closed_form(activation("abs"))
     for r in ("0.3", "0.9"):
-        assert evaluate_closed_form(kernel, sympy.Rational(r), 30) == evaluate_closed_form(kernel, -sympy.Rational(r), 30)
+        positive, negative = sympy.Rational(r), -sympy.Rational(r)
+        assert evaluate_closed_form(kernel, positive, 30) == evaluate_closed_form(kernel, negative, 30)
 
 
 def test_series_rejects_correlation_outside_unit_interval():

@@ -1,4 +1,5 @@
-"""The Hermite model under Gaussian mixtures (theorems.equivalence.mixture_equivalence, checkers.equivalence.mixture_readout)."""
+"""The Hermite model under Gaussian mixtures (theorems.equivalence.mixture_equivalence,
+checkers.equivalence.mixture_readout)."""
 
 import math
 

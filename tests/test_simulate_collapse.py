@@ -1,4 +1,5 @@
-"""The head generator of docs/derivations/collapse.md#nc1-bound: it delivers the hypotheses it promises, in float64 and mpmath."""
+"""The head generator of docs/derivations/collapse.md#nc1-bound: it delivers the hypotheses it promises, in float64
+and mpmath."""
 
 import mpmath
 import numpy as np

@@ -13,7 +13,8 @@ Rules, tried in order (`hermite_moment` returns None when none applies, never a 
    piece against the Gaussian with the truncated moments M_j(a, b) = int_a^b t^j phi(t) dt, which obey
    M_j = (j - 1) M_{j-2} + a^{j-1} phi(a) - b^{j-1} phi(b);
 6. erf(a z): m_{2j+1} = (2j+1)! (2a/sqrt(pi)) (1+2a^2)^(-1/2) (-a^2/(1+2a^2))^j / (j! (2j+1)),
-   even moments zero (generating function E[exp(-a^2 Z^2) exp(tZ - t^2/2)], see docs/derivations/kernels.md#hermite-convention);
+   even moments zero (generating function E[exp(-a^2 Z^2) exp(tZ - t^2/2)], see
+   docs/derivations/kernels.md#hermite-convention);
 7. erf(a z) erf(b z) at k = 0: (2/pi) arcsin(2ab / sqrt((1+2a^2)(1+2b^2))).
 """
 

@@ -46,8 +46,8 @@ import numpy as np
 import scipy.special
 import sympy
 
-from theorems.activations import (Activation, mpmath_function, activation as _activation, expression_kinks,
-                                  expression_pieces)
+from theorems.activations import Activation, expression_kinks, expression_pieces, mpmath_function
+from theorems.activations import activation as _activation
 from theorems.errors import InvalidInput, NumericalError
 from theorems.formula import to_mpf
 from theorems.gaussian import hermite_moment

@@ -48,7 +48,8 @@ def read_trapped_after_alignment(instance: Instance, budget: Budget, seed: np.ra
     start = 0 if instance.definition("trapped_from") == "start" else int(np.searchsorted(
         run.times, empirical_alignment_time(run.times, run.directions, signs, x, y)))
     changes = int(np.sum(codes[start + 1:] != codes[start:-1]))
-    return Exact(changes, 0.0, f"polar flow, log epsilon {log_epsilon:g}, to t = {run.times[-1]:.4g} (through fitting); "
+    return Exact(changes, 0.0, f"polar flow, log epsilon {log_epsilon:g}, to t = {run.times[-1]:.4g} (through "
+                               f"fitting); "
                  f"region changes counted from t = {run.times[start]:.4g}")
 
 

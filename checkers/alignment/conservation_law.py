@@ -60,7 +60,8 @@ def read_descent_step(instance: Instance, budget: Budget, seed: np.random.SeedSe
         worst = max(worst, float(np.max(np.abs(change - claimed))) / scale)
         # the change is a difference of O(v^2 + ||w||^2) numbers: its round-off, relative to the scale
         tolerance = max(tolerance, 64 * np.finfo(float).eps * float(np.max(v**2 + np.sum(w**2, axis=1))) / scale)
-    return Exact(worst, tolerance, f"GD with eta = {eta:g}; round-off of the change relative to eta^2 |g_v^2 - ||g_w||^2|")
+    return Exact(worst, tolerance, f"GD with eta = {eta:g}; round-off of the change relative to eta^2 |g_v^2 - "
+                                   f"||g_w||^2|")
 
 
 CHECKER = Checker(

@@ -79,7 +79,8 @@ def read_lemma_3(instance: Instance, budget: Budget, seed: np.random.SeedSequenc
     squared_norms = np.exp(2 * np.max(run.log_norms, axis=1))
     outputs = np.max(np.abs(run.outputs(x)), axis=1)
     if instance.definition("growth_allowed"):
-        norm_bound, output_bound = 2 * epsilon * w_max**2 / math.sqrt(width), 2 * epsilon * math.sqrt(width) * x_max * w_max**2
+        norm_bound = 2 * epsilon * w_max**2 / math.sqrt(width)
+        output_bound = 2 * epsilon * math.sqrt(width) * x_max * w_max**2
     else:
         norm_bound, output_bound = epsilon**2 * w_max**2, width * epsilon**2 * x_max * w_max**2
     margin = min(float(np.min(1 - squared_norms / norm_bound)), float(np.min(1 - outputs / output_bound)))

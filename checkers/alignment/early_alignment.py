@@ -33,7 +33,8 @@ def _run(instance: Instance, budget: Budget):
                                 extra=(t1_bound, constants["t1_bound"]))
     run = polar_run(key, log_epsilon, loss, times)
     aligned_at = empirical_alignment_time(run.times, run.directions, signs, x, y)
-    method = f"polar flow from log epsilon {log_epsilon:g} to t = {run.times[-1]:.5g}; empirical t1 = {aligned_at:.4g}, " \
+    method = f"polar flow from log epsilon {log_epsilon:g} to t = {run.times[-1]:.5g}; empirical t1 = " \
+             f"{aligned_at:.4g}, " \
              f"the theorem's t1 = {constants['t1_bound']:.5g}"
     return dict(run=run, x=x, y=y, directions=directions, signs=signs, constants=constants, t1_bound=t1_bound,
                 aligned_at=aligned_at, method=method, codes=region_codes(run.directions, x, y), loss=loss,

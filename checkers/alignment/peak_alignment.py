@@ -11,6 +11,9 @@ from theorems.alignment.common import class_directions, region_codes
 from theorems.errors import NumericalError
 from theorems.statement import Instance
 
+# the epsilons at which the flow is run (natural logarithms); the statement holds as epsilon -> 0
+LOG_EPSILONS = (-7.0, -9.0, -11.0, -13.0)
+
 
 def peak_gap(key: tuple, log_epsilon: float, loss: str, points: int) -> tuple[float, float]:
     """(1 - max_t min_{j in V+ ending in S+} cos(w_j, x+), its refinement error): on a coarse grid to the end
@@ -42,17 +45,18 @@ def peak_gap(key: tuple, log_epsilon: float, loss: str, points: int) -> tuple[fl
 def read_exponent(instance: Instance, budget: Budget, seed: np.random.SeedSequence) -> Exact:
     key, loss = data_key(instance), instance["loss"]
     points = 2000 * 2 ** (budget.level // 2)
-    results = [peak_gap(key, e, loss, points) for e in peak_alignment.LOG_EPSILONS]
+    results = [peak_gap(key, e, loss, points) for e in LOG_EPSILONS]
     gaps = np.array([gap for gap, _ in results])
     if np.any(gaps <= 0):
         raise NumericalError("the gap reached round-off: use larger epsilons")
-    logs = np.array(peak_alignment.LOG_EPSILONS)
+    logs = np.array(LOG_EPSILONS)
     # local exponents between neighbouring epsilons converge (from above) as epsilon -> 0: the last is the
     # observation, and its change from the one before bounds what is left (the changes shrink geometrically)
     local = np.diff(np.log(gaps)) / np.diff(logs)
     refinement = 2 * max(error / gap for gap, error in results) / float(np.min(np.diff(logs)))
     return Exact(float(local[-1]), float(abs(local[-1] - local[-2])) + refinement,
-                 f"polar flow at log epsilon {peak_alignment.LOG_EPSILONS}, rtol 1e-12; gaps " + ", ".join(f"{g:.3e}" for g in gaps)
+                 f"polar flow at log epsilon {LOG_EPSILONS}, rtol 1e-12; gaps "
+                 + ", ".join(f"{g:.3e}" for g in gaps)
                  + "; local exponents " + ", ".join(f"{e:.4f}" for e in local))
 
 

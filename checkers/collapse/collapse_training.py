@@ -1,4 +1,5 @@
-"""Checker of collapse-training: the protocol of docs/derivations/collapse.md#collapse-training run once per head depth (cached, since
+"""Checker of collapse-training: the protocol of docs/derivations/collapse.md#collapse-training run once per head depth
+(cached, since
 every prediction reads the same deterministic runs), and the observables each prediction compares.
 
 Per step: eps1 and ||D_l||_F of every linear pair (cheap). Every 1% of the run: the inputs of Theorem A.
@@ -56,7 +57,8 @@ def run(learning_rate: float, weight_decay: float, horizon: float, activation: s
                                 weight_decay=weight_decay, steps=steps, log_every=max(steps // 100, 1),
                                 observe=observe, every_step=every_step)
     if not np.all(np.isfinite(eps1)):
-        raise NumericalError(f"gradient descent diverged (L2 = {depth}, eta = {learning_rate}); lower the learning rate")
+        raise NumericalError(f"gradient descent diverged (L2 = {depth}, eta = {learning_rate}); lower the learning "
+                             f"rate")
     _, representations = network.gradients(weights, inputs, targets)
     product = weights[network.nonlinear_layers]
     for weight in weights[network.nonlinear_layers + 1:]:

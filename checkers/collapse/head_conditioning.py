@@ -30,7 +30,8 @@ def _chain(instance: Instance, settings: dict, perturbation=None):
     widths = tuple(classes + e for e in settings["extras"][:depth]) + (classes,)
     return generate_chain(np.random.default_rng(settings["seed"]), widths=widths, kappa=settings["kappa"],
                           scale=settings["scale"],
-                          perturbation=10.0 ** settings["perturbation_exponent"] if perturbation is None else perturbation)
+                          perturbation=(10.0 ** settings["perturbation_exponent"] if perturbation is None
+                                        else perturbation))
 
 
 def _product(chain):

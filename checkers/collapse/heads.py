@@ -196,7 +196,8 @@ def generate_head(rng: np.random.Generator, backend=Float64, *, classes: int, pe
 
 
 def measure_head(head: Head, backend=Float64) -> dict:
-    """eps1, eps2, singular values of W_L, omega and the other quantities the bounds take (docs/derivations/collapse.md#nc1-bound step 8)."""
+    """eps1, eps2, singular values of W_L, omega and the other quantities the bounds take, measured from the
+    matrices (docs/derivations/collapse.md#setting)."""
     targets, _ = one_hot_targets(head.classes, head.per_class)
     features, outputs = head.features, head.outputs
     singular = backend.singular_values(head.last)

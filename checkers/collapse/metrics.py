@@ -1,4 +1,5 @@
-"""Neural-collapse metrics of a feature matrix, in the conventions in use, side by side (docs/derivations/collapse.md#setting).
+"""Neural-collapse metrics of a feature matrix, in the conventions in use, side by side
+(docs/derivations/collapse.md#setting).
 
 Conventions. Features are the columns of Z (m x N); `labels` holds each column's class in 0..K-1.
 Class means mu_c, global mean mu_G = mean of all columns; for balanced classes mu_G is the mean of the

@@ -34,7 +34,8 @@ def nc1_margin(instance: Instance, settings: dict, *, corollary: bool) -> float:
 def _read_search(*, corollary: bool):
     """A reader of the smallest margin of Theorem A, or (`corollary`) of Corollary A', over generated heads."""
     def read(instance: Instance, budget: Budget, seed: np.random.SeedSequence) -> Exact:
-        return search_margin(instance, budget, seed, lambda settings: nc1_margin(instance, settings, corollary=corollary),
+        return search_margin(instance, budget, seed,
+                             lambda settings: nc1_margin(instance, settings, corollary=corollary),
                              head_settings(instance["classes"], instance["per_class"]), EXPLICIT, "heads")
     return read
 

@@ -1,4 +1,5 @@
-"""Checker of nc2-bracket: Theorem C's bracket searched over generated heads, and closed at eps1 = eps2 = 0 in mpmath."""
+"""Checker of nc2-bracket: Theorem C's bracket searched over generated heads, and closed at eps1 = eps2 = 0 in
+mpmath."""
 
 from __future__ import annotations
 

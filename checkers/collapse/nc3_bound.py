@@ -64,7 +64,8 @@ def read_attained(instance: Instance, budget: Budget, seed: np.random.SeedSequen
         last = _attaining_head(instance["classes"], instance["kappa"])
         value = min(_exact_cosines(last, Mpmath))
     return Exact(value, tolerance=10.0 ** (5 - digits),
-                 method=f"W_L with e_0 = (u_1 + u_K)/sqrt(2), kappa = {instance['kappa']}, in mpmath at {digits} digits")
+                 method=f"W_L with e_0 = (u_1 + u_K)/sqrt(2), kappa = {instance['kappa']}, in mpmath at {digits} "
+                        f"digits")
 
 
 def _attaining_head(classes: int, kappa) -> np.ndarray:

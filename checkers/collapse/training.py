@@ -1,10 +1,12 @@
-"""Full-batch gradient descent with weight decay on an MLP with a linear head (docs/derivations/collapse.md#collapse-training).
+"""Full-batch gradient descent with weight decay on an MLP with a linear head
+(docs/derivations/collapse.md#collapse-training).
 
 Network (columns are samples, no biases): Z_0 = X; Z_l = sigma(W_l Z_{l-1}) for l = 1..L1 (the
 non-linear part); Z_l = W_l Z_{l-1} for l = L1+1..L (the linear head, L2 = L - L1 layers).
 Loss: (1/2) ||Z_L - Y||_F^2 summed over samples, plus (lambda/2) sum_l ||W_l||_F^2. One step is
 W_l <- (1 - eta lambda) W_l - eta grad_l, grad_l the gradient of the data term, as PyTorch's
-SGD(weight_decay=lambda) does. The reference run (docs/derivations/collapse.md#collapse-training): K = 4 Gaussian classes of 10 samples
+SGD(weight_decay=lambda) does. The reference run (docs/derivations/collapse.md#collapse-training): K = 4 Gaussian
+classes of 10 samples
 in d = 8 (means 2 N(0, I), samples mean + 0.7 N(0, I)), widths (64, 32 | 16, 8, 4), the smooth
 leaky ReLU with gamma = 0.2, delta = 0.5, init N(0, 1/fan_in), eta = 5e-3, lambda = 1e-2.
 

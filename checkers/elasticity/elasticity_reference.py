@@ -4,7 +4,8 @@ linearization sum_j (sigma'(u_j) v_j)^2 as a control variate (its mean comes fro
 
 Per draw: one step (Ba's normalization, n = d = N = `dimension`, eta = n^alpha), then T unseen samples
 x = mu + g with the same g for every mu (common random numbers); the per-sample squared displacement
-||sigma(W_1^T x) - sigma(W_0^T x)||^2 is heavy-tailed (docs/derivations/elasticity.md#elasticity-polynomial: relative standard deviation ~1 per
+||sigma(W_1^T x) - sigma(W_0^T x)||^2 is heavy-tailed (docs/derivations/elasticity.md#elasticity-polynomial: relative
+standard deviation ~1 per
 sample); the control variate removes most of that, and the per-sample terms are pooled over draws.
 """
 

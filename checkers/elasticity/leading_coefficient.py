@@ -34,7 +34,8 @@ def class_mean_step_part(metric):
     sum_j [(w_j(1)^T mu)^2 - (w_j(0)^T mu)^2], the same for the linear mean features w_j^T mu)."""
     def step_part(instance: Instance, w0, w1, zeta, mu) -> tuple[float, float]:
         sigma = instance["activation"]
-        change = (metric(sigma, w1, mu) - metric(sigma, w1, 0 * mu)) - (metric(sigma, w0, mu) - metric(sigma, w0, 0 * mu))
+        change = ((metric(sigma, w1, mu) - metric(sigma, w1, 0 * mu))
+                  - (metric(sigma, w0, mu) - metric(sigma, w0, 0 * mu)))
         return change, float(np.sum((mu @ w1) ** 2 - (mu @ w0) ** 2))
     return step_part
 

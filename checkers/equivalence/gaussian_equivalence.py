@@ -29,7 +29,8 @@ def read_risk_gap(instance: Instance, budget: Budget, seed: np.random.SeedSequen
             step = one_step(onestep_setting(instance, dimension, float(instance["learning_rate"])), rng)
             errors = readout(step, step.updated_weights(), maps, [float(instance["penalty"])], rng,
                              test_samples=4 * step.setting.samples)
-            differences.append((errors["network"].test[0] - errors["equivalent"].test[0]) / errors["equivalent"].test[0])
+            network, equivalent = errors["network"].test[0], errors["equivalent"].test[0]
+            differences.append((network - equivalent) / equivalent)
         estimates.append(mean_estimate(np.array(differences)))
         counts.append(len(children))
     return extrapolate_limit(EQUIVALENCE_SIZES, estimates, exponent=1.0, method=(

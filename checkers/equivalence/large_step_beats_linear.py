@@ -34,7 +34,8 @@ def read_tanh_tau_star(instance: Instance, budget: Budget, seed: np.random.SeedS
     weights = weights / weights.sum()
     beyond_linear = float(weights @ np.tanh(z) ** 2 - (weights @ (z * np.tanh(z))) ** 2)
     return Exact(1 - 10 * tau / beyond_linear, 1e-9,
-                 f"Gauss-Hermite (100 x 100 nodes): tau({kappa:.6g}) = {tau:.5g}, ||P_>1 tanh||^2 = {beyond_linear:.5g}")
+                 f"Gauss-Hermite (100 x 100 nodes): tau({kappa:.6g}) = {tau:.5g}, ||P_>1 tanh||^2 = "
+                 f"{beyond_linear:.5g}")
 
 
 def _read_margin(*, network: bool):
@@ -51,7 +52,8 @@ def _margin(instance: Instance, budget: Budget, seed: np.random.SeedSequence, *,
                      lambda: _large_step_risks(instance, seed, draws))
     margins = bound - risks[:, 0] if network else risks[:, 1] - bound
     return mean_estimate(margins, method=f"{draws} draws at d = {int(instance['dimension'])}, eta = N^(1/2); risks "
-                         f"{risks[:, 0].mean():.4g} (network), {risks[:, 1].mean():.4g} (equivalent); linear bound {bound:.5g}")
+                         f"{risks[:, 0].mean():.4g} (network), {risks[:, 1].mean():.4g} (equivalent); linear bound "
+                         f"{bound:.5g}")
 
 
 def _large_step_risks(instance: Instance, seed: np.random.SeedSequence, draws: int) -> np.ndarray:

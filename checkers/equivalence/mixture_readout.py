@@ -1,7 +1,8 @@
 """Demir and Dogan's experiment: one step under Gaussian-mixture data, then ridge on the network's features and on
 the Hermite model's, with the same fresh data.
 
-Conventions (their code, KU-MLIP/2-Layer-NNs-with-Gaussian-Mixtures-Data; docs/derivations/onestep.md#mixture-spike and equivalence.md#mixture-equivalence):
+Conventions (their code, KU-MLIP/2-Layer-NNs-with-Gaussian-Mixtures-Data; docs/derivations/onestep.md#mixture-spike and
+equivalence.md#mixture-equivalence):
 - Sizes: input dimension n, m samples for the step and m fresh ones for the ridge, 5m test samples,
   width k; here n = m = k.
 - Data: two components of weight 1/2 with zero means and covariance I + theta g_c g_c^T, where g_c is a
@@ -15,9 +16,11 @@ Conventions (their code, KU-MLIP/2-Layer-NNs-with-Gaussian-Mixtures-Data; docs/d
 - Errors: train = MSE/2 + (lambda/2) ||w||^2; generalization = MSE/2 on the 5m test samples.
 - Hermite model, used in the ridge stage only (the step itself uses sigma):
   sigma^(u) = sum_{j <= D} c_j(b) He_j(u/b) + rest z, with c_j(b) = E[sigma(b Z) He_j(Z)]/j! (their h_j/j!),
-  b = sqrt(n / Tr Sigma_c), z iid N(0, 1) per entry, and the paper's rest h*(b) = sqrt(E sigma(b Z)^2 - sum_j j! c_j(b)^2)
+  b = sqrt(n / Tr Sigma_c), z iid N(0, 1) per entry, and the paper's rest h*(b) = sqrt(E sigma(b Z)^2 - sum_j j!
+  c_j(b)^2)
   (`rest` builds other models). The c_j(b) and h*(b) come from
-  `theorems.equivalence.mixture_equivalence.hermite_model` (mpmath, 20 digits; Gauss-Hermite would be off by 1% for a ReLU).
+  `theorems.equivalence.mixture_equivalence.hermite_model` (mpmath, 20 digits; Gauss-Hermite would be off by 1% for a
+  ReLU).
 """
 
 from __future__ import annotations

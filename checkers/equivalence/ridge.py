@@ -1,6 +1,7 @@
 """Ridge readouts on fixed features: train and test errors for many ridge penalties from one factorization.
 
-Normalization (Ba et al. 2022, eq. 3.1; docs/derivations/equivalence.md#ridge-stage): with features Phi (n x N) already divided by sqrt(N),
+Normalization (Ba et al. 2022, eq. 3.1; docs/derivations/equivalence.md#ridge-stage): with features Phi (n x N) already
+divided by sqrt(N),
 the second layer minimizes (1/n) ||y - Phi a||^2 + (lambda/N) ||a||^2, so
 
     a(lambda) = (Phi^T Phi / n + (lambda/N) I)^{-1} Phi^T y / n.

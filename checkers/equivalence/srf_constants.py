@@ -59,7 +59,8 @@ def _observe(instance: Instance, budget: Budget, seed: np.random.SeedSequence, c
 
 def expected_direction_energy(teacher, noise: float, dimension: int, samples: int) -> tuple[float, float]:
     """(E ||Z^T y / n_0||^2, E <Z^T y / n_0, theta> = mu1*) exactly at finite size. The first is
-    (1 - 1/n_0) mu1*^2 + E[||z||^2 y^2] / n_0, with E[||z||^2 y^2] = E[Z^2 sigma*(Z)^2] + noise^2 + (d - 1)(E sigma*(Z)^2 + noise^2) (Gauss-Hermite, 200 nodes)."""
+    (1 - 1/n_0) mu1*^2 + E[||z||^2 y^2] / n_0, with
+    E[||z||^2 y^2] = E[Z^2 sigma*(Z)^2] + noise^2 + (d - 1)(E sigma*(Z)^2 + noise^2) (Gauss-Hermite, 200 nodes)."""
     nodes, weights = np.polynomial.hermite_e.hermegauss(200)
     weights = weights / weights.sum()
     values = teacher(nodes)

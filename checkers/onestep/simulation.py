@@ -8,7 +8,8 @@ Setting (Ba, Erdogdu, Suzuki, Wang, Wu, Yang 2022, eq. 2.1; docs/derivations/one
     W_1 = W_0 + eta sqrt(N) G_0;
     the spike A = (mu1 / (n sqrt(N))) X^T y a^T = (mu1 / sqrt(N)) zeta a^T, zeta = X^T y / n.
 
-Other papers' conventions (docs/derivations/equivalence.md#ridge-stage): Cui et al.'s eta~ equals eta_Ba / sqrt(N); Demir and
+Other papers' conventions (docs/derivations/equivalence.md#ridge-stage): Cui et al.'s eta~ equals eta_Ba / sqrt(N);
+Demir and
 Dogan's eta_D equals eta_Ba sqrt(k) and their G is G_0 transposed; Moniri's lr exponent alpha is
 eta_Ba = n^alpha.
 

@@ -1,6 +1,8 @@
-"""Activation monotonicity during alignment, and trapping in the class cones afterwards (eqs. (7)/(8), Lemma 12)  [paper].
+"""Activation monotonicity during alignment, and trapping in the class cones afterwards (eqs. (7)/(8), Lemma 12)
+[paper].
 
-Setting: Min, Mallada and Vidal (ICLR 2024; docs/derivations/alignment.md#activation-monotonicity), gradient flow from a small balanced start
+Setting: Min, Mallada and Vidal (ICLR 2024; docs/derivations/alignment.md#activation-monotonicity), gradient flow from a
+small balanced start
 (`theorems.alignment.common`).
 - (7)/(8): while the directional dynamics (4) is accurate, which is the window t <= T = log(1/(sqrt(h) eps))/(4 n X_max)
   of Lemma 3, a V+ neuron never loses a positive point and never gains a negative one, and a V- neuron
@@ -21,8 +23,14 @@ Mutants, both rejected by the default run:
 
 from __future__ import annotations
 
-from theorems.alignment.common import (MARGIN_LOSS, SEPARABLE, flow_parameters, lemma3_window, orthogonal_separability,
-                                reference_data)
+from theorems.alignment.common import (
+    MARGIN_LOSS,
+    SEPARABLE,
+    flow_parameters,
+    lemma3_window,
+    orthogonal_separability,
+    reference_data,
+)
 from theorems.hermite import Quantity
 from theorems.statement import Constant, Mutant, Prediction, Target, Theorem
 

@@ -1,6 +1,7 @@
 """The geometry of orthogonally separable data: Lemmas 5 and 11 of Min, Mallada and Vidal  [paper].
 
-Setting (ICLR 2024, arXiv 2307.12851; docs/derivations/alignment.md#alignment-geometry). Data x_i with labels y_i = +-1 and signed
+Setting (ICLR 2024, arXiv 2307.12851; docs/derivations/alignment.md#alignment-geometry). Data x_i with labels y_i = +-1
+and signed
 data z_i = y_i x_i satisfy Assumption 1 when mu = min_{i,j} cos(z_i, z_j) > 0. Then:
 - Lemma 5: cos(z1, z2) >= mu for all non-zero z1, z2 in the cone K = cone{z_i}.
 - Lemma 11: the signed activated sum x_a(w) = sum_{i: <x_i, w> > 0} y_i x_i satisfies
@@ -26,7 +27,6 @@ import sympy
 from theorems.hermite import Quantity
 from theorems.statement import Constant, Mutant, Parameter, Prediction, Target, Theorem
 
-
 CONSTANTS = (
     Constant.exactly("mu_power", sympy.Rational(1, 2), "the power of mu in Lemma 11"),
     Constant.exactly("cone_power", 1, "the power of mu in Lemma 5"),
@@ -43,7 +43,8 @@ THEOREM = Theorem(
     id="alignment-geometry",
     title="Orthogonally separable data: cos >= mu on the signed cone (Lemma 5), ||x_a(w)|| >= sqrt(mu) n_a X_min "
           "(Lemma 11)",
-    source="Min, Mallada and Vidal, ICLR 2024 (arXiv 2307.12851), Lemmas 5 and 11; docs/derivations/alignment.md#alignment-geometry",
+    source="Min, Mallada and Vidal, ICLR 2024 (arXiv 2307.12851), Lemmas 5 and 11; "
+           "docs/derivations/alignment.md#alignment-geometry",
     provenance="paper",
     statement="for mu = min cos(y_i x_i, y_j x_j) > 0: cos(z1, z2) >= mu^cone_power on cone{y_i x_i}, and "
               "||x_a(w)|| >= bound_scale mu^mu_power n_a(w) X_min for every w",

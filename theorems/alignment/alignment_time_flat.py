@@ -24,9 +24,6 @@ from theorems.alignment.common import SEPARABLE, class_directions, flow_paramete
 from theorems.hermite import Quantity
 from theorems.statement import Constant, Mutant, Prediction, Target, Theorem
 
-LOG_EPSILONS = (-14.0, -28.0, -56.0, -112.0)
-
-
 CONSTANTS = (Constant.exactly("t1_slope", 0, "d t1 / d log(1/epsilon)"),)
 
 

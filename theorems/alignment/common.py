@@ -1,4 +1,5 @@
-"""Shared mathematics of the early-alignment family (Min, Mallada and Vidal, ICLR 2024; docs/derivations/alignment.md#setting, 4, 5).
+"""Shared mathematics of the early-alignment family (Min, Mallada and Vidal, ICLR 2024;
+docs/derivations/alignment.md#setting, 4, 5).
 
 Conventions (spec "Conventions used throughout", [P]):
 - The model is f(x) = sum_j v_j relu(w_j^T x), and the loss is a *sum* over samples.
@@ -72,7 +73,8 @@ def _quasi_normals(rows: int, columns: int, offset: float) -> np.ndarray:
 
 
 def reference_data(per_class: int, dimension: int, configuration: int = 0):
-    """(X, y) as in docs/derivations/alignment.md#polar-form: class means e_1 and (cos 120 deg, sin 120 deg, 0, ...), noise 0.25/sqrt(D) around
+    """(X, y) as in docs/derivations/alignment.md#polar-form: class means e_1 and (cos 120 deg, sin 120 deg, 0, ...),
+    noise 0.25/sqrt(D) around
     them, norms rescaled by a factor spread over [0.5, 1.5]; labels +1 for the first per_class rows."""
     if dimension < 2:
         raise ValueError("the reference data need D >= 2")
@@ -106,7 +108,8 @@ def orthogonal_data(per_class: int, dimension: int):
 
 
 def symmetric_data(per_class: int, dimension: int, configuration: int = 0):
-    """Symmetric data (the setting of Lyu, Li, Wang and Arora 2021; docs/derivations/alignment.md#setting, P14): the positive points
+    """Symmetric data (the setting of Lyu, Li, Wang and Arora 2021; docs/derivations/alignment.md#setting, P14): the
+    positive points
     spread around e_1 (noise 0.25/sqrt(D), quasi-random), the negative points their mirror images x -> -x."""
     noise = _quasi_normals(per_class, dimension, GOLDEN * (configuration + 3)) * 0.25 / math.sqrt(dimension)
     positive = np.eye(dimension)[0] + noise
@@ -228,7 +231,8 @@ def theorem1_constants(x, y, directions, signs) -> dict[str, float]:
     xi = xi_constant(x, y)
     smallest = min(zeta, xi)
     t1 = 16 * math.log(n) / (smallest * math.sqrt(mu) * x_min)
-    log_epsilon1 = math.log(min(mu, zeta, xi) * math.sqrt(mu) * x_min / (4 * math.sqrt(width) * n * x_max**2 * w_max**2))
+    log_epsilon1 = math.log(min(mu, zeta, xi) * math.sqrt(mu) * x_min
+                            / (4 * math.sqrt(width) * n * x_max**2 * w_max**2))
     log_epsilon2 = -0.5 * math.log(width) - 64 * n * x_max * math.log(n) / (smallest * math.sqrt(mu) * x_min)
     return {"mu": mu, "zeta": zeta, "xi": xi, "t1_bound": t1, "log_epsilon_bound": min(log_epsilon1, log_epsilon2),
             "alpha": (mu * x_min) ** 2 / (32 * x_max), "x_max": x_max, "x_min": x_min, "w_max": w_max}
@@ -236,7 +240,8 @@ def theorem1_constants(x, y, directions, signs) -> dict[str, float]:
 
 def flow_parameters(*, per_class: str = "3", dimension: str = "3", width: str = "8",
                     log_epsilon: str | None = "-14", loss: str = "exponential"):
-    """The parameters shared by the trajectory theorems: the reference data of docs/derivations/alignment.md#polar-form (deterministic, see
+    """The parameters shared by the trajectory theorems: the reference data of docs/derivations/alignment.md#polar-form
+    (deterministic, see
     `reference_data`), the deterministic W0 of `initial_directions`, W(0) = epsilon W0 given by log epsilon
     (left out with log_epsilon=None, for the theorems that sweep epsilon themselves)."""
     from theorems.statement import Parameter
@@ -280,7 +285,9 @@ def separable_data(instance) -> str | None:
     """Assumption 1: mu > 0."""
     x, y, _, _ = instance_data(instance)
     mu = orthogonal_separability(x, y)
-    return None if mu > 0 else f"mu = {mu:.4g} <= 0: the data are not orthogonally separable (try another configuration)"
+    if mu > 0:
+        return None
+    return f"mu = {mu:.4g} <= 0: the data are not orthogonally separable (try another configuration)"
 
 
 SEPARABLE = Assumption("separable", "mu > 0 (Assumption 1)", separable_data)

@@ -1,6 +1,7 @@
 """The conservation law v_j^2 - ||w_j||^2 of a two-layer network with a 1-homogeneous activation  [paper].
 
-Statement (Min, Mallada and Vidal, ICLR 2024, Section 2, citing Du et al. 2018; docs/derivations/alignment.md#setting, P1;
+Statement (Min, Mallada and Vidal, ICLR 2024, Section 2, citing Du et al. 2018; docs/derivations/alignment.md#setting,
+P1;
 exact forms [D] 6.3). Take f(x) = sum_j v_j sigma(w_j^T x) and any loss summed over samples, with
 g_i = -d ell / d f(x_i). Under gradient flow,
 
@@ -70,7 +71,8 @@ THEOREM = Theorem(
     id="conservation-law",
     title="v_j^2 - ||w_j||^2 is conserved by gradient flow for 1-homogeneous activations; GD moves it by eta^2",
     source="Min, Mallada and Vidal, 'Early neuron alignment in two-layer ReLU networks with small initialization', "
-           "ICLR 2024 (arXiv 2307.12851), Section 2 (after Du et al. 2018); exact forms docs/derivations/alignment.md#conservation-law",
+           "ICLR 2024 (arXiv 2307.12851), Section 2 (after Du et al. 2018); exact forms "
+           "docs/derivations/alignment.md#conservation-law",
     provenance="paper",
     statement="d/dt (v_j^2 - ||w_j||^2) = 0 under gradient flow for sigma(z) = z sigma'(z); one GD step changes it by "
               "eta^2 (g_v^2 - ||g_w||^2)",
@@ -83,7 +85,8 @@ THEOREM = Theorem(
                  Assumption("separable", "mu > 0 (the reference data; Assumption 1)", separable_data)),
     constants=CONSTANTS,
     predictions=(
-        Prediction("homogeneity", "identity", "activation patterns on which 2 v vdot - 2 w.wdot is not identically 0: 0",
+        Prediction("homogeneity", "identity", "activation patterns on which 2 v vdot - 2 w.wdot is not identically 0: "
+                                              "0",
                    lambda instance: Target.point(0, note="sympy, one neuron, 3 samples in D = 3"),
                    lambda instance: 0.5),
         Prediction("flow-drift", "identity",

@@ -1,6 +1,7 @@
 """Directional dynamics in the alignment phase: eq. (4) and its error bounds (Lemmas 1, 3 and 4)  [paper].
 
-Setting: Min, Mallada and Vidal (ICLR 2024, arXiv 2307.12851; docs/derivations/alignment.md#directional-dynamics), gradient flow from a balanced
+Setting: Min, Mallada and Vidal (ICLR 2024, arXiv 2307.12851; docs/derivations/alignment.md#directional-dynamics),
+gradient flow from a balanced
 start W(0) = epsilon W0 (`theorems.alignment.common`). The approximation (4) is
 d/dt (w_j/||w_j||) ~ s_j P_{w_j} x_a(w_j), with x_a the signed activated sum (eq. (5)).
 - Lemma 4 (pointwise, any state with max_i |f(x_i)| <= 1, for the exponential and the paper's logistic loss):
@@ -31,12 +32,12 @@ from __future__ import annotations
 import sympy
 
 from theorems.alignment.common import SEPARABLE, flow_parameters, instance_data
-from theorems.hermite import Quantity
 from theorems.statement import Assumption, Constant, Instance, Mutant, Prediction, Target, Theorem
 
 
 def _small_enough(instance: Instance) -> str | None:
     import math
+
     import numpy as np
     x, _, directions, _ = instance_data(instance)
     limit = 1 / (4 * math.sqrt(len(directions)) * np.max(np.linalg.norm(x, axis=1))
@@ -69,14 +70,16 @@ THEOREM = Theorem(
     source="Min, Mallada and Vidal, ICLR 2024 (arXiv 2307.12851), eq. (4), Lemmas 1, 3 and 4",
     provenance="paper",
     statement="||d/dt w^_j - s_j P x_a(w_j)|| <= 2 n X_max max|f| when max|f| <= 1; for t <= T: ||w_j||^2 <= "
-              "2 eps W_max^2/sqrt(h), |f| <= 2 eps sqrt(h) X_max W_max^2, error of (4) <= 4 eps n sqrt(h) X_max^2 W_max^2",
+              "2 eps W_max^2/sqrt(h), |f| <= 2 eps sqrt(h) X_max W_max^2, error of (4) <= 4 eps n sqrt(h) X_max^2 "
+              "W_max^2",
     parameters=flow_parameters(log_epsilon="-10"),
     assumptions=(SEPARABLE,
                  Assumption("small-initialization", "epsilon <= 1/(4 sqrt(h) X_max W_max^2)", _small_enough),
                  Assumption("loss", "exponential, the paper's logistic or the square loss", _lemma4_loss)),
     constants=CONSTANTS,
     predictions=(
-        Prediction("lemma-4", "inequality", "min over searched states of 1 - error/(lemma4_constant n X_max max|f|) >= 0",
+        Prediction("lemma-4", "inequality", "min over searched states of 1 - error/(lemma4_constant n X_max max|f|) >= "
+                                            "0",
                    _margin("smallest margin found"), lambda instance: 1e-6),
         Prediction("lemma-3", "inequality", "min over t <= T of the norm and output margins >= 0",
                    _margin("smallest relative margin along the run"), lambda instance: 1e-6),
@@ -88,7 +91,7 @@ THEOREM = Theorem(
         Mutant("no-growth", "norms and outputs stay at their t = 0 size during alignment",
                definitions={"growth_allowed": False}),
         Mutant("lemma-4-constant-quarter", "Lemma 4 with 1/2 in place of 2",
-               constants={"lemma4_constant": lambda p, d: Quantity.exactly("lemma4_constant", sympy.Rational(1, 2), d)}),
+               constants={"lemma4_constant": Constant.exactly("lemma4_constant", sympy.Rational(1, 2))}),
         Mutant("equation-4-exact", "the approximation (4) exact while t <= T", constant_factors={"lemma1_scale": 0.0}),
     ),
     definitions={"growth_allowed": True},

@@ -1,6 +1,7 @@
 """Early alignment (Theorem 1 of Min, Mallada and Vidal): by t1 every neuron sits in its class cone or is dead  [paper].
 
-Setting (ICLR 2024, arXiv 2307.12851; docs/derivations/alignment.md#early-alignment). Gradient flow of f(x) = sum_j v_j relu(w_j^T x)
+Setting (ICLR 2024, arXiv 2307.12851; docs/derivations/alignment.md#early-alignment). Gradient flow of f(x) = sum_j v_j
+relu(w_j^T x)
 from W(0) = epsilon W0 with a balanced start v_j(0) = s_j ||w_j(0)||, the loss summed over samples,
 mu-orthogonally separable data (Assumption 1), and epsilon below the explicit bound (28):
 
@@ -15,7 +16,8 @@ Then, with t1 = 16 log n / (min{zeta, xi} sqrt(mu) X_min):
 3. ||W||_F^2 <= 2 ||W||_2^2 + 4 sqrt(h) epsilon W_max^2 for all t >= t1 (stable rank at most 2 + O(epsilon)).
 
 Constants, as encoded here:
-- zeta = min{zeta_1, zeta_2}: the paper writes max, and min is the conservative reading (docs/derivations/alignment.md#early-alignment).
+- zeta = min{zeta_1, zeta_2}: the paper writes max, and min is the conservative reading
+(docs/derivations/alignment.md#early-alignment).
 - zeta_1 = min_i cos^2(x+-, x_i) [D].
 - xi = mu^2 [D] (`theorems.alignment.common.xi_constant`).
 - W0 has unit rows (W_max = 1), deterministic.
@@ -28,14 +30,21 @@ Predictions (each an exact observation of one run):
   only a factor beyond that is rejected (mutant: the bound divided by 1000).
 - `final-rate`: min over t >= t2 of bound(t)/L(t) - 1 >= 0. The bound is loose by 10^3.5; alpha x 10^4 is rejected.
 - `stable-rank`: min over t >= t1 of (rank_limit ||W||_2^2 + 4 sqrt(h) epsilon W_max^2 - ||W||_F^2)/||W||_F^2 >= 0,
-  with rank_limit = 2. The O(epsilon) term dominates ||W||^2 ~ epsilon^2 e^(2 ||x+|| t) until t ~ log(1/epsilon)/(2 ||x+||),
+  with rank_limit = 2. The O(epsilon) term dominates ||W||^2 ~ epsilon^2 e^(2 ||x+|| t) until t ~ log(1/epsilon)/(2
+  ||x+||),
   so the bound bites only late; there the stable rank is 1.19 on the default data, and a limit of 1.1 is rejected.
 """
 
 from __future__ import annotations
 
-from theorems.alignment.common import (MARGIN_LOSS, SEPARABLE, flow_parameters, instance_data, separable_data,
-                                theorem1_constants)
+from theorems.alignment.common import (
+    MARGIN_LOSS,
+    SEPARABLE,
+    flow_parameters,
+    instance_data,
+    separable_data,
+    theorem1_constants,
+)
 from theorems.statement import Assumption, Constant, Instance, Mutant, Prediction, Target, Theorem
 
 
@@ -85,14 +94,16 @@ THEOREM = Theorem(
                    lambda instance: Target.point(0), lambda instance: 0.5),
         Prediction("alignment-time", "inequality", "1 - empirical t1 / (t1_scale x the theorem's t1) >= 0",
                    _margin("empirical t1 within the bound"), lambda instance: 1e-6),
-        Prediction("final-rate", "inequality", "min_{t >= t2} L(t2)/(L(t2) alpha_scale alpha (t - t2) + 1) / L(t) - 1 >= 0",
+        Prediction("final-rate", "inequality", "min_{t >= t2} L(t2)/(L(t2) alpha_scale alpha (t - t2) + 1) / L(t) - 1 "
+                                               ">= 0",
                    _margin("the O(1/t) bound along the run"), lambda instance: 1e-6),
         Prediction("stable-rank", "inequality",
                    "min_{t >= t1} (rank_limit ||W||_2^2 + 4 sqrt(h) eps W_max^2 - ||W||_F^2) / ||W||_F^2 >= 0",
                    _margin("stable-rank bound along the run"), lambda instance: 1e-6),
     ),
     mutants=(
-        Mutant("every-neuron-in-its-cone", "every V+- neuron in S+- at t1 (none dead)", definitions={"dead_allowed": False}),
+        Mutant("every-neuron-in-its-cone", "every V+- neuron in S+- at t1 (none dead)",
+               definitions={"dead_allowed": False}),
         Mutant("t1-bound-divided", "the t1 bound 1000 times smaller (it is about 900 times loose)",
                constant_factors={"t1_scale": 1e-3}),
         Mutant("rate-times-ten-thousand", "alpha 10^4 times larger (the bound is loose by about 10^3.5)",

@@ -23,9 +23,6 @@ from __future__ import annotations
 from theorems.alignment.common import MARGIN_LOSS, SEPARABLE, class_directions, flow_parameters, instance_data
 from theorems.statement import Constant, Instance, Mutant, Prediction, Target, Theorem
 
-LOG_EPSILONS = (-20.0, -40.0, -80.0, -160.0)
-
-
 CONSTANTS = (Constant.exactly("escape_slope", 1, "the slope of t_half+- against log(1/epsilon), in units of "
                                                  "1/||x+-||"),)
 

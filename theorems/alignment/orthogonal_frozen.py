@@ -1,6 +1,7 @@
 """With orthogonal inputs an inactive point never becomes active, and its inner product stays frozen  [derived].
 
-Setting: Boursier, Pillaud-Vivien and Flammarion (NeurIPS 2022; docs/derivations/alignment.md#orthogonal-frozen, P13, [D]): orthogonal inputs
+Setting: Boursier, Pillaud-Vivien and Flammarion (NeurIPS 2022; docs/derivations/alignment.md#orthogonal-frozen, P13,
+[D]): orthogonal inputs
 x_i, a two-layer ReLU network trained by gradient flow from a small balanced start (`theorems.alignment.common`),
 here with the square loss, as in their paper, or any loss of the family. Derivation:
 dw_j/dt = v_j sum_i g_i 1{<w_j, x_i> > 0} x_i. For x_k orthogonal to every other point,
@@ -42,7 +43,8 @@ THEOREM = Theorem(
     statement="for orthogonal x_i, d/dt <w_j, x_k> = v_j g_k ||x_k||^2 1{<w_j, x_k> > 0}: inactive inner products "
               "are frozen and 1{<w_j, x_k> > 0} never switches on",
     parameters=(
-        Parameter("data", "orthogonal (the setting) or reference (docs/derivations/alignment.md#polar-form, for the mutant)", "choice", "orthogonal",
+        Parameter("data", "orthogonal (the setting) or reference (docs/derivations/alignment.md#polar-form, for the "
+                          "mutant)", "choice", "orthogonal",
                   choices=("orthogonal", "reference")),
         Parameter("per_class", "points per class (n = 2 per_class)", "integer", "3", 1, 10),
         Parameter("dimension", "input dimension D (>= n for orthogonal data)", "integer", "8", 2, 40),

@@ -1,7 +1,9 @@
-"""Peak alignment: the best alignment of the S+ neurons with x+ misses by a gap that scales like epsilon^(4/3)  [derived].
+"""Peak alignment: the best alignment of the S+ neurons with x+ misses by a gap that scales like epsilon^(4/3)
+[derived].
 
 Setting: Min, Mallada and Vidal (ICLR 2024), gradient flow from W(0) = epsilon W0, balanced
-(`theorems.alignment.common`). Claim (docs/derivations/alignment.md, P9, [D]): the gap 1 - max_t min_{j in S+} cos(w_j, x+),
+(`theorems.alignment.common`). Claim (docs/derivations/alignment.md, P9, [D]): the gap 1 - max_t min_{j in S+} cos(w_j,
+x+),
 over the V+ neurons that end in S+, scales like epsilon^(4/3). The argument:
 - the angle to x+ decays like e^(-2 ||x+|| t) in the alignment phase;
 - the drift induced by the outputs grows like f^2 ~ epsilon^4 e^(4 ||x+|| t);
@@ -25,9 +27,6 @@ from theorems.alignment.common import MARGIN_LOSS, SEPARABLE, flow_parameters
 from theorems.hermite import Quantity
 from theorems.statement import Constant, Mutant, Prediction, Target, Theorem
 
-LOG_EPSILONS = (-7.0, -9.0, -11.0, -13.0)
-
-
 CONSTANTS = (Constant.exactly("alignment_exponent", sympy.Rational(4, 3)),)
 
 
@@ -46,7 +45,8 @@ THEOREM = Theorem(
     assumptions=(SEPARABLE, MARGIN_LOSS),
     constants=CONSTANTS,
     predictions=(
-        Prediction("exponent", "identity", "local exponent d log(1 - peak cos) / d log epsilon at the smallest epsilons: "
+        Prediction("exponent", "identity", "local exponent d log(1 - peak cos) / d log epsilon at the smallest "
+                                           "epsilons: "
                    "alignment_exponent", lambda instance: Target.point(instance.constant("alignment_exponent")),
                    lambda instance: 0.05),
     ),

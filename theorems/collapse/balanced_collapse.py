@@ -1,10 +1,12 @@
-"""Theorem 3.1 (2) of Jacot, Sukenik, Wang and Mondelli, in the shape the reviews report: NC1 = O((eps1 + sqrt(eps2))^2)  [secondary].
+"""Theorem 3.1 (2) of Jacot, Sukenik, Wang and Mondelli, in the shape the reviews report: NC1 = O((eps1 + sqrt(eps2))^2)
+ [secondary].
 
 Source: Jacot, Sukenik, Wang and Mondelli, "Wide neural networks trained with weight decay provably
 exhibit neural collapse" (ICLR 2025; arXiv 2410.04887), Theorem 3.1, conclusion (2). Its hypotheses
 (approximate interpolation ||Z_L - Y||_F <= eps1, approximate balancedness of the linear head
 ||W_{l+1}^T W_{l+1} - W_l W_l^T||_op <= eps2, bounded representations and weights) are confirmed in
-structure; its constants are not confirmed against the paper (docs/derivations/collapse.md#balanced-collapse), so only the
+structure; its constants are not confirmed against the paper (docs/derivations/collapse.md#balanced-collapse), so only
+the
 shape is encoded here. The explicit, tight version is `nc1-bound` (derived).
 
 Check: along two paths of heads from the spec's generator (bounded weights, kappa(W_L) = 1,

@@ -1,6 +1,8 @@
-"""The key balancedness identity: for a linear layer pair, W_{l+1}^T grad W_{l+1} = grad W_l W_l^T for any downstream loss  [derived].
+"""The key balancedness identity: for a linear layer pair, W_{l+1}^T grad W_{l+1} = grad W_l W_l^T for any downstream
+loss  [derived].
 
-Statement (docs/derivations/collapse.md#balancedness-identity, [D]). Let layer l's output enter layer l+1 linearly, Z_{l+1}' = W_{l+1} Z_l
+Statement (docs/derivations/collapse.md#balancedness-identity, [D]). Let layer l's output enter layer l+1 linearly,
+Z_{l+1}' = W_{l+1} Z_l
 with Z_l = W_l Z_{l-1}, and let the loss depend on W_{l+1} Z_l through any downstream map (a
 non-linearity may follow W_{l+1}). With G the gradient at W_{l+1} Z_l, grad W_{l+1} = G Z_l^T and
 grad W_l = W_{l+1}^T G Z_{l-1}^T, so
@@ -68,7 +70,8 @@ def _zero(instance: Instance) -> Target:
 THEOREM = Theorem(
     id="balancedness-identity",
     title="W_{l+1}^T grad W_{l+1} = grad W_l W_l^T for a linear layer pair and any downstream loss",
-    source="derived for thmcheck (docs/derivations/collapse.md#balancedness-identity); the mechanism of Du, Hu and Lee (2018)",
+    source="derived for thmcheck (docs/derivations/collapse.md#balancedness-identity); the mechanism of Du, Hu and Lee "
+           "(2018)",
     provenance="derived",
     statement="W_{l+1}^T grad_{W_{l+1}} L = grad_{W_l} L W_l^T whenever Z_l = W_l Z_{l-1} enters W_{l+1} linearly",
     parameters=(BETWEEN, WIDTH),

@@ -1,6 +1,8 @@
-"""Balancedness of a linear layer pair: the exact gradient-descent law with weight decay, its flow limit and its floor  [derived].
+"""Balancedness of a linear layer pair: the exact gradient-descent law with weight decay, its flow limit and its floor
+[derived].
 
-Statements (docs/derivations/collapse.md#balancedness-recurrence, [D]; Du, Hu and Lee 2018 for the unregularized flow [S]).
+Statements (docs/derivations/collapse.md#balancedness-recurrence, [D]; Du, Hu and Lee 2018 for the unregularized flow
+[S]).
 Let layer l's output enter layer l+1 linearly. With D := W_{l+1}^T W_{l+1} - W_l W_l^T and one step
 W <- (1 - eta lambda) W - eta grad W of gradient descent with weight decay (penalty (lambda/2) ||W||^2),
 the cross terms cancel by the identity W_{l+1}^T grad W_{l+1} = grad W_l W_l^T (theorem
@@ -24,14 +26,12 @@ tested); the floor along a run; the flow limit as the observed order of converge
 
 from __future__ import annotations
 
-import mpmath
 import sympy
 
 from theorems.collapse.balancedness_identity import BETWEEN, LINEAR_LINK, WIDTH
 from theorems.formula import exact_number, to_mpf
 from theorems.hermite import Quantity
 from theorems.statement import Constant, Instance, Mutant, Parameter, Prediction, Target, Theorem
-
 
 CONSTANTS = (
     Constant.formula("decay_factor", (), lambda eta, decay: (1 - eta * decay) ** 2,
@@ -72,10 +72,12 @@ def _doubled(parameters, digits):
 THEOREM = Theorem(
     id="balancedness-recurrence",
     title="Balancedness of a linear layer pair under gradient descent with weight decay",
-    source="derived for thmcheck (docs/derivations/collapse.md#balancedness-recurrence); unregularized flow: Du, Hu and Lee (2018)",
+    source="derived for thmcheck (docs/derivations/collapse.md#balancedness-recurrence); unregularized flow: Du, Hu "
+           "and Lee (2018)",
     provenance="derived",
     statement="one GD step with weight decay gives exactly D_{k+1} = (1 - eta lambda)^2 D_k + eta^2 S_k, "
-              "D = W_{l+1}^T W_{l+1} - W_l W_l^T; hence the floor bound, and D(t) = exp(-2 lambda t) D(0) under the flow",
+              "D = W_{l+1}^T W_{l+1} - W_l W_l^T; hence the floor bound, and D(t) = exp(-2 lambda t) D(0) under the "
+              "flow",
     parameters=(
         Parameter("learning_rate", "step size eta", "real", "0.05", 0.0, 10.0),
         Parameter("weight_decay", "lambda of the penalty (lambda/2)||W||^2", "real", "0.01", 0.0, 10.0),
@@ -113,9 +115,8 @@ THEOREM = Theorem(
         Mutant("penalty-without-half", "decay factor (1 - 2 eta lambda)^2, as for a penalty lambda ||W||^2",
                constants={"decay_factor": _doubled}),
         Mutant("flow-rate-halved", "under the flow D(t) = exp(-lambda t) D(0)",
-               constants={"flow_decay": lambda parameters, digits: Quantity(
-                   "flow_decay", mpmath.exp(-to_mpf(exact_number(parameters["weight_decay"])
-                                                   * exact_number(parameters["flow_time"]), digits)), "mutant", digits)}),
+               constants={"flow_decay": Constant.formula("flow_decay", (), lambda decay, time: sympy.exp(-decay * time),
+                                                         parameters=("weight_decay", "flow_time"))}),
         Mutant("floor-dropped", "||D_k|| <= decay_factor^k ||D_0||: the eta^2 source term dropped",
                definitions={"source_weight": 0}),
         Mutant("through-tanh", "the law claimed for a pair linked through tanh (assumption dropped)",

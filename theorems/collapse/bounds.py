@@ -26,7 +26,6 @@ import mpmath
 
 from theorems.statement import Constant, Parameter
 
-
 BOUND_SCALE = Constant.exactly("bound_scale", 1, "the factor on each bound: exactly 1 for the true bound")
 
 
@@ -89,7 +88,8 @@ def nc2_perturbation(eps1, eps2, per_class, s_last, input_means_norm):
 
 
 def nc2_bracket(s_first, s_last, delta2):
-    """Theorem C: (1/s_K - delta_2)/(1/s_1 + delta_2) <= kappa(mean matrix of Z_{L-1}) <= (1/s_K + delta_2)/(1/s_1 - delta_2),
+    """Theorem C: (1/s_K - delta_2)/(1/s_1 + delta_2) <= kappa(mean matrix of Z_{L-1}) <= (1/s_K + delta_2)/(1/s_1 -
+    delta_2),
     the upper side valid (else infinite) when delta_2 < 1/s_1; both sides equal kappa(W_L) at delta_2 = 0."""
     s_first, s_last, delta2 = map(mpmath.mpf, (s_first, s_last, delta2))
     lower = (1 / s_last - delta2) / (1 / s_first + delta2)

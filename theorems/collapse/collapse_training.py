@@ -1,6 +1,8 @@
-"""Gradient descent with weight decay interpolates on the 1/eta timescale, balances its linear head on the 1/(eta lambda) timescale, and collapses  [derived, with secondary parts].
+"""Gradient descent with weight decay interpolates on the 1/eta timescale, balances its linear head on the 1/(eta
+lambda) timescale, and collapses  [derived, with secondary parts].
 
-Sources: docs/derivations/collapse.md#collapse-training (Jacot, Sukenik, Wang and Mondelli, ICLR 2025, Theorem 4.4 [S]: two phases,
+Sources: docs/derivations/collapse.md#collapse-training (Jacot, Sukenik, Wang and Mondelli, ICLR 2025, Theorem 4.4 [S]:
+two phases,
 constants not confirmed against the paper), 4.3 (the exact balancedness law [D]), 3.2-3.6 (Theorems A-D [D]),
 6.1-6.3 (the reference protocol and the head-depth sweep [D]).
 
@@ -67,7 +69,8 @@ def _timescale_target(instance):
 THEOREM = Theorem(
     id="collapse-training",
     title="GD with weight decay: interpolation, then balancedness at rate (1 - eta lambda)^2, then collapse",
-    source="derived for thmcheck (docs/derivations/collapse.md#balancedness-recurrence, 6); phases: Jacot, Sukenik, Wang and Mondelli (ICLR 2025) "
+    source="derived for thmcheck (docs/derivations/collapse.md#balancedness-recurrence, 6); phases: Jacot, Sukenik, "
+           "Wang and Mondelli (ICLR 2025) "
            "Theorem 4.4 [secondary]",
     provenance="derived",
     statement="ln ||D_l|| falls at 2 ln(1 - eta lambda) per step on linear pairs; eps1 settles long before D; "

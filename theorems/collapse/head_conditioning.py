@@ -1,6 +1,8 @@
-"""Theorem B: a near-balanced linear head has kappa(W_L) close to the L2-th root of kappa of the head product  [derived].
+"""Theorem B: a near-balanced linear head has kappa(W_L) close to the L2-th root of kappa of the head product
+[derived].
 
-Source: docs/derivations/collapse.md#head-conditioning (derived for thmcheck): the explicit form of conclusion (3) of Jacot,
+Source: docs/derivations/collapse.md#head-conditioning (derived for thmcheck): the explicit form of conclusion (3) of
+Jacot,
 Sukenik, Wang and Mondelli (ICLR 2025) Theorem 3.1, and of the exact-balance identity of the paper's
 Section 5 (its theorem number is not confirmed against the paper).
 
@@ -29,10 +31,12 @@ def _root_target(instance):
 THEOREM = Theorem(
     id="head-conditioning",
     title="Conditioning of the last layer from the head product (Theorem B)",
-    source="derived for thmcheck (docs/derivations/collapse.md#head-conditioning), explicit form of Jacot, Sukenik, Wang and Mondelli "
+    source="derived for thmcheck (docs/derivations/collapse.md#head-conditioning), explicit form of Jacot, Sukenik, "
+           "Wang and Mondelli "
            "(ICLR 2025) Theorem 3.1 (3)",
     provenance="derived",
-    statement="|s_i(A)^2 - s_i(W_L)^(2 L2)| <= eps2 r^(2(L2-1)) L2(L2-1)/2; kappa(W_L) = kappa(A)^(1/L2) at exact balance",
+    statement="|s_i(A)^2 - s_i(W_L)^(2 L2)| <= eps2 r^(2(L2-1)) L2(L2-1)/2; kappa(W_L) = kappa(A)^(1/L2) at exact "
+              "balance",
     parameters=(
         Parameter("classes", "number of classes K", "integer", "3", 2, 8),
         Parameter("depth", "number L2 of linear layers in the head", "integer", "3", 2, 8),

@@ -1,4 +1,5 @@
-"""Theorem A and Corollary A': approximate interpolation and balancedness of the head bound NC1 of the penultimate features  [derived].
+"""Theorem A and Corollary A': approximate interpolation and balancedness of the head bound NC1 of the penultimate
+features  [derived].
 
 Source: docs/derivations/collapse.md#nc1-bound (derived for thmcheck, tight), the explicit form of conclusion (2) of
 Jacot, Sukenik, Wang and Mondelli (ICLR 2025), Theorem 3.1, which reviews describe as
@@ -11,7 +12,8 @@ omega = ||Z_{L-2}(I - Pi)||_F and s_1 >= s_K the extreme singular values of W_L,
 
 and, under the paper's hypothesis ||Z_{L-2}||_op, ||Z_{L-1}||_op, ||W_L||_op <= r with eps1 < sqrt(n),
 
-    NC1_J(Z_{L-1}) <= bound_scale * r^2 [eps1 r/(sqrt(n) - eps1) + r sqrt(eps2 min(p, N - K))]^2 / (sqrt(n(K-1)) - eps1)^2.
+    NC1_J(Z_{L-1}) <= bound_scale * r^2 [eps1 r/(sqrt(n) - eps1) + r sqrt(eps2 min(p, N - K))]^2 / (sqrt(n(K-1)) -
+    eps1)^2.
 
 Proof in one line: Z_{L-1} = W_L^+ Z_L + (I - P) W_{L-1} Z_{L-2} with ||(I - P) W_{L-1}||_op^2 <= eps2.
 The bound is attained (ratio 1) at kappa(W_L) = 1, eps1 = 0, with a rank-one within-class spread along
@@ -47,7 +49,8 @@ def _without_eps1_in_denominator(eps1, eps2, s_first, s_last, omega, per_class, 
 THEOREM = Theorem(
     id="nc1-bound",
     title="NC1 of the penultimate features from approximate interpolation and balancedness (Theorem A)",
-    source="derived for thmcheck (docs/derivations/collapse.md#nc1-bound), explicit form of Jacot, Sukenik, Wang and Mondelli "
+    source="derived for thmcheck (docs/derivations/collapse.md#nc1-bound), explicit form of Jacot, Sukenik, Wang and "
+           "Mondelli "
            "(ICLR 2025) Theorem 3.1 (2)",
     provenance="derived",
     statement="NC1_J(Z_{L-1}) <= s_1(W_L)^2 (eps1/s_K(W_L) + sqrt(eps2) ||Z_{L-2}(I - Pi)||_F)^2 / "
@@ -57,7 +60,8 @@ THEOREM = Theorem(
     constants=(collapse.BOUND_SCALE,),
     predictions=(
         Prediction("theorem-a", "inequality",
-                   "for every generated head (docs/derivations/collapse.md#nc1-bound, adversarial and tight ones included), "
+                   "for every generated head (docs/derivations/collapse.md#nc1-bound, adversarial and tight ones "
+                   "included), "
                    "NC1_J <= bound_scale * bound, with eps1, eps2, s_1, s_K, omega measured from the matrices",
                    _margin_target, lambda instance: 1e-6),
         Prediction("corollary-a-prime", "inequality",

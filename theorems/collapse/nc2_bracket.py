@@ -1,4 +1,5 @@
-"""Theorem C: the condition number of the class means of the penultimate features is bracketed around kappa(W_L)  [derived].
+"""Theorem C: the condition number of the class means of the penultimate features is bracketed around kappa(W_L)
+[derived].
 
 Source: docs/derivations/collapse.md#nc2-bracket (derived for thmcheck), the explicit form of conclusion (4) of Jacot,
 Sukenik, Wang and Mondelli (ICLR 2025) Theorem 3.1 (kappa of the means <~ kappa(W_L) + O(eps1 + sqrt(eps2)));
@@ -18,7 +19,6 @@ tight family), so no mutant narrows it by a factor.
 
 from __future__ import annotations
 
-
 from theorems.collapse import bounds as collapse
 from theorems.statement import Mutant, Parameter, Prediction, Target, Theorem
 
@@ -31,7 +31,8 @@ def _orthogonal_frame(s_first, s_last, delta2):
 THEOREM = Theorem(
     id="nc2-bracket",
     title="NC2: kappa of the class means within O(eps1 + sqrt(eps2)) of kappa(W_L) (Theorem C)",
-    source="derived for thmcheck (docs/derivations/collapse.md#nc2-bracket), explicit form of Jacot, Sukenik, Wang and Mondelli "
+    source="derived for thmcheck (docs/derivations/collapse.md#nc2-bracket), explicit form of Jacot, Sukenik, Wang and "
+           "Mondelli "
            "(ICLR 2025) Theorem 3.1 (4)",
     provenance="derived",
     statement="(1/s_K - delta_2)/(1/s_1 + delta_2) <= kappa(Z_{L-1} B) <= (1/s_K + delta_2)/(1/s_1 - delta_2), "
@@ -43,10 +44,12 @@ THEOREM = Theorem(
     predictions=(
         Prediction("bracket", "inequality",
                    "for every generated head, both sides of the bracket hold (measured eps1, eps2, s_1, s_K)",
-                   lambda instance: Target.at_least(0, note="smallest relative distance of kappa(Zbar) inside the bracket"),
+                   lambda instance: Target.at_least(0, note="smallest relative distance of kappa(Zbar) inside the "
+                                                            "bracket"),
                    lambda instance: 1e-6),
         Prediction("exact", "identity",
-                   "at eps1 = eps2 = 0 the bracket closes: kappa(Zbar) / kappa(W_L) - 1 = 0 (mpmath at `digits` digits); "
+                   "at eps1 = eps2 = 0 the bracket closes: kappa(Zbar) / kappa(W_L) - 1 = 0 (mpmath at `digits` "
+                   "digits); "
                    "the observed value is the larger relative distance to the two sides",
                    lambda instance: Target.point(0, note="relative distance to the closed bracket"),
                    lambda instance: 10.0 ** (5 - instance["digits"])),

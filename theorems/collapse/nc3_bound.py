@@ -1,4 +1,5 @@
-"""Theorem D: features align with their class's classifier row, above the Kantorovich floor 2 kappa/(1 + kappa^2)  [derived].
+"""Theorem D: features align with their class's classifier row, above the Kantorovich floor 2 kappa/(1 + kappa^2)
+[derived].
 
 Source: docs/derivations/collapse.md#nc3-bound (derived for thmcheck), the explicit form of conclusion (5) of Jacot,
 Sukenik, Wang and Mondelli (ICLR 2025) Theorem 3.1 (NC3 >~ f(kappa(W_L)) - O(eps1 + sqrt(eps2)));
@@ -36,7 +37,8 @@ def _inverse_square_floor(kappa):
 THEOREM = Theorem(
     id="nc3-bound",
     title="NC3: cosine of features and classifier rows above the Kantorovich floor (Theorem D)",
-    source="derived for thmcheck (docs/derivations/collapse.md#nc3-bound), explicit form of Jacot, Sukenik, Wang and Mondelli "
+    source="derived for thmcheck (docs/derivations/collapse.md#nc3-bound), explicit form of Jacot, Sukenik, Wang and "
+           "Mondelli "
            "(ICLR 2025) Theorem 3.1 (5); Kantorovich's inequality",
     provenance="derived",
     statement="exact case: cos(W_L^+ e_c, w_c) >= 2 kappa/(1 + kappa^2), attained; per sample: cos(z_ci, w_c) >= "
@@ -51,7 +53,8 @@ THEOREM = Theorem(
                    lambda instance: Target.at_least(0, note="smallest margin cos/bound - bound_scale"),
                    lambda instance: 1e-6),
         Prediction("kantorovich-floor", "inequality",
-                   "for every exactly interpolating, exactly balanced head: min_c cos(W_L^+ e_c, w_c) >= floor(kappa(W_L))",
+                   "for every exactly interpolating, exactly balanced head: min_c cos(W_L^+ e_c, w_c) >= "
+                   "floor(kappa(W_L))",
                    lambda instance: Target.at_least(0, note="smallest margin cos/floor - 1"),
                    lambda instance: 1e-6),
         Prediction("attained", "identity",

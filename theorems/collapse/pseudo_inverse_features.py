@@ -1,6 +1,7 @@
 """The penultimate features are the pseudo-inverse of the head applied to the outputs, up to sqrt(eps2)  [derived].
 
-Source: docs/derivations/collapse.md#pseudo-inverse-features (derived for thmcheck): the key step behind Jacot, Sukenik, Wang and
+Source: docs/derivations/collapse.md#pseudo-inverse-features (derived for thmcheck): the key step behind Jacot, Sukenik,
+Wang and
 Mondelli (ICLR 2025) Theorem 3.1, whose proof works with W_L^+ and the projection onto W_L's row space.
 
 Statement. With P = W_L^+ W_L and eps2 = ||W_L^T W_L - W_{L-1} W_{L-1}^T||_op,
@@ -26,7 +27,8 @@ def _without_sqrt(eps2, input_frobenius_norm):
 THEOREM = Theorem(
     id="pseudo-inverse-features",
     title="Penultimate features equal W_L^+ Z_L up to sqrt(eps2) ||Z_{L-2}||_F",
-    source="derived for thmcheck (docs/derivations/collapse.md#pseudo-inverse-features), a step of Jacot, Sukenik, Wang and Mondelli (ICLR 2025)",
+    source="derived for thmcheck (docs/derivations/collapse.md#pseudo-inverse-features), a step of Jacot, Sukenik, "
+           "Wang and Mondelli (ICLR 2025)",
     provenance="derived",
     statement="||Z_{L-1} - W_L^+ Z_L||_F <= sqrt(eps2) ||Z_{L-2}||_F, with equality to zero at exact balance",
     parameters=collapse.SHAPE_PARAMETERS,

@@ -1,6 +1,8 @@
-"""Lemma F: every stationary point of the weight-decay-regularized loss is exactly balanced on its linear pairs  [derived].
+"""Lemma F: every stationary point of the weight-decay-regularized loss is exactly balanced on its linear pairs
+[derived].
 
-Statement (docs/derivations/collapse.md#stationary-balanced, [D]). For a linear pair (W_l, W_{l+1}) and L_lambda = loss + (lambda/2) sum ||W||_F^2,
+Statement (docs/derivations/collapse.md#stationary-balanced, [D]). For a linear pair (W_l, W_{l+1}) and L_lambda = loss
++ (lambda/2) sum ||W||_F^2,
 
     lambda D_l = W_{l+1}^T grad_{W_{l+1}} L_lambda - grad_{W_l} L_lambda W_l^T     (exact, any point, any lambda),
 
@@ -17,7 +19,6 @@ from __future__ import annotations
 
 from theorems.collapse.balancedness_identity import BETWEEN, LINEAR_LINK, WIDTH
 from theorems.statement import Constant, Mutant, Parameter, Prediction, Target, Theorem
-
 
 CONSTANTS = (
     Constant.formula("stationary_coefficient", (), lambda decay: decay, parameters=("weight_decay",),

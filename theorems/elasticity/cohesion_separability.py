@@ -1,12 +1,14 @@
 """Cohesion and Separability after one step: class-mean feature metrics grow with c_1^2 (sum_j t_j^2) m^2  [secondary].
 
 Claim (revised version of the ALE paper, "How classifiers extract general features ...", Proposition 4.5;
-docs/derivations/elasticity.md#cohesion-separability, [P] for the revised version, not confirmed against its text here): for evaluation
+docs/derivations/elasticity.md#cohesion-separability, [P] for the revised version, not confirmed against its text here):
+for evaluation
 classes c_i = N(mu_i, I), Cohesion := ||E_{x ~ c_1} F(x)||^2 and Separability := -E_{x ~ c_1} F(x)^T
 E_{x' ~ c_2} F(x') with mu_2 = -mu_1 are double sums over Hermite orders with coefficients c_k c_k'.
 The paper assumes c_0 = 0 (e.g. the shifted ReLU relu(z) - 1/sqrt(2 pi)).
 
-Why c_k c_k' is right here [D] (docs/derivations/elasticity.md#elasticity-polynomial). A class mean is a mean: for ||w|| = 1,
+Why c_k c_k' is right here [D] (docs/derivations/elasticity.md#elasticity-polynomial). A class mean is a mean: for ||w||
+= 1,
 E_{g ~ N(0,1)} sigma(a + g) = sum_k c_k a^k (Stein), so with a_j = w_j^T mu the mean feature of neuron j is
 sum_k c_k a_j^k and Cohesion = sum_{k,k'} c_k c_k' sum_j a_j^(k+k'): no second moment of sigma^(k) enters,
 unlike the Elasticity (`elasticity-polynomial`). After one step a_j = w_j(0)^T mu + t_j m with
@@ -32,8 +34,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from theorems.onestep import common as onestep
 from theorems.hermite import combine, hermite_coefficients, second_moment
+from theorems.onestep import common as onestep
 from theorems.statement import Assumption, Constant, Instance, Mutant, Parameter, Prediction, Target, Theorem
 
 
@@ -89,7 +91,8 @@ THEOREM = Theorem(
     source="revised version of the ALE paper ('How classifiers extract general features ...'), Proposition 4.5; "
            "docs/derivations/elasticity.md#cohesion-separability",
     provenance="secondary",
-    statement="[Delta_mu M(W_1) - Delta_mu M(W_0)] / sum_j [(w_j(1)^T mu)^2 - (w_j(0)^T mu)^2] -> c_1^2 for M = Cohesion and M = Separability "
+    statement="[Delta_mu M(W_1) - Delta_mu M(W_0)] / sum_j [(w_j(1)^T mu)^2 - (w_j(0)^T mu)^2] -> c_1^2 for M = "
+              "Cohesion and M = Separability "
               "(mu_2 = -mu_1), c_0 = 0",
     parameters=(
         Parameter("activation", "the student's activation sigma (c_0 = 0)", "activation", "tanh"),
@@ -103,14 +106,17 @@ THEOREM = Theorem(
                  onestep.square_integrable_teacher()),
     constants=CONSTANTS,
     predictions=(
-        Prediction("cohesion-coefficient", "limit", "the step's Cohesion over sum_j [a_j(1)^2 - a_j(0)^2] -> leading_coefficient",
+        Prediction("cohesion-coefficient", "limit", "the step's Cohesion over sum_j [a_j(1)^2 - a_j(0)^2] -> "
+                                                    "leading_coefficient",
                    _leading, _resolution),
         Prediction("separability-coefficient", "limit",
-                   "the step's Separability over sum_j [a_j(1)^2 - a_j(0)^2] -> leading_coefficient", _leading, _resolution),
+                   "the step's Separability over sum_j [a_j(1)^2 - a_j(0)^2] -> "
+                   "leading_coefficient", _leading, _resolution),
     ),
     mutants=(
         Mutant("second-moment-coefficients", "E[sigma^(k) sigma^(k')]/(k! k'!) in place of c_k c_k' (right for the "
-               "Elasticity, wrong for class means): E sigma'^2", constants={"leading_coefficient": _second_moment_coefficient}),
+               "Elasticity, wrong for class means): E sigma'^2",
+               constants={"leading_coefficient": _second_moment_coefficient}),
         Mutant("coefficient-nudged", "the leading coefficient 10% too small",
                constant_factors={"leading_coefficient": 0.9}),
     ),

@@ -1,7 +1,8 @@
 """The paper's polynomial form of the Elasticity after one step, tested at its leading coefficient  [secondary].
 
 Claim (ICLR 2025 submission "Emergence of alignment and local elasticity in two-layer neural networks",
-OpenReview oeLB25A9oO, Theorems 1.4/5.4 as the reviews report them; docs/derivations/elasticity.md#elasticity-polynomial, [S]): after one
+OpenReview oeLB25A9oO, Theorems 1.4/5.4 as the reviews report them;
+docs/derivations/elasticity.md#elasticity-polynomial, [S]): after one
 step with eta = n^alpha the Elasticity E_x ||F(x) - F_0(x)||^2 on unseen x ~ N(mu, Sigma) is an even
 polynomial in the train-unseen similarity |beta^T mu| of degree 2 ell, a double sum over Hermite orders
 k, k' <= ell with coefficients c_k c_k'.
@@ -19,7 +20,8 @@ alpha < 1/2, so in the limit the claim is decided by its leading coefficient:
     lim_{n -> infinity} [Elasticity(m) - Elasticity(0)] / (m^2 sum_j t_j^2) = e_11 = E sigma'(Z)^2,
 
 while the paper's coefficients make it c_1^2 = (E sigma'(Z))^2, smaller by Var sigma'(Z) (Jensen). Taking
-the constant term away also removes the bulk's mu-independent contribution (docs/derivations/elasticity.md#elasticity-polynomial), which the
+the constant term away also removes the bulk's mu-independent contribution
+(docs/derivations/elasticity.md#elasticity-polynomial), which the
 paper's form lacks; `elasticity-reference` checks that constant.
 
 Check: per network draw the Elasticity's mu-dependence is computed exactly given the weights (the
@@ -38,15 +40,15 @@ fails at the default sizes, which says the sizes, not the claim, are at fault; r
 
 from __future__ import annotations
 
-from theorems.onestep import common as onestep
 from theorems.hermite import combine, hermite_coefficients, second_moment
+from theorems.onestep import common as onestep
 from theorems.statement import Assumption, Constant, Instance, Mutant, Parameter, Prediction, Target, Theorem
-
 
 CONSTANTS = (
     Constant.of_parameters("leading_coefficient", lambda parameters, digits: combine(
         "leading_coefficient", digits, [second_moment(parameters["activation"].derivative(), digits=digits)],
-        lambda m: m), "e_11 = E sigma'(Z)^2 (docs/derivations/elasticity.md#elasticity-polynomial); the paper's c_k c_k' would make it c_1^2"),
+        lambda m: m), "e_11 = E sigma'(Z)^2 (docs/derivations/elasticity.md#elasticity-polynomial); the paper's c_k "
+                      "c_k' would make it c_1^2"),
 )
 
 
@@ -67,7 +69,8 @@ THEOREM = Theorem(
            "(OpenReview oeLB25A9oO), Theorems 1.4 / 5.4 as reported by its reviews; corrected coefficient "
            "from docs/derivations/elasticity.md#elasticity-polynomial",
     provenance="secondary",
-    statement="Elasticity(mu) - const = sum_{k,k' <= ell} e_kk' (sum_j t_j^(k+k')) M_(k+k')(zeta^T mu, s^2) (1 + o(1)); "
+    statement="Elasticity(mu) - const = sum_{k,k' <= ell} e_kk' (sum_j t_j^(k+k')) M_(k+k')(zeta^T mu, s^2) (1 + "
+              "o(1)); "
               "the limit of its leading coefficient is e_11 = E sigma'(Z)^2. The paper's c_k c_k' (c_1^2 here) is "
               "kept as the mutant 'paper-coefficients', which the check rejects",
     parameters=(
@@ -88,6 +91,7 @@ THEOREM = Theorem(
     mutants=(
         Mutant("paper-coefficients", "the paper's c_k c_k' in place of E[sigma^(k) sigma^(k')]/(k! k'!): the leading "
                "coefficient c_1^2", constants={"leading_coefficient": _paper_coefficient}),
-        Mutant("coefficient-nudged", "the leading coefficient 10% too large", constant_factors={"leading_coefficient": 1.1}),
+        Mutant("coefficient-nudged", "the leading coefficient 10% too large",
+               constant_factors={"leading_coefficient": 1.1}),
     ),
 )

@@ -1,10 +1,13 @@
-"""Local elasticity after one step: the mean squared feature displacement on unseen data, neuron by neuron through an exact bivariate Gaussian law  [derived].
+"""Local elasticity after one step: the mean squared feature displacement on unseen data, neuron by neuron through an
+exact bivariate Gaussian law  [derived].
 
-Setting (docs/derivations/elasticity.md#elasticity-polynomial, Ba's normalization as in `theorems.onestep.common`): one step W_1 = W_0 + eta sqrt(N) G_0
+Setting (docs/derivations/elasticity.md#elasticity-polynomial, Ba's normalization as in `theorems.onestep.common`): one
+step W_1 = W_0 + eta sqrt(N) G_0
 with eta = n^alpha, displacement Delta w_j = w_j(1) - w_j(0), zeta = X^T y / n. Unseen data x ~ N(mu, I_d) with
 mu = m zeta/||zeta||^2, so that the train-unseen similarity zeta^T mu equals m. The Elasticity of the
 ICLR 2025 submission "Emergence of alignment and local elasticity in two-layer neural networks"
-(secondary, docs/derivations/elasticity.md#elasticity-polynomial) is E_x ||F(x) - F_0(x)||^2 with F(x)_j = sigma(w_j(1)^T x).
+(secondary, docs/derivations/elasticity.md#elasticity-polynomial) is E_x ||F(x) - F_0(x)||^2 with F(x)_j =
+sigma(w_j(1)^T x).
 
 Statement [D]. For each neuron, (u_j, v_j) = (w_j(0)^T x, Delta w_j^T x) is exactly bivariate Gaussian, with
 means (w_j(0)^T mu, Delta w_j^T mu), variances ||w_j(0)||^2, ||Delta w_j||^2 and covariance w_j(0)^T Delta w_j, so
@@ -15,7 +18,8 @@ exactly, given the weights: a finite-n reference with no Taylor expansion, evalu
 quadrature. Writing Delta w_j = t_j zeta + r_j (t_j = Delta w_j^T zeta/||zeta||^2, r_j ⟂ zeta), v_j is the
 coherent part t_j zeta^T x ~ N(t_j m, t_j^2 ||zeta||^2), which carries all of the mu-dependence, plus the bulk
 part r_j^T x of variance b_j^2 = ||r_j||^2, a mu-independent constant that the paper's polynomial omits
-(docs/derivations/elasticity.md#elasticity-polynomial: "the bulk adds a constant"). The spec's own reference treats u, h = zeta^T x and the bulk as
+(docs/derivations/elasticity.md#elasticity-polynomial: "the bulk adds a constant"). The spec's own reference treats u, h
+= zeta^T x and the bulk as
 independent; the exact law used here keeps their covariances (at n = d = N = 400, alpha = 0.3 the
 difference is about 0.3%, below what the Monte Carlo here resolves).
 
@@ -31,7 +35,6 @@ has a relative standard deviation near 1, so 1% would need ~10^6 samples.
 """
 
 from __future__ import annotations
-
 
 from theorems.onestep import common as onestep
 from theorems.statement import Constant, Mutant, Parameter, Prediction, Target, Theorem
@@ -87,7 +90,8 @@ CONSTANTS = (
 THEOREM = Theorem(
     id="elasticity-reference",
     title="Elasticity after one step: the exact per-neuron Gaussian law of the feature displacement",
-    source="derived for thmcheck (docs/derivations/elasticity.md#elasticity-polynomial); the Elasticity score of the ICLR 2025 submission "
+    source="derived for thmcheck (docs/derivations/elasticity.md#elasticity-polynomial); the Elasticity score of the "
+           "ICLR 2025 submission "
            "'Emergence of alignment and local elasticity in two-layer neural networks' (OpenReview oeLB25A9oO)",
     provenance="derived",
     statement="E_x ||sigma(W_1^T x) - sigma(W_0^T x)||^2 = sum_j E[(sigma(u_j + v_j) - sigma(u_j))^2], (u_j, v_j) the "

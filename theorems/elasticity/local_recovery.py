@@ -2,7 +2,8 @@
 
 Claim (Zhou and Ge, NeurIPS 2024, arXiv 2406.01766; the abstract, confirmed: "once the loss is below a certain
 threshold, gradient descent with a carefully regularized objective will capture ground-truth directions").
-The setting below follows docs/derivations/elasticity.md#local-recovery, which is [S]: not confirmed against the paper's text.
+The setting below follows docs/derivations/elasticity.md#local-recovery, which is [S]: not confirmed against the paper's
+text.
 - Teacher f*(x) = sum_i a*_i s(w*_i . x) with unit w*_i, student f(x) = sum_j a_j s(w_j . x), x ~ N(0, I_d).
 - s is the debiased ReLU (Hermite degrees 0 and 1 removed, Zhou and Ge's preprocessing): even, so
   directions are identifiable only up to sign.
@@ -33,7 +34,8 @@ Predictions: at the last stage,
 - L / lambda^2 equals m* deficit / 2;
 - the slope of log L against log lambda over the stages equals `loss_exponent` = 2.
 Each is a deterministic observation of a converged run. Its tolerance is the change over the last quarter of
-each stage, doubled: the run converges geometrically. The stages, the step size and the schedule are thmcheck's choices, not the paper's.
+each stage, doubled: the run converges geometrically. The stages, the step size and the schedule are thmcheck's choices,
+not the paper's.
 """
 
 from __future__ import annotations
@@ -91,7 +93,8 @@ def population_loss_and_gradient(a, weights, a_star, teacher):
 
 
 def recovery_metrics(a, weights, a_star, teacher, *, near_angle: float, up_to_sign: bool = True):
-    """The recovery metrics of docs/derivations/elasticity.md#local-recovery (definitions [D]), with T_i the neurons within
+    """The recovery metrics of docs/derivations/elasticity.md#local-recovery (definitions [D]), with T_i the neurons
+    within
     `near_angle` of +-w*_i (of +w*_i only when not up_to_sign): (mass near each teacher as an array,
     far mass sum_{j outside all T_i} |a_j| ||w_j||, weighted angular error sum_j |a_j| ||w_j|| min_i angle^2)."""
     norms = np.linalg.norm(weights, axis=1)
@@ -142,7 +145,8 @@ THEOREM = Theorem(
     id="local-recovery",
     title="Local recovery: GD on the regularized population loss captures the teacher directions (up to sign)",
     source="Zhou and Ge, 'How does gradient descent learn features - a local analysis for regularized two-layer "
-           "neural networks', NeurIPS 2024 (arXiv 2406.01766); setting from docs/derivations/elasticity.md#local-recovery [S], exact "
+           "neural networks', NeurIPS 2024 (arXiv 2406.01766); setting from "
+           "docs/derivations/elasticity.md#local-recovery [S], exact "
            "form for orthonormal teachers derived for thmcheck",
     provenance="secondary",
     statement="from a local start, GD on L + (lambda/2)(||a||^2 + ||W||^2) with lambda halved per stage leaves every "

@@ -1,7 +1,8 @@
 """Gaussian equivalence after a small step: ridge on sigma(W_1^T x) has the risk of (mu1 W_1^T x + mu_star z)  [paper].
 
 Statement (Ba, Erdogdu, Suzuki, Wang, Wu and Yang, NeurIPS 2022, Theorem 3; Hu and Lu 2023 for the random-features
-case; docs/derivations/equivalence.md#gaussian-equivalence). Setting and normalization as in `theorems.onestep.common`: x ~ N(0, I_d),
+case; docs/derivations/equivalence.md#gaussian-equivalence). Setting and normalization as in `theorems.onestep.common`:
+x ~ N(0, I_d),
 y = sigma*(<x, beta*>) + noise, one step W_1 = W_0 + eta sqrt(N) G_0 with eta = Theta(1), then ridge regression of
 the second layer on fresh data (sample splitting), objective (1/n) ||y - Phi a||^2 + (lambda/N) ||a||^2.
 For odd sigma (Assumption 1) and lambda > 0,
@@ -11,7 +12,8 @@ For odd sigma (Assumption 1) and lambda > 0,
 where R is the risk E (f*(x) - a^T phi(x))^2 against the noiseless teacher, and the features are:
 - phi_CK(x) = sigma(W_1^T x)/sqrt(N);
 - phi_GE(x) = (mu1 W_1^T x + mu_star z)/sqrt(N), with z ~ N(0, I_N) drawn fresh for every sample.
-Here mu_star = sqrt(E sigma^2 - mu0^2 - mu1^2). Ba calls this mu_2, which is not the Hermite c_2 (docs/derivations/onestep.md#setting-and-normalization warns
+Here mu_star = sqrt(E sigma^2 - mu0^2 - mu1^2). Ba calls this mu_2, which is not the Hermite c_2
+(docs/derivations/onestep.md#setting-and-normalization warns
 about the name).
 
 Check: per draw, CK and GE are read out on the same fresh data and test set, and the paired relative
@@ -27,10 +29,9 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from theorems.onestep import common as onestep
 from theorems.hermite import combine, hermite_coefficients, mu_star_squared, second_moment, square_root
+from theorems.onestep import common as onestep
 from theorems.statement import Constant, Mutant, Parameter, Prediction, Target, Theorem
-
 
 CONSTANTS = (
     Constant.of_parameters("mu1", lambda parameters, digits: hermite_coefficients(
@@ -52,8 +53,10 @@ def _root_second_moment(parameters, digits):
 THEOREM = Theorem(
     id="gaussian-equivalence",
     title="Gaussian equivalence after one small step: ridge on sigma(W_1^T x) matches (mu1 W_1^T x + mu_star z)",
-    source="Ba, Erdogdu, Suzuki, Wang, Wu and Yang, 'High-dimensional asymptotics of feature learning: how one gradient "
-           "step improves the representation', NeurIPS 2022, Theorem 3 (Hu and Lu 2023); docs/derivations/equivalence.md#gaussian-equivalence",
+    source="Ba, Erdogdu, Suzuki, Wang, Wu and Yang, 'High-dimensional asymptotics of feature learning: how one "
+           "gradient "
+           "step improves the representation', NeurIPS 2022, Theorem 3 (Hu and Lu 2023); "
+           "docs/derivations/equivalence.md#gaussian-equivalence",
     provenance="paper",
     statement="for odd sigma, eta = Theta(1), lambda > 0: R_CK(lambda) - R_GE(lambda) -> 0, phi_GE = (mu1 W_1^T x + "
               "mu_star z)/sqrt(N), mu_star = sqrt(E sigma^2 - mu0^2 - mu1^2)",
@@ -68,8 +71,10 @@ THEOREM = Theorem(
                    lambda instance: Target.point(0, note="relative risk difference"), lambda instance: 0.2),
     ),
     mutants=(
-        Mutant("mu-star-as-c2", "mu_star replaced by the Hermite c_2 (the naming collision of docs/derivations/onestep.md#setting-and-normalization)",
+        Mutant("mu-star-as-c2", "mu_star replaced by the Hermite c_2 (the naming collision of "
+                                "docs/derivations/onestep.md#setting-and-normalization)",
                constants={"mu_star": _second_coefficient}),
-        Mutant("mu-star-as-root-moment", "mu_star replaced by sqrt(E sigma^2)", constants={"mu_star": _root_second_moment}),
+        Mutant("mu-star-as-root-moment", "mu_star replaced by sqrt(E sigma^2)",
+               constants={"mu_star": _root_second_moment}),
     ),
 )

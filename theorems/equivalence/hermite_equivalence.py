@@ -1,6 +1,7 @@
 """Hermite surrogates of the activation leave the ridge errors unchanged iff the degree reaches ell_*(alpha)  [derived].
 
-Statement (docs/derivations/equivalence.md#hermite-equivalence, [D]; a checkable form of Moniri, Lee, Hassani and Dobriban's equivalence, ICML
+Statement (docs/derivations/equivalence.md#hermite-equivalence, [D]; a checkable form of Moniri, Lee, Hassani and
+Dobriban's equivalence, ICML
 2024, arXiv 2310.07891, whose own statement is [S]). Take one step W_1 = W_0 + eta sqrt(N) G_0 with eta = n^alpha, in
 Ba's normalization. Then fit a ridge readout on fresh data, with features s(X W_1)/sqrt(N), using either
 s = sigma or its degree-ell Hermite surrogate
@@ -9,7 +10,8 @@ s = sigma or its degree-ell Hermite surrogate
 
 with xi ~ N(0, 1) drawn fresh for every (sample, neuron) entry. Only the ridge stage uses the surrogate; W_1 comes
 from sigma. The train and test errors then agree in the limit iff ell >= ell_*(alpha): the number of spikes,
-with (ell_* - 1)/(2 ell_*) < alpha < ell_*/(2 ell_* + 2) (docs/derivations/onestep.md#spike-count). Below it, the surrogate misses a spike that the
+with (ell_* - 1)/(2 ell_*) < alpha < ell_*/(2 ell_* + 2) (docs/derivations/onestep.md#spike-count). Below it, the
+surrogate misses a spike that the
 target can use: the test error rises when f* has a He_{ell_*} component along zeta and lambda is small enough.
 
 Defaults follow the spec's check:
@@ -36,10 +38,18 @@ checked here (docs/derivations/equivalence.md#hermite-equivalence reports test e
 
 from __future__ import annotations
 
-
 from theorems.hermite import Quantity
-from theorems.statement import (Assumption, Constant, Instance, Mutant, Parameter, Prediction, Target, Theorem,
-                                integer_constant)
+from theorems.statement import (
+    Assumption,
+    Constant,
+    Instance,
+    Mutant,
+    Parameter,
+    Prediction,
+    Target,
+    Theorem,
+    integer_constant,
+)
 
 
 def spike_count(alpha: float) -> int:
@@ -73,7 +83,8 @@ def _gap(instance: Instance) -> Target:
 THEOREM = Theorem(
     id="hermite-equivalence",
     title="Degree-ell Hermite surrogates reproduce the ridge errors after one step iff ell >= ell_*(alpha)",
-    source="derived for thmcheck (docs/derivations/equivalence.md#hermite-equivalence) after Moniri, Lee, Hassani and Dobriban, 'A theory of "
+    source="derived for thmcheck (docs/derivations/equivalence.md#hermite-equivalence) after Moniri, Lee, Hassani and "
+           "Dobriban, 'A theory of "
            "non-linear feature learning with one gradient step in two-layer neural networks', ICML 2024",
     provenance="derived",
     statement="the ridge test error with sigma^_degree (Hermite truncation + independent Gaussian rest) in the ridge "

@@ -1,6 +1,8 @@
-"""A large first step beats the linear bound: tau_* and the risk at eta = sqrt(N) (Ba et al., Lemma 6, Theorem 7, Cor. 8)  [paper].
+"""A large first step beats the linear bound: tau_* and the risk at eta = sqrt(N) (Ba et al., Lemma 6, Theorem 7, Cor.
+8)  [paper].
 
-Statement (Ba, Erdogdu, Suzuki, Wang, Wu and Yang, NeurIPS 2022; docs/derivations/equivalence.md#large-step-beats-linear). With xi1, xi2 iid N(0, 1),
+Statement (Ba, Erdogdu, Suzuki, Wang, Wu and Yang, NeurIPS 2022;
+docs/derivations/equivalence.md#large-step-beats-linear). With xi1, xi2 iid N(0, 1),
 
     tau_* = inf_kappa E_xi1 [(sigma*(xi1) - E_xi2 sigma(kappa xi1 + xi2))^2].
 
@@ -27,13 +29,12 @@ and +0.021.
 
 from __future__ import annotations
 
-
 import mpmath
 import numpy as np
 import sympy
 
-from theorems.onestep import common as onestep
 from theorems.hermite import Quantity, mu_star_squared
+from theorems.onestep import common as onestep
 from theorems.statement import Constant, Mutant, Parameter, Prediction, Target, Theorem
 
 _a, _z = sympy.symbols("a z", real=True)
@@ -42,7 +43,8 @@ _a, _z = sympy.symbols("a z", real=True)
 def smoothing_identity_residual(variance: int = 3) -> sympy.Expr:
     """d/da E_Z erf(a + Z) - d/da erf(a/sqrt(variance)), simplified (0 for variance 3)."""
     density = sympy.exp(-_z**2 / 2) / sympy.sqrt(2 * sympy.pi)
-    derivative = sympy.integrate(2 / sympy.sqrt(sympy.pi) * sympy.exp(-(_a + _z) ** 2) * density, (_z, -sympy.oo, sympy.oo))
+    integrand = 2 / sympy.sqrt(sympy.pi) * sympy.exp(-(_a + _z) ** 2) * density
+    derivative = sympy.integrate(integrand, (_z, -sympy.oo, sympy.oo))
     return sympy.simplify(derivative - sympy.diff(sympy.erf(_a / sympy.sqrt(variance)), _a))
 
 
@@ -106,7 +108,8 @@ THEOREM = Theorem(
                    lambda instance: Target.point(0), lambda instance: 0.5),
         Prediction("erf-tau-star", "identity", "tau(kappa_star) for erf/erf: 0 (mpmath, 30 digits)",
                    lambda instance: Target.point(0), lambda instance: 1e-6),
-        Prediction("tanh-tau-star", "inequality", "1 - 10 tau(kappa_tanh) / ||P_>1 tanh||^2 >= 0 (Corollary 8's tanh case)",
+        Prediction("tanh-tau-star", "inequality", "1 - 10 tau(kappa_tanh) / ||P_>1 tanh||^2 >= 0 (Corollary 8's tanh "
+                                                  "case)",
                    lambda instance: Target.at_least(0), lambda instance: 1e-6),
         Prediction("beats-linear", "limit", "linear_bound - R_CK at eta = N^(1/2) >= 0",
                    lambda instance: Target.at_least(0, note="risk margin"), lambda instance: 0.01),

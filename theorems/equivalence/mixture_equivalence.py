@@ -1,7 +1,8 @@
 """Gaussian-mixture data: after one step the Hermite model at scale b reproduces the network's ridge errors
 (Demir and Dogan, Thms 3-4)  [secondary].
 
-Claim (Demir and Dogan, ICLR 2025, arXiv 2503.00856; docs/derivations/equivalence.md#mixture-equivalence, from reviews [S] and the authors' code
+Claim (Demir and Dogan, ICLR 2025, arXiv 2503.00856; docs/derivations/equivalence.md#mixture-equivalence, from reviews
+[S] and the authors' code
 [C]). Data come from a two-component Gaussian mixture with zero means and spiked covariances I + theta g_c g_c^T,
 theta = n^(beta (1 - alpha)); the learning rate is eta = n^(alpha beta), so eta ||Sigma|| ~ n^beta. After one step,
 ridge regression on the network's features sigma(F^ x) and on the Hermite model's features give the same training
@@ -38,7 +39,8 @@ What the data say (tanh, beta = 0.6, rank-one spikes, default fidelity unless st
 - alpha = 0 (all of the strength in the data spread): the Hermite model's train error is lower by -1.5% +- 0.2% at
   n = 250 and -0.8% +- 0.1% at n = 500, the spec's sign. The gap halves as n doubles and extrapolates to
   -0.1% +- 0.3%: a finite-size effect, and the data support the limit claim.
-- The degree rule is sufficient but not tight here (as docs/derivations/equivalence.md#mixture-equivalence expects for data near isotropy): for
+- The degree rule is sufficient but not tight here (as docs/derivations/equivalence.md#mixture-equivalence expects for
+data near isotropy): for
   the odd tanh c_2 = 0, so D = 1 and D = 2 coincide, and for softplus D - 1 matches within 0.3% at beta = 0.6 and
   0.74. The scale b is 0.994 at n = 500, so b = 1 is not a visible change either.
 - The comparison is weak by nature. The labels relu(xi^T x) have a random xi of norm ||Sigma||^(-1/2), and the
@@ -60,8 +62,17 @@ import sympy
 
 from theorems.activations import Activation, from_expression, z
 from theorems.hermite import Quantity, combine, hermite_coefficients, second_moment, square_root
-from theorems.statement import (Assumption, Constant, Instance, Mutant, Parameter, Prediction, Target, Theorem,
-                                integer_constant)
+from theorems.statement import (
+    Assumption,
+    Constant,
+    Instance,
+    Mutant,
+    Parameter,
+    Prediction,
+    Target,
+    Theorem,
+    integer_constant,
+)
 
 MAX_DEGREE = 4
 
@@ -116,7 +127,8 @@ def _strength(instance: Instance) -> str | None:
     beta = float(instance["beta"])
     if not 0.5 <= beta <= MAX_DEGREE / (MAX_DEGREE + 1):
         return (f"beta = {beta} outside [1/2, 4/5]: below 1/2 the step is lazy and D = 1 holds trivially; above 4/5 "
-                f"D > 4, beyond the authors' code, which caps the degree at 4 (their Fig. 1 caps it for numerical stability)")
+                f"D > 4, beyond the authors' code, which caps the degree at 4 (their Fig. 1 caps it for numerical "
+                f"stability)")
     return None
 
 
@@ -132,7 +144,8 @@ THEOREM = Theorem(
            "conventions from KU-MLIP/2-Layer-NNs-with-Gaussian-Mixtures-Data",
     provenance="secondary",
     statement="ridge train and generalization errors with sigma^(u) = sum_{j <= D} c_j(b) He_j(u/b) + h*(b) z equal "
-              "those of the network after one step as n = m = k grows, D = ceil(beta/(1 - beta)), b = sqrt(n/Tr Sigma_c); "
+              "those of the network after one step as n = m = k grows, D = ceil(beta/(1 - beta)), b = sqrt(n/Tr "
+              "Sigma_c); "
               "mechanism (Thm 3): conditionally on the component c and the structural coordinates g_c^T x the "
               "features are Gaussian-equivalent",
     parameters=(
@@ -156,7 +169,8 @@ THEOREM = Theorem(
                parameters={"beta": "1/2"},
                constants={"degree": lambda p, d: Quantity.exactly("degree", hermite_degree(float(p["beta"])) - 1, d)}),
     ),
-    notes="What the data support (tanh, beta = 0.6, lambda = 1e-3): the claim, as a limit. At alpha = 1/2 the gaps are a "
+    notes="What the data support (tanh, beta = 0.6, lambda = 1e-3): the claim, as a limit. At alpha = 1/2 the gaps are "
+          "a "
           "few tenths of a percent at n = 250..1000; at alpha = 0 the train gap is -1.5% and -0.8% at n = 250 and 500 "
           "and extrapolates to -0.1% +- 0.3%. The spec's systematic -1..-3% gap at alpha = 1/2 is not reproduced. The "
           "comparison is weak by nature: the network's error is 0.88 of the null error, and models without the "

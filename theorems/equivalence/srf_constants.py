@@ -2,7 +2,8 @@
 
 Source: Cui, Pesce, Dandi, Krzakala, Lu, Zdeborova and Loureiro, "Asymptotics of feature learning in two-layer
 networks after one gradient step" (ICML 2024, arXiv 2402.04980). The formulas are as implemented in the
-authors' code, SPOC-group/OneStepGD_asymptotics (`theory.ipynb`), docs/derivations/equivalence.md#srf-constants. They were checked
+authors' code, SPOC-group/OneStepGD_asymptotics (`theory.ipynb`), docs/derivations/equivalence.md#srf-constants. They
+were checked
 numerically for thmcheck; the paper's own statement is not confirmed.
 
 Conventions in `checkers.equivalence.spiked_features`: unit-norm rows of W_0, a_0 = 1/sqrt(p), and
@@ -18,13 +19,15 @@ v^ ~ X^T y / n_0: its length has mean square mu1*^2 + E[y^2]/alpha_0 (`theorems.
 bulk of each neuron's step is (1/n_0) Z^T [y (sigma'(Z w_j) - mu1)], of squared norm E[y^2] Var sigma'/alpha_0.
 
 Assumption [D], found while checking: mu0 = E sigma(Z) = 0. At initialization f_0(x) = (1/p) sum_j sigma(w_j . x) ~ mu0,
-so the residual y - f_0 carries -mu0. Its part of the step, -eta~ mu0 (1/n_0) Z^T sigma'(Z w_j) ~ -eta~ mu0 E[sigma''] w_j(0),
+so the residual y - f_0 carries -mu0. Its part of the step, -eta~ mu0 (1/n_0) Z^T sigma'(Z w_j) ~ -eta~ mu0 E[sigma'']
+w_j(0),
 shrinks every neuron along itself, and the formulas above leave this out. For a ReLU student, the tanh teacher,
 alpha0 = 2 and eta~ = 3, the measured c is 1.08 against the formula's 1.44.
 
 Check: draws at d = p in {200, 400}, with two control variates whose finite-size means are exact
 (||Z^T y/n_0||^2 and <Z^T y/n_0, theta>), extrapolated in 1/d, against each constant. Resolution: 3% of each
-constant. The mutants move r and gamma by about 30%, and c by 15% or more. The defaults (alpha0 = 2, eta~ = 3) are one of the code's
+constant. The mutants move r and gamma by about 30%, and c by 15% or more. The defaults (alpha0 = 2, eta~ = 3) are one
+of the code's
 settings; at alpha0 = 1/2 the spike fluctuates twice as much from draw to draw (5% at d = 250), so the same
 resolution needs four times the draws (--fidelity high).
 """
@@ -33,7 +36,17 @@ from __future__ import annotations
 
 from theorems.hermite import combine, derivative_variance, hermite_coefficients, second_moment, square_root
 from theorems.onestep.common import centring_failure, square_integrable_teacher
-from theorems.statement import Assumption, Constant, Instance, Mutant, Parameter, Prediction, Target, Theorem, parameter_quantity
+from theorems.statement import (
+    Assumption,
+    Constant,
+    Instance,
+    Mutant,
+    Parameter,
+    Prediction,
+    Target,
+    Theorem,
+    parameter_quantity,
+)
 
 
 def _centred(instance: Instance) -> str | None:
@@ -63,7 +76,8 @@ def _graph(*, ratio_in_numerator: bool = False, raw_moment: bool = False) -> tup
                          parameters=("eta", "alpha0")),
         Constant.formula("c", ("label_moment", "derivative_spread"), lambda e, v, t, a: 1 + t**2 * per_sample(e, a) * v,
                          parameters=("eta", "alpha0")),
-        Constant.formula("gamma", ("mu1_star", "label_moment"), lambda ms, e, a: ms / square_root(ms**2 + per_sample(e, a)),
+        Constant.formula("gamma", ("mu1_star", "label_moment"),
+                         lambda ms, e, a: ms / square_root(ms**2 + per_sample(e, a)),
                          parameters=("alpha0",)),
     )
 
@@ -84,7 +98,8 @@ THEOREM = Theorem(
     id="srf-constants",
     title="Spiked random features after one giant step: spike r, bulk inflation c, teacher overlap gamma",
     source="Cui et al., 'Asymptotics of feature learning in two-layer networks after one gradient step', ICML 2024 "
-           "(arXiv 2402.04980); formulas from the authors' code SPOC-group/OneStepGD_asymptotics, docs/derivations/equivalence.md#srf-constants",
+           "(arXiv 2402.04980); formulas from the authors' code SPOC-group/OneStepGD_asymptotics, "
+           "docs/derivations/equivalence.md#srf-constants",
     provenance="code",
     statement="W_1 ~ c^(1/2) W_0' + r 1 v^^T with r = eta~ mu1 sqrt(mu1*^2 + E y^2/alpha0), c = 1 + eta~^2 E y^2 "
               "Var sigma'/alpha0, <v^, theta> = gamma = mu1*/sqrt(mu1*^2 + E y^2/alpha0)",

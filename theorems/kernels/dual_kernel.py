@@ -14,7 +14,8 @@ Checked here: the series truncated at `degree`, with the Parseval bound on its t
 (`theorems.mehler.dual_kernel_series`), (i) equals the closed form to the requested digits where one
 exists (identity), (ii) agrees with a randomized quasi-Monte Carlo estimate of E[sigma(U) sigma(V)]
 (limit), and (iii) the tail bound holds at every correlation, searched by Hypothesis (inequality). The
-weight k! c_k^2 is the named definition `mehler_weight`, so mutants can replace it. Named constants: c0, c1, ..., c<degree> and second_moment (E sigma^2); overriding one of them
+weight k! c_k^2 is the named definition `mehler_weight`, so mutants can replace it. Named constants: c0, c1, ...,
+c<degree> and second_moment (E sigma^2); overriding one of them
 (`--set c1=0.51`) tests the corresponding conjecture.
 """
 

@@ -16,7 +16,8 @@ through kappa'(rho) = (pi - arccos rho)/(2 pi) (the degree-0 arc-cosine kernel),
 dK(u, w)/du = ||w|| kappa(rho) u/||u|| + kappa'(rho) (w - rho ||w|| u/||u||).
 
 Checked here: randomized quasi-Monte Carlo estimates of L, dL/da_1 and dL/dw_1 (along a fixed
-direction, the first teacher neuron's) against the closed forms (limit), and L from the Hermite series of kappa (sum_k k! c_k^2 rho^k, with the Parseval tail bound)
+direction, the first teacher neuron's) against the closed forms (limit), and L from the Hermite series of kappa (sum_k
+k! c_k^2 rho^k, with the Parseval tail bound)
 against the closed form (identity); at |rho| = 1, where the series converges only like K^(-3/2), the
 closed form is used, as the spec advises. The configuration (widths, dimension, weights) is a
 deterministic function of the parameters (`configuration` indexes it), so the statement stays free of
@@ -252,7 +253,8 @@ def _debiased_keeping_linear(instance: Instance):
 THEOREM = Theorem(
     id="population-loss",
     title="Exact Gaussian population loss of a ReLU teacher-student pair via the arc-cosine kernel",
-    source="derived for thmcheck (docs/derivations/kernels.md#dual-kernel); kernel of Cho and Saul (2009), divided by 2",
+    source="derived for thmcheck (docs/derivations/kernels.md#dual-kernel); kernel of Cho and Saul (2009), divided by "
+           "2",
     provenance="derived",
     statement="E(f - f*)^2/2 = (a^T K(W,W) a - 2 a^T K(W,W*) a* + a*^T K(W*,W*) a*)/2, "
               "K(u,w) = |u||w| kappa(cos angle), kappa(rho) = (sqrt(1-rho^2) + (pi - arccos rho) rho)/(2 pi)",

@@ -1,4 +1,5 @@
-"""Shared statement pieces of the one-step family, in Ba et al.'s normalization (docs/derivations/onestep.md#setting-and-normalization, 3).
+"""Shared statement pieces of the one-step family, in Ba et al.'s normalization
+(docs/derivations/onestep.md#setting-and-normalization, 3).
 
 Model: x ~ N(0, I_d); y = sigma_*(<x, beta_*>) + noise eps, ||beta_*|| = 1; f(x) = a^T sigma(W^T x)/sqrt(N);
 sqrt(d) W_0 and sqrt(N) a iid N(0, 1); n/d -> psi1 and N/d -> psi2. Hermite convention: probabilists',
@@ -36,7 +37,8 @@ def parameters(*, activation: str = "tanh", teacher: str = "tanh", noise: str = 
 
 
 def growing_step_parameters(alpha: str) -> tuple[Parameter, ...]:
-    """Parameters of the eta = n^alpha family (Moniri et al.; docs/derivations/onestep.md#spike-count, 8): softplus + tanh, whose
+    """Parameters of the eta = n^alpha family (Moniri et al.; docs/derivations/onestep.md#spike-count, 8): softplus +
+    tanh, whose
     c_1, c_2, c_3 are all non-zero, and a teacher with a quadratic part, He_1 + He_2/sqrt(2)."""
     return (
         Parameter("activation", "the student's activation sigma", "activation", "log(1 + exp(z)) + tanh(z)"),
@@ -66,7 +68,8 @@ def base_constants() -> tuple[Constant, ...]:
 
 
 def alignment_limit() -> Constant:
-    """lim cos^2(X^T y, beta_*) = psi1 mu1_star^2 / (psi1 mu1_star^2 + E[y^2])  [D] (docs/derivations/onestep.md#spike-outlier)."""
+    """lim cos^2(X^T y, beta_*) = psi1 mu1_star^2 / (psi1 mu1_star^2 + E[y^2])
+    (docs/derivations/onestep.md#spike-alignment)."""
     return Constant.formula("alignment_limit", ("mu1_star", "teacher_second_moment"),
                             lambda m, e, p: p * m**2 / (p * m**2 + e), parameters=("psi1",))
 

@@ -1,4 +1,5 @@
-"""Demir and Dogan (ICLR 2025), Lemma 1: under Gaussian-mixture data with spiked covariances, the first gradient is rank one plus a smaller remainder, at rates set by the data spread  [secondary].
+"""Demir and Dogan (ICLR 2025), Lemma 1: under Gaussian-mixture data with spiked covariances, the first gradient is rank
+one plus a smaller remainder, at rates set by the data spread  [secondary].
 
 Statement as the reviews report it (docs/derivations/onestep.md#mixture-spike, [S]; not confirmed against the paper).
 Data: two equally weighted zero-mean components, Sigma_c = I + theta Gamma_c Gamma_c^T with rank-one
@@ -27,7 +28,6 @@ import sympy
 from theorems.formula import exact_number
 from theorems.hermite import Quantity
 from theorems.statement import Constant, Mutant, Parameter, Prediction, Target, Theorem
-
 
 CONSTANTS = (
     Constant.formula("spike_exponent", (), lambda alpha, beta: -(1 - beta * (1 - alpha)) / 2,
@@ -72,7 +72,8 @@ THEOREM = Theorem(
     predictions=(
         Prediction("spike-rate", "rate", "fitted exponent of ||u v^T||_op over k = n = m is <= spike_exponent",
                    _upper_bound("spike_exponent"), lambda instance: 0.25),
-        Prediction("remainder-rate", "rate", "fitted exponent of ||G - u v^T||_op over k = n = m is <= remainder_exponent",
+        Prediction("remainder-rate", "rate", "fitted exponent of ||G - u v^T||_op over k = n = m is <= "
+                                             "remainder_exponent",
                    _upper_bound("remainder_exponent"), lambda instance: 0.25),
     ),
     mutants=(

@@ -1,10 +1,12 @@
-"""Moniri, Lee, Hassani and Dobriban (ICML 2024): with learning rate eta ~ n^alpha, one step leaves ell separated spikes in the feature matrix  [secondary].
+"""Moniri, Lee, Hassani and Dobriban (ICML 2024): with learning rate eta ~ n^alpha, one step leaves ell separated spikes
+in the feature matrix  [secondary].
 
 Statement as the reviews report it (docs/derivations/onestep.md#spike-count, [S]; not confirmed against the paper):
 for (ell - 1)/(2 ell) < alpha < ell/(2 ell + 2), the feature matrix F = sigma(X~ W_1) on fresh data has
 exactly ell spikes separated from the bulk, aligned with the polynomial features (X~ beta)^(o k), k <= ell.
 
-Derivation behind the check [D] (docs/derivations/onestep.md#spike-count). With Ba's W_1 = W_0 + eta sqrt(N) G_0 and eta = n^alpha, each
+Derivation behind the check [D] (docs/derivations/onestep.md#spike-count). With Ba's W_1 = W_0 + eta sqrt(N) G_0 and eta
+= n^alpha, each
 neuron moves by t_j zeta with t = eta mu1 a and zeta = X^T y / n; Taylor expanding sigma and replacing
 sigma^(k) by its mean k! c_k, F = F_0 + sum_k c_k (X~ zeta)^(o k) (t^(o k))^T + (incoherent terms). Spike k
 has norm of order n^(1/2 + k(alpha - 1/2)) times the bulk's sqrt(n): it separates iff
@@ -31,9 +33,9 @@ from __future__ import annotations
 import mpmath
 import sympy
 
-from theorems.onestep import common as onestep
 from theorems.formula import exact_number, to_mpf
 from theorems.hermite import Quantity, hermite_coefficients
+from theorems.onestep import common as onestep
 from theorems.statement import Assumption, Constant, Instance, Mutant, Prediction, Target, Theorem
 
 HIGHEST_SPIKE = 3

@@ -1,6 +1,7 @@
 """Ba et al. (2022), Proposition 2: the first gradient step is a rank-one spike plus a small remainder.
 
-Statement (Ba, Erdogdu, Suzuki, Wang, Wu, Yang, NeurIPS 2022, Prop. 2; docs/derivations/onestep.md#spike-strength). Under
+Statement (Ba, Erdogdu, Suzuki, Wang, Wu, Yang, NeurIPS 2022, Prop. 2; docs/derivations/onestep.md#spike-strength).
+Under
 Assumption 1, with A := (mu_1 / (n sqrt(N))) X^T y a^T, with probability at least 1 - n exp(-c log^2 n),
 
     ||G_0 - A||_op <= (C log^2 n / sqrt(n)) ||G_0||_op.
@@ -23,10 +24,9 @@ from __future__ import annotations
 import mpmath
 import numpy as np
 
-from theorems.onestep import common as onestep
 from theorems.hermite import hermite_coefficients
+from theorems.onestep import common as onestep
 from theorems.statement import Instance, Mutant, Prediction, Target, Theorem
-
 
 CONSTANTS = onestep.base_constants()[:1]  # mu1
 

@@ -1,6 +1,7 @@
 """BBP transition of the updated weights: the top singular vector of W_1 sees the spike above a threshold  [derived].
 
-Derivation (docs/derivations/onestep.md#spike-outlier, [D]). W_1 = W_0 + eta sqrt(N) G_0 ~ sqrt(N/d) [Z' + theta u v^T] with
+Derivation (docs/derivations/onestep.md#spike-outlier, [D]). W_1 = W_0 + eta sqrt(N) G_0 ~ sqrt(N/d) [Z' + theta u v^T]
+with
 Z' iid of variance 1/N (d x N), u = zeta/||zeta||, v = a/||a||, c := d/N and
 theta = eta mu1 ||zeta|| ||a|| sqrt(d/N). By Benaych-Georges and Nadakuditi's rectangular spiked model
 (noise variance 1/#columns), when theta > c^(1/4) the top left singular vector u_1 of W_1 satisfies
@@ -27,8 +28,8 @@ from __future__ import annotations
 import mpmath
 import sympy
 
-from theorems.onestep import common as onestep
 from theorems.hermite import Quantity, combine, square_root
+from theorems.onestep import common as onestep
 from theorems.statement import Constant, Instance, Mutant, Prediction, Target, Theorem, parameter_quantity
 
 

@@ -1,6 +1,7 @@
 """Spike strength after one step: sqrt(N) ||A||_op -> mu1 sqrt(mu1_star^2 + E[y^2]/psi1)  [derived].
 
-Derivation (docs/derivations/onestep.md#spike-strength, [D]): sqrt(N) ||A||_op = mu1 ||zeta|| ||a|| with zeta = X^T y / n.
+Derivation (docs/derivations/onestep.md#spike-strength, [D]): sqrt(N) ||A||_op = mu1 ||zeta|| ||a|| with zeta = X^T y /
+n.
 Write zeta = (zeta . beta_*) beta_* + P_perp zeta: zeta . beta_* -> mu1_star (the teacher's linear
 coefficient) and ||P_perp zeta||^2 -> (d/n) E[y^2], while ||a|| -> 1. The finite-n corrections to
 E||zeta||^2 are O(1/n) (exactly: mu1_star^2 (1 - 1/n) + ((d - 1) E y^2 + E[z^2 y^2]) / n).
@@ -14,10 +15,9 @@ this with eta~ in place of eta_Ba |a_j| (docs/derivations/equivalence.md#srf-con
 
 from __future__ import annotations
 
-from theorems.onestep import common as onestep
 from theorems.hermite import hermite_coefficients, square_root
+from theorems.onestep import common as onestep
 from theorems.statement import Constant, Mutant, Prediction, Target, Theorem
-
 
 CONSTANTS = onestep.base_constants() + (
     Constant.formula("spike_strength", ("mu1", "zeta_norm"), lambda m, z: m * z,
