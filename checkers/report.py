@@ -232,6 +232,8 @@ def _section(theorem_id: str, records: list[dict], figures: list[tuple[str, str]
             f"{_format(p.get('observed'))}" + (f" ± {_format(p.get('standard_error'))}" if p.get("standard_error")
                                                 else "") + ")"
             for p in verdict["predictions"])
+        if verdict.get("error"):  # a bug in the check, stored by the sweep: say what it was
+            evidence = f"error in the check: {verdict['error']}"
         rows.append(f'<tr class="{_css(verdict["verdict"])}"><td>{html.escape(_label(record["parameters"]))}</td>'
                     f"<td>{record['seed_index']}</td><td>{html.escape(verdict['verdict'])}</td>"
                     f"<td>{html.escape(evidence)}</td></tr>")

@@ -41,15 +41,16 @@ def test_a_reader_for_no_prediction_is_refused():
 def test_a_mutant_naming_a_missing_prediction_or_assumption_is_refused():
     theorem = registry.checker("spike-outlier").theorem
     with pytest.raises(DeclarationError, match="mutant wrong names prediction"):
-        replace(theorem, mutants=(Mutant("wrong", "", predictions={"spike-overlapp": lambda i: Target.point(0)}),))
+        replace(theorem, mutants=(Mutant(name="wrong", description="",
+                                         predictions={"spike-overlapp": lambda i: Target.point(0)}),))
     with pytest.raises(DeclarationError, match="assumption"):
-        replace(theorem, mutants=(Mutant("wrong", "", dropped_assumptions=("no-such-assumption",)),))
+        replace(theorem, mutants=(Mutant(name="wrong", description="", dropped_assumptions=("no-such-assumption",)),))
 
 
 def test_a_mutant_naming_a_missing_constant_is_refused_when_the_theorem_is_built():
     theorem = registry.checker("spike-strength").theorem
     with pytest.raises(DeclarationError, match="spike_strenght"):
-        replace(theorem, mutants=(Mutant("typo", "", constant_factors={"spike_strenght": 1.1}),))
+        replace(theorem, mutants=(Mutant(name="typo", description="", constant_factors={"spike_strenght": 1.1}),))
 
 
 def test_a_constant_reading_an_undeclared_dependency_is_an_error():
@@ -111,3 +112,12 @@ def test_sweep_cli_exits_4_when_a_task_errs(monkeypatch, tmp_path, capsys):
                  "--json"])
     captured = capsys.readouterr()
     assert code == 4 and json.loads(captured.out)["outcomes"] == {"error": 1}
+
+
+def test_the_report_of_a_sweep_shows_an_error_with_its_message(monkeypatch, tmp_path):
+    pytest.importorskip("matplotlib")
+    from checkers.report import build_report
+    monkeypatch.setitem(registry._REGISTRY.checkers, "spike-strength", _misspelled_reader_checker())
+    sweep(plan("spike-strength", {}, 1), tmp_path / "r.sqlite", executor="serial", progress=False)
+    page = build_report(tmp_path / "report", store=tmp_path / "r.sqlite").read_text()
+    assert "error in the check" in page and "spike_strenght" in page
