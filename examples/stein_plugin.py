@@ -31,14 +31,14 @@ THEOREM = Theorem(
     source="Stein (1981), Lemma 1",
     provenance="paper",
     statement="E[Z sigma(Z)] = E sigma'(Z) = c_1 for Z ~ N(0, 1)",
-    parameters=(Parameter("activation", "the activation sigma", "activation", "tanh"),),
+    parameters=(Parameter(name="activation", description="the activation sigma", kind="activation", default="tanh"),),
     assumptions=(),
     constants=CONSTANTS,
     predictions=(
-        Prediction("first-moment", "limit", "E[Z sigma(Z)] equals c_1", predict_c1,
+        Prediction(name="first-moment", kind="limit", statement="E[Z sigma(Z)] equals c_1", predict=predict_c1,
                    resolution=lambda instance: 0.03 * float(instance.constant("second_moment")) ** 0.5),
     ),
-    mutants=(Mutant("c1-doubled", "c_1 replaced by 2 c_1", constant_factors={"c1": 2.0}),),
+    mutants=(Mutant(name="c1-doubled", description="c_1 replaced by 2 c_1", constant_factors={"c1": 2.0}),),
 )
 
 

@@ -17,10 +17,12 @@ def test_every_exported_name_exists(package):
 
 def test_kinds_and_outcomes_are_enums_that_serialize_as_their_values():
     assert json.dumps([theorems.Kind.LIMIT, checkers.Outcome.OUTSIDE]) == '["limit", "outside assumptions"]'
-    prediction = Prediction("p", "limit", "", lambda instance: Target.point(0), lambda instance: 1.0)
+    prediction = Prediction(name="p", kind="limit", statement="", predict=lambda instance: Target.point(0),
+                            resolution=lambda instance: 1.0)
     assert prediction.kind is theorems.Kind.LIMIT
 
 
 def test_an_unknown_kind_is_a_declaration_error():
     with pytest.raises(DeclarationError, match="kind must be one of"):
-        Prediction("p", "limt", "", lambda instance: Target.point(0), lambda instance: 1.0)
+        Prediction(name="p", kind="limt", statement="", predict=lambda instance: Target.point(0),
+                   resolution=lambda instance: 1.0)

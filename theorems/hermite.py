@@ -58,7 +58,7 @@ MAX_DEGREE = 400
 MAX_DIGITS = 1000
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Quantity:
     """A number with the route that produced it, its exact sympy form if any, and its accuracy."""
 
@@ -72,7 +72,7 @@ class Quantity:
     def exactly(cls, name: str, value, digits: int) -> "Quantity":
         """A constant known in closed form (a sympy number, int or rational): route "exact", value to `digits`."""
         value = sympy.sympify(value) if isinstance(value, int) else value
-        return cls(name, to_mpf(value, digits), "exact", digits, value)
+        return cls(name=name, value=to_mpf(value, digits), route="exact", digits=digits, exact=value)
 
     def decimal(self, digits: int | None = None) -> str:
         return _decimal(self.value, digits or self.digits)
@@ -105,7 +105,8 @@ class HermiteTable:
                 for c, e in zip(self.coefficients, self.exact)]
 
     def quantity(self, k: int) -> Quantity:
-        return Quantity(f"c{k}", self.coefficients[k], self.routes[k], self.digits, self.exact[k])
+        return Quantity(name=f"c{k}", value=self.coefficients[k], route=self.routes[k], digits=self.digits,
+                        exact=self.exact[k])
 
 
 def _decimal(value: mpmath.mpf, digits: int) -> str:
@@ -172,7 +173,7 @@ def combine(name: str, digits: int, parts: list[Quantity], formula) -> Quantity:
         value = to_mpf(exact, digits) if exact is not None else formula(*[part.value for part in parts])
     if route in ("exact", "override") and exact is not None:
         exact = sympy.simplify(exact) if route == "exact" else exact
-    return Quantity(name, value, route, digits, exact)
+    return Quantity(name=name, value=value, route=route, digits=digits, exact=exact)
 
 
 # --- routes -----------------------------------------------------------------------------------
@@ -215,15 +216,16 @@ def _second_moment(sigma: Activation, digits: int, route: str) -> Quantity:
     if route in ("auto", "exact"):
         exact = hermite_moment(sympy.expand(sigma.expression**2), 0)
         if exact is not None:
-            return Quantity("second_moment", to_mpf(exact, digits), "exact", digits, exact)
+            return Quantity(name="second_moment", value=to_mpf(exact, digits), route="exact", digits=digits,
+                            exact=exact)
         if route == "exact":
             raise InvalidInput(f"no exact form for E sigma^2 of {sigma.name}; use route auto or mpmath")
     if route == "float64":
         nodes, weights = _hermite_rule()
         value = float(np.dot(weights, sigma(nodes) ** 2))
-        return Quantity("second_moment", mpmath.mpf(value), "float64", 15)
+        return Quantity(name="second_moment", value=mpmath.mpf(value), route="float64", digits=15)
     _, square = _mpmath_moments(sigma.expression, 0, digits)
-    return Quantity("second_moment", square, "mpmath", digits)
+    return Quantity(name="second_moment", value=square, route="mpmath", digits=digits)
 
 
 @functools.lru_cache(maxsize=1)

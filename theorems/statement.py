@@ -62,7 +62,7 @@ class Kind(StrEnum):
 KINDS = tuple(Kind)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Parameter:
     """A validated input of a theorem. `kind` is "real", "integer", "activation" or "choice"."""
 
@@ -113,7 +113,7 @@ class Parameter:
         return f"{'integers' if self.kind == 'integer' else 'reals'} in [{lower}, {upper}]"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Assumption:
     """A hypothesis of the theorem. `check(instance)` returns None when it holds, else the reason."""
 
@@ -129,7 +129,7 @@ def integer_constant(name: str, lower: int, upper: int) -> Assumption:
         if value != int(value) or not lower <= value <= upper:
             return f"{name} = {value} must be an integer in {lower}..{upper}"
         return None
-    return Assumption(f"integer-{name}", f"{name} an integer in {lower}..{upper}", check)
+    return Assumption(name=f"integer-{name}", statement=f"{name} an integer in {lower}..{upper}", check=check)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -175,7 +175,7 @@ class Constant:
 def parameter_quantity(name: str, parameters: Mapping[str, Any], digits: int) -> Quantity:
     """A real parameter as an exact Quantity, to enter `combine` formulas."""
     value = exact_number(parameters[name])
-    return combine(name, digits, [Quantity(name, 0, "exact", digits, value)], lambda v: v)
+    return combine(name, digits, [Quantity(name=name, value=0, route="exact", digits=digits, exact=value)], lambda v: v)
 
 
 class _Dependencies(Mapping):
@@ -197,7 +197,7 @@ class _Dependencies(Mapping):
         return len(self._declared)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Target:
     """Where the theorem places an observable: the closed interval [lower, upper] around `value`."""
 
@@ -210,20 +210,20 @@ class Target:
     def point(cls, value, note: str = "") -> "Target":
         """A point prediction; an mpf keeps its own precision (mpmath.mpf() would round it to the context's)."""
         value = value if isinstance(value, mpmath.mpf) else mpmath.mpf(value)
-        return cls(value, value, value, note)
+        return cls(value=value, lower=value, upper=value, note=note)
 
     @classmethod
     def at_least(cls, bound, note: str = "") -> "Target":
         """A one-sided prediction: the observable is >= bound (for an inequality, bound 0 on its margin)."""
         bound = mpmath.mpf(bound)
-        return cls(bound, bound, mpmath.mpf("inf"), note)
+        return cls(value=bound, lower=bound, upper=mpmath.mpf("inf"), note=note)
 
     @property
     def width(self) -> mpmath.mpf:
         return self.upper - self.lower
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Prediction:
     """One checkable consequence of the theorem.
 
@@ -245,7 +245,7 @@ class Prediction:
         object.__setattr__(self, "kind", Kind(self.kind))
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Mutant:
     """A named wrong version of a theorem, which its check must reject."""
 
@@ -259,7 +259,7 @@ class Mutant:
     constants: Mapping[str, "Constant | Callable[[Mapping[str, Any], int], Quantity]"] = field(default_factory=dict)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Theorem:
     """A theorem as the paper states it (or as derived), with its provenance.
 
@@ -400,7 +400,7 @@ class Theorem:
             except InvalidInput as error:
                 raise InvalidInput(f"--set {name}: {error}") from None
             parsed_overrides[name] = number
-        instance = Instance(self, values, parsed_overrides, digits, labels)
+        instance = Instance(theorem=self, parameters=values, overrides=parsed_overrides, digits=digits, labels=labels)
         names = [node.name for node in instance.graph]
         unknown = set(parsed_overrides) - set(names)
         if unknown:
@@ -409,7 +409,7 @@ class Theorem:
         return instance
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Instance:
     """A theorem at given parameters: constants derived (and overridden), assumptions evaluated."""
 
@@ -459,7 +459,8 @@ class Instance:
             name = node.name
             if name in overrides:
                 number = overrides[name]
-                values[name] = Quantity(name, to_mpf(number, self.digits), "override", self.digits, number)
+                values[name] = Quantity(name=name, value=to_mpf(number, self.digits), route="override",
+                                        digits=self.digits, exact=number)
                 changed[name] = "overridden"
                 continue
             if name in replacements:
@@ -478,7 +479,8 @@ class Instance:
                     changed[name] = "recomputed"
             if name in factors:
                 with mpmath.workdps(self.digits + 10):
-                    quantity = Quantity(name, quantity.value * mpmath.mpf(factors[name]), "mutant", self.digits)
+                    quantity = Quantity(name=name, value=quantity.value * mpmath.mpf(factors[name]), route="mutant",
+                                        digits=self.digits)
                 changed[name] = "mutant"
             values[name] = quantity
         return values, changed

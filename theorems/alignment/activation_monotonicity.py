@@ -39,7 +39,7 @@ def _data_constant(name, measure):
     """A constant measured on the deterministic data (float64; W_max = 1)."""
     def derive(parameters, digits):
         x, y = reference_data(parameters["per_class"], parameters["dimension"], parameters["configuration"])
-        return Quantity(name, measure(x, y, parameters), "float64", digits)
+        return Quantity(name=name, value=measure(x, y, parameters), route="float64", digits=digits)
     return Constant.of_parameters(name, derive)
 
 
@@ -61,15 +61,17 @@ THEOREM = Theorem(
     assumptions=(SEPARABLE, MARGIN_LOSS),
     constants=CONSTANTS,
     predictions=(
-        Prediction("keeps-own-class", "identity", "activation switches against (7)/(8) for t <= T: 0",
-                   lambda instance: Target.point(0), lambda instance: 0.5),
-        Prediction("trapped-after-alignment", "identity", "region changes after the empirical t1: 0",
-                   lambda instance: Target.point(0), lambda instance: 0.5),
+        Prediction(name="keeps-own-class", kind="identity",
+                   statement="activation switches against (7)/(8) for t <= T: 0",
+                   predict=lambda instance: Target.point(0), resolution=lambda instance: 0.5),
+        Prediction(name="trapped-after-alignment", kind="identity",
+                   statement="region changes after the empirical t1: 0",
+                   predict=lambda instance: Target.point(0), resolution=lambda instance: 0.5),
     ),
     mutants=(
-        Mutant("never-gains-own-class", "V+- neurons also never gain a point of their own class",
+        Mutant(name="never-gains-own-class", description="V+- neurons also never gain a point of their own class",
                definitions={"own_class_gains_allowed": False}),
-        Mutant("trapped-from-start", "regions invariant from t = 0, not only after t1",
+        Mutant(name="trapped-from-start", description="regions invariant from t = 0, not only after t1",
                definitions={"trapped_from": "start"}),
     ),
     definitions={"own_class_gains_allowed": True, "trapped_from": "t1"},

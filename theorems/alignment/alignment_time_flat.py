@@ -31,7 +31,7 @@ CONSTANTS = (Constant.exactly("t1_slope", 0, "d t1 / d log(1/epsilon)"),)
 def _logarithmic_growth(parameters, digits):
     x, y, _, _ = instance_data(parameters)
     positive, _ = class_directions(x, y)
-    return Quantity("t1_slope", 1 / float(positive @ positive) ** 0.5, "mutant", digits)
+    return Quantity(name="t1_slope", value=1 / float(positive @ positive) ** 0.5, route="mutant", digits=digits)
 
 
 THEOREM = Theorem(
@@ -44,11 +44,12 @@ THEOREM = Theorem(
     assumptions=(SEPARABLE,),
     constants=CONSTANTS,
     predictions=(
-        Prediction("flat", "identity", "least-squares slope of t1 against log(1/epsilon): t1_slope",
-                   lambda instance: Target.point(instance.constant("t1_slope")), lambda instance: 0.01),
+        Prediction(name="flat", kind="identity", statement="least-squares slope of t1 against log(1/epsilon): t1_slope",
+                   predict=lambda instance: Target.point(instance.constant("t1_slope")),
+                       resolution=lambda instance: 0.01),
     ),
     mutants=(
-        Mutant("logarithmic-growth", "t1 grows like log(1/epsilon)/||x+|| (the escape time's law)",
+        Mutant(name="logarithmic-growth", description="t1 grows like log(1/epsilon)/||x+|| (the escape time's law)",
                constants={"t1_slope": _logarithmic_growth}),
     ),
 )

@@ -246,14 +246,20 @@ def flow_parameters(*, per_class: str = "3", dimension: str = "3", width: str = 
     (left out with log_epsilon=None, for the theorems that sweep epsilon themselves)."""
     from theorems.statement import Parameter
     return (
-        Parameter("per_class", "points per class (n = 2 per_class)", "integer", per_class, 1, 20),
-        Parameter("dimension", "input dimension D", "integer", dimension, 2, 16),
-        Parameter("width", "hidden neurons h (V+ and V- alternate)", "integer", width, 2, 100),
-        Parameter("configuration", "which deterministic data layout and W0", "integer", "0", 0, 1000),
-        *([Parameter("log_epsilon", "log epsilon, the initialization scale W(0) = epsilon W0", "real", log_epsilon,
-                     -1e6, 2.0)] if log_epsilon is not None else []),
-        Parameter("loss", "exponential, logistic (the paper's 2 log(1 + e^-yf)), plain-logistic or square",
-                  "choice", loss, choices=LOSSES),
+        Parameter(name="per_class", description="points per class (n = 2 per_class)", kind="integer",
+                  default=per_class, lower=1, upper=20),
+        Parameter(name="dimension", description="input dimension D", kind="integer", default=dimension, lower=2,
+                  upper=16),
+        Parameter(name="width", description="hidden neurons h (V+ and V- alternate)", kind="integer", default=width,
+                  lower=2, upper=100),
+        Parameter(name="configuration", description="which deterministic data layout and W0", kind="integer",
+                  default="0", lower=0, upper=1000),
+        *([Parameter(name="log_epsilon", description="log epsilon, the initialization scale W(0) = epsilon W0",
+                     kind="real", default=log_epsilon,
+                     lower=-1e6, upper=2.0)] if log_epsilon is not None else []),
+        Parameter(name="loss",
+                  description="exponential, logistic (the paper's 2 log(1 + e^-yf)), plain-logistic or square",
+                  kind="choice", default=loss, choices=LOSSES),
     )
 
 
@@ -290,5 +296,6 @@ def separable_data(instance) -> str | None:
     return f"mu = {mu:.4g} <= 0: the data are not orthogonally separable (try another configuration)"
 
 
-SEPARABLE = Assumption("separable", "mu > 0 (Assumption 1)", separable_data)
-MARGIN_LOSS = Assumption("margin-loss", "g(y, 0) = y: the exponential or the paper's logistic loss", margin_loss)
+SEPARABLE = Assumption(name="separable", statement="mu > 0 (Assumption 1)", check=separable_data)
+MARGIN_LOSS = Assumption(name="margin-loss", statement="g(y, 0) = y: the exponential or the paper's logistic loss",
+                         check=margin_loss)

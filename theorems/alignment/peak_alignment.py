@@ -45,13 +45,16 @@ THEOREM = Theorem(
     assumptions=(SEPARABLE, MARGIN_LOSS),
     constants=CONSTANTS,
     predictions=(
-        Prediction("exponent", "identity", "local exponent d log(1 - peak cos) / d log epsilon at the smallest "
+        Prediction(name="exponent", kind="identity",
+                   statement="local exponent d log(1 - peak cos) / d log epsilon at the smallest "
                                            "epsilons: "
-                   "alignment_exponent", lambda instance: Target.point(instance.constant("alignment_exponent")),
-                   lambda instance: 0.05),
+                   "alignment_exponent", predict=lambda instance: Target.point(instance.constant("alignment_exponent")),
+                   resolution=lambda instance: 0.05),
     ),
     mutants=(
-        Mutant("exponent-one", "the gap linear in epsilon", constants={"alignment_exponent": _exponent(1)}),
-        Mutant("exponent-two", "the gap quadratic in epsilon", constants={"alignment_exponent": _exponent(2)}),
+        Mutant(name="exponent-one", description="the gap linear in epsilon",
+               constants={"alignment_exponent": _exponent(1)}),
+        Mutant(name="exponent-two", description="the gap quadratic in epsilon",
+               constants={"alignment_exponent": _exponent(2)}),
     ),
 )

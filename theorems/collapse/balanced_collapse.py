@@ -44,15 +44,17 @@ THEOREM = Theorem(
     assumptions=(),
     constants=CONSTANTS,
     predictions=(
-        Prediction("order", "rate",
-                   "the log-log slope of NC1_J against shape(eps1, eps2) as eps1, sqrt(eps2) -> 0 together is >= 1",
-                   lambda instance: Target.at_least(1, note="slope of log NC1 against log shape at the smallest t"),
-                   lambda instance: 0.05),
+        Prediction(name="order", kind="rate",
+                   statement="the log-log slope of NC1_J against shape(eps1, eps2) as eps1, sqrt(eps2) -> 0 together "
+                             "is >= 1",
+                   predict=lambda instance: Target.at_least(1, note="slope of log NC1 against log shape at the "
+                                                                    "smallest t"),
+                   resolution=lambda instance: 0.05),
     ),
     mutants=(
-        Mutant("eps2-unrooted", "NC1 = O((eps1 + eps2)^2)",
+        Mutant(name="eps2-unrooted", description="NC1 = O((eps1 + eps2)^2)",
                definitions={"shape": lambda eps1, eps2, power: (mpmath.mpf(eps1) + mpmath.mpf(eps2)) ** power}),
-        Mutant("cubic", "NC1 = O((eps1 + sqrt(eps2))^3)",
+        Mutant(name="cubic", description="NC1 = O((eps1 + sqrt(eps2))^3)",
                constant_factors={"power": 1.5}),
     ),
     definitions={"shape": reported_shape},

@@ -51,10 +51,10 @@ def linear_link(instance: Instance) -> str | None:
     return None
 
 
-LINEAR_LINK = Assumption("linear-link", "layer l's output enters layer l+1 linearly", linear_link)
-BETWEEN = Parameter("between", "what lies between layers l and l+1", "choice", "linear",
+LINEAR_LINK = Assumption(name="linear-link", statement="layer l's output enters layer l+1 linearly", check=linear_link)
+BETWEEN = Parameter(name="between", description="what lies between layers l and l+1", kind="choice", default="linear",
                     choices=("linear", "relu", "tanh"))
-WIDTH = Parameter("width", "neurons of layer l", "integer", "5", 1, 200)
+WIDTH = Parameter(name="width", description="neurons of layer l", kind="integer", default="5", lower=1, upper=200)
 
 
 def _symbolic_applies(instance: Instance) -> str | None:
@@ -78,19 +78,21 @@ THEOREM = Theorem(
     assumptions=(LINEAR_LINK,),
     constants=CONSTANTS,
     predictions=(
-        Prediction("symbolic", "identity",
-                   "sympy: the residual expands to 0 for 2 x 2 layers and an arbitrary downstream function phi "
-                   "(observed: the number of non-zero entries)", _zero, lambda instance: 1e-300,
+        Prediction(name="symbolic", kind="identity",
+                   statement="sympy: the residual expands to 0 for 2 x 2 layers and an arbitrary downstream function "
+                             "phi "
+                   "(observed: the number of non-zero entries)", predict=_zero, resolution=lambda instance: 1e-300,
                    applies=_symbolic_applies),
-        Prediction("float64", "identity",
-                   "a network with the pair, then tanh and a linear read-out, square loss: "
+        Prediction(name="float64", kind="identity",
+                   statement="a network with the pair, then tanh and a linear read-out, square loss: "
                    "||W_{l+1}^T G_{l+1} - coefficient G_l W_l^T|| / (||W_{l+1}|| ||G_{l+1}||) <= 1e-12",
-                   _zero, lambda instance: 1e-12),
+                   predict=_zero, resolution=lambda instance: 1e-12),
     ),
     mutants=(
-        Mutant("transposed", "G_{l+1}^T W_{l+1} in place of W_{l+1}^T G_{l+1}",
+        Mutant(name="transposed", description="G_{l+1}^T W_{l+1} in place of W_{l+1}^T G_{l+1}",
                definitions={"left_side": "transposed"}),
-        Mutant("through-tanh", "the identity claimed for a pair linked through tanh (assumption dropped)",
+        Mutant(name="through-tanh",
+               description="the identity claimed for a pair linked through tanh (assumption dropped)",
                dropped_assumptions=("linear-link",), parameters={"between": "tanh"}),
     ),
     definitions={"left_side": "as stated"},

@@ -61,12 +61,13 @@ def _mpmath_resolution(instance: Instance) -> float:
 
 def _unsquared(parameters, digits):
     eta, decay = exact_number(parameters["learning_rate"]), exact_number(parameters["weight_decay"])
-    return Quantity("decay_factor", to_mpf(1 - eta * decay, digits), "mutant", digits)
+    return Quantity(name="decay_factor", value=to_mpf(1 - eta * decay, digits), route="mutant", digits=digits)
 
 
 def _doubled(parameters, digits):
     eta, decay = exact_number(parameters["learning_rate"]), exact_number(parameters["weight_decay"])
-    return Quantity("decay_factor", to_mpf((1 - 2 * eta * decay) ** 2, digits), "mutant", digits)
+    return Quantity(name="decay_factor", value=to_mpf((1 - 2 * eta * decay) ** 2, digits), route="mutant",
+                    digits=digits)
 
 
 THEOREM = Theorem(
@@ -79,49 +80,58 @@ THEOREM = Theorem(
               "D = W_{l+1}^T W_{l+1} - W_l W_l^T; hence the floor bound, and D(t) = exp(-2 lambda t) D(0) under the "
               "flow",
     parameters=(
-        Parameter("learning_rate", "step size eta", "real", "0.05", 0.0, 10.0),
-        Parameter("weight_decay", "lambda of the penalty (lambda/2)||W||^2", "real", "0.01", 0.0, 10.0),
+        Parameter(name="learning_rate", description="step size eta", kind="real", default="0.05", lower=0.0,
+                  upper=10.0),
+        Parameter(name="weight_decay", description="lambda of the penalty (lambda/2)||W||^2", kind="real",
+                  default="0.01", lower=0.0, upper=10.0),
         BETWEEN,
         WIDTH,
-        Parameter("digits", "mpmath precision of the exact-arithmetic check", "integer", "50", 20, 500),
-        Parameter("flow_time", "time t of the gradient-flow comparison (k eta = t)", "real", "25", 0.0, 1000.0),
+        Parameter(name="digits", description="mpmath precision of the exact-arithmetic check", kind="integer",
+                  default="50", lower=20, upper=500),
+        Parameter(name="flow_time", description="time t of the gradient-flow comparison (k eta = t)", kind="real",
+                  default="25", lower=0.0, upper=1000.0),
     ),
     assumptions=(LINEAR_LINK,),
     constants=CONSTANTS,
     predictions=(
-        Prediction("recurrence-float64", "identity",
-                   "one GD step in float64: ||D_1 - decay_factor D_0 - eta^2 S_0|| / ||D_1|| <= 1e-12",
-                   _zero, _float64_resolution),
-        Prediction("diagonal-float64", "identity",
-                   "the diagonal of the law (per neuron: ||row of W_l||^2 - ||column of W_{l+1}||^2) holds for a "
+        Prediction(name="recurrence-float64", kind="identity",
+                   statement="one GD step in float64: ||D_1 - decay_factor D_0 - eta^2 S_0|| / ||D_1|| <= 1e-12",
+                   predict=_zero, resolution=_float64_resolution),
+        Prediction(name="diagonal-float64", kind="identity",
+                   statement="the diagonal of the law (per neuron: ||row of W_l||^2 - ||column of W_{l+1}||^2) holds "
+                             "for a "
                    "linear or a positively homogeneous (relu) link; relative residual <= 1e-12",
-                   _zero, _float64_resolution, applies=_homogeneous_link),
-        Prediction("recurrence-mpmath", "identity",
-                   "the same step in mpmath at `digits` digits: relative residual <= 10^(5 - digits)",
-                   _zero, _mpmath_resolution),
-        Prediction("floor", "inequality",
-                   "along 2000 steps from an exactly balanced start (D_0 = 0): ||D_k||_F <= decay_factor^k ||D_0||_F "
+                   predict=_zero, resolution=_float64_resolution, applies=_homogeneous_link),
+        Prediction(name="recurrence-mpmath", kind="identity",
+                   statement="the same step in mpmath at `digits` digits: relative residual <= 10^(5 - digits)",
+                   predict=_zero, resolution=_mpmath_resolution),
+        Prediction(name="floor", kind="inequality",
+                   statement="along 2000 steps from an exactly balanced start (D_0 = 0): ||D_k||_F <= decay_factor^k "
+                             "||D_0||_F "
                    "+ eta^2 sum_j decay_factor^(k-1-j) ||S_j||_F",
-                   lambda instance: Target.at_least(0, note="smallest margin 1 - ||D_k||/bound_k over the run"),
-                   _float64_resolution),
-        Prediction("gradient-flow", "rate",
-                   "||D_k - flow_decay D_0|| at k eta = flow_time vanishes at order 1 in eta (eta, eta/2, ..., eta/8)",
-                   lambda instance: Target.point(1, note="observed order of convergence in eta"),
-                   lambda instance: 0.2),
+                   predict=lambda instance: Target.at_least(0, note="smallest margin 1 - ||D_k||/bound_k over the run"),
+                   resolution=_float64_resolution),
+        Prediction(name="gradient-flow", kind="rate",
+                   statement="||D_k - flow_decay D_0|| at k eta = flow_time vanishes at order 1 in eta (eta, eta/2, "
+                             "..., eta/8)",
+                   predict=lambda instance: Target.point(1, note="observed order of convergence in eta"),
+                   resolution=lambda instance: 0.2),
     ),
     mutants=(
-        Mutant("decay-not-squared", "decay factor (1 - eta lambda) instead of its square",
+        Mutant(name="decay-not-squared", description="decay factor (1 - eta lambda) instead of its square",
                constants={"decay_factor": _unsquared}),
-        Mutant("penalty-without-half", "decay factor (1 - 2 eta lambda)^2, as for a penalty lambda ||W||^2",
+        Mutant(name="penalty-without-half",
+               description="decay factor (1 - 2 eta lambda)^2, as for a penalty lambda ||W||^2",
                constants={"decay_factor": _doubled}),
-        Mutant("flow-rate-halved", "under the flow D(t) = exp(-lambda t) D(0)",
+        Mutant(name="flow-rate-halved", description="under the flow D(t) = exp(-lambda t) D(0)",
                constants={"flow_decay": Constant.formula("flow_decay", (), lambda decay, time: sympy.exp(-decay * time),
                                                          parameters=("weight_decay", "flow_time"))}),
-        Mutant("floor-dropped", "||D_k|| <= decay_factor^k ||D_0||: the eta^2 source term dropped",
+        Mutant(name="floor-dropped", description="||D_k|| <= decay_factor^k ||D_0||: the eta^2 source term dropped",
                definitions={"source_weight": 0}),
-        Mutant("through-tanh", "the law claimed for a pair linked through tanh (assumption dropped)",
+        Mutant(name="through-tanh", description="the law claimed for a pair linked through tanh (assumption dropped)",
                dropped_assumptions=("linear-link",), parameters={"between": "tanh"}),
-        Mutant("full-law-through-relu", "the full matrix law claimed through relu, where only its diagonal holds",
+        Mutant(name="full-law-through-relu",
+               description="the full matrix law claimed through relu, where only its diagonal holds",
                dropped_assumptions=("linear-link",), parameters={"between": "relu"}),
     ),
     definitions={"source_weight": 1},

@@ -30,9 +30,10 @@ BOUND_SCALE = Constant.exactly("bound_scale", 1, "the factor on each bound: exac
 
 
 SHAPE_PARAMETERS = (
-    Parameter("classes", "number of classes K", "integer", "3", 2, 8),
-    Parameter("per_class", "samples per class n", "integer", "2", 1, 6),
-    Parameter("digits", "mpmath precision of the tightness check", "integer", "50", 20, 200),
+    Parameter(name="classes", description="number of classes K", kind="integer", default="3", lower=2, upper=8),
+    Parameter(name="per_class", description="samples per class n", kind="integer", default="2", lower=1, upper=6),
+    Parameter(name="digits", description="mpmath precision of the tightness check", kind="integer", default="50",
+              lower=20, upper=200),
 )
 
 

@@ -52,7 +52,7 @@ def _smooth_activation(instance) -> str | None:
 
 
 def _slope_target(instance):
-    return Target(mpmath.mpf(0), mpmath.mpf(0), mpmath.mpf("0.05"),
+    return Target(value=mpmath.mpf(0), lower=mpmath.mpf(0), upper=mpmath.mpf("0.05"),
                   note="largest |fitted slope / ln(decay_factor) - 1| over the linear pairs")
 
 
@@ -62,7 +62,7 @@ def _margin_target(note):
 
 def _timescale_target(instance):
     low, high = instance.definition("timescale_ratio")
-    return Target(mpmath.mpf((low + high) / 2), mpmath.mpf(low), mpmath.mpf(high),
+    return Target(value=mpmath.mpf((low + high) / 2), lower=mpmath.mpf(low), upper=mpmath.mpf(high),
                   note="(first step with eps1 <= 2 eps1_final) / (first step with ||D|| <= ||D_0||/e)")
 
 
@@ -76,62 +76,80 @@ THEOREM = Theorem(
     statement="ln ||D_l|| falls at 2 ln(1 - eta lambda) per step on linear pairs; eps1 settles long before D; "
               "Theorems A, B, D hold along the run; NC2_J decreases with the head depth",
     parameters=(
-        Parameter("learning_rate", "step size eta", "real", "0.0005", 1e-5, 0.005),
-        Parameter("weight_decay", "lambda of the penalty (lambda/2)||W||^2", "real", "0.2", 1e-3, 0.5),
-        Parameter("horizon", "run length in units of 1/(eta lambda)", "real", "3", 1.0, 10.0),
-        Parameter("head_depth", "L2 of the run the single-run claims use", "choice", "3",
+        Parameter(name="learning_rate", description="step size eta", kind="real", default="0.0005", lower=1e-5,
+                  upper=0.005),
+        Parameter(name="weight_decay", description="lambda of the penalty (lambda/2)||W||^2", kind="real",
+                  default="0.2", lower=1e-3, upper=0.5),
+        Parameter(name="horizon", description="run length in units of 1/(eta lambda)", kind="real", default="3",
+                  lower=1.0, upper=10.0),
+        Parameter(name="head_depth", description="L2 of the run the single-run claims use", kind="choice", default="3",
                   choices=tuple(str(depth) for depth in DEPTHS)),
-        Parameter("activation", "sigma of the non-linear part", "choice", "smooth-leaky-relu",
+        Parameter(name="activation", description="sigma of the non-linear part", kind="choice",
+                  default="smooth-leaky-relu",
                   choices=("smooth-leaky-relu", "leaky-relu", "relu", "tanh")),
     ),
-    assumptions=(Assumption("smooth-activation", "sigma smooth with sigma' in [gamma, 1] [S]", _smooth_activation),),
+    assumptions=(Assumption(name="smooth-activation", statement="sigma smooth with sigma' in [gamma, 1] [S]",
+                            check=_smooth_activation),),
     constants=CONSTANTS,
     predictions=(
-        Prediction("balancedness-rate", "rate",
-                   "slope of ln ||D_l|| over 20-60% of the run = ln(decay_factor) within 5%, every linear pair",
-                   _slope_target, lambda instance: 0.051),
-        Prediction("timescales", "identity",
-                   "interpolation (eps1 within 2x of its final value) takes under 0.2 of the balancing time "
-                   "(||D|| down by e)", _timescale_target, lambda instance: 0.21),
-        Prediction("theorem-a", "inequality", "NC1_J(Z_{L-1}) <= Theorem A's bound at every logged step",
-                   _margin_target("smallest 1 - NC1/bound over the logged steps"), lambda instance: 1e-6),
-        Prediction("nc1-decreasing", "inequality", "log10 NC1_J(Z_{L-1}) at step 0 minus at the end > 0",
-                   lambda instance: Target(mpmath.mpf(instance.definition("nc1_drop")[0]),
-                                           mpmath.mpf(instance.definition("nc1_drop")[0]),
-                                           mpmath.mpf(instance.definition("nc1_drop")[1]),
+        Prediction(name="balancedness-rate", kind="rate",
+                   statement="slope of ln ||D_l|| over 20-60% of the run = ln(decay_factor) within 5%, every linear "
+                             "pair",
+                   predict=_slope_target, resolution=lambda instance: 0.051),
+        Prediction(name="timescales", kind="identity",
+                   statement="interpolation (eps1 within 2x of its final value) takes under 0.2 of the balancing time "
+                   "(||D|| down by e)", predict=_timescale_target, resolution=lambda instance: 0.21),
+        Prediction(name="theorem-a", kind="inequality",
+                   statement="NC1_J(Z_{L-1}) <= Theorem A's bound at every logged step",
+                   predict=_margin_target("smallest 1 - NC1/bound over the logged steps"),
+                       resolution=lambda instance: 1e-6),
+        Prediction(name="nc1-decreasing", kind="inequality",
+                   statement="log10 NC1_J(Z_{L-1}) at step 0 minus at the end > 0",
+                   predict=lambda instance: Target(value=mpmath.mpf(instance.definition("nc1_drop")[0]),
+                                           lower=mpmath.mpf(instance.definition("nc1_drop")[0]),
+                                           upper=mpmath.mpf(instance.definition("nc1_drop")[1]),
                                            note="orders of magnitude NC1_J fell over the run"),
-                   lambda instance: 1e-6),
-        Prediction("nc2-bracket", "inequality",
-                   "at the end, NC2_J lies in Theorem C's bracket around kappa(W_L) (measured eps1, eps2, s_1, s_K)",
-                   lambda instance: Target.at_least(0, note="smallest relative distance of NC2_J inside the bracket"),
-                   lambda instance: 1e-6),
-        Prediction("kantorovich-floor", "inequality", "NC3_J >= 2 kappa/(1 + kappa^2) at the end",
-                   _margin_target("NC3_J - floor(kappa(W_L))"), lambda instance: 1e-6),
-        Prediction("head-root", "inequality",
-                   "kappa(W_L) inside the measured Weyl bracket around kappa(A)^(1/L2), at the end, for every depth",
-                   _margin_target("smallest relative distance of kappa(W_L) inside the bracket"),
-                   lambda instance: 1e-6),
-        Prediction("deeper-head", "inequality", "NC2_J(L2 = 2) > NC2_J(L2 = 3) > NC2_J(L2 = 5) at the end",
-                   _margin_target("smallest relative decrease of NC2_J from one depth to the next"),
-                   lambda instance: 1e-6),
+                   resolution=lambda instance: 1e-6),
+        Prediction(name="nc2-bracket", kind="inequality",
+                   statement="at the end, NC2_J lies in Theorem C's bracket around kappa(W_L) (measured eps1, eps2, "
+                             "s_1, s_K)",
+                   predict=lambda instance: Target.at_least(0, note="smallest relative distance of NC2_J inside the "
+                                                                    "bracket"),
+                   resolution=lambda instance: 1e-6),
+        Prediction(name="kantorovich-floor", kind="inequality", statement="NC3_J >= 2 kappa/(1 + kappa^2) at the end",
+                   predict=_margin_target("NC3_J - floor(kappa(W_L))"), resolution=lambda instance: 1e-6),
+        Prediction(name="head-root", kind="inequality",
+                   statement="kappa(W_L) inside the measured Weyl bracket around kappa(A)^(1/L2), at the end, for "
+                             "every depth",
+                   predict=_margin_target("smallest relative distance of kappa(W_L) inside the bracket"),
+                   resolution=lambda instance: 1e-6),
+        Prediction(name="deeper-head", kind="inequality",
+                   statement="NC2_J(L2 = 2) > NC2_J(L2 = 3) > NC2_J(L2 = 5) at the end",
+                   predict=_margin_target("smallest relative decrease of NC2_J from one depth to the next"),
+                   resolution=lambda instance: 1e-6),
     ),
     mutants=(
-        Mutant("decay-not-squared", "ln ||D|| falling at ln(1 - eta lambda) per step",
+        Mutant(name="decay-not-squared", description="ln ||D|| falling at ln(1 - eta lambda) per step",
                constants={"decay_factor": lambda parameters, digits: Quantity(
-                   "decay_factor", 1 - mpmath.mpf(float(parameters["learning_rate"]))
-                   * mpmath.mpf(float(parameters["weight_decay"])), "mutant", digits)}),
-        Mutant("single-timescale", "interpolation and balancedness on one timescale (ratio in [0.5, 2])",
+                   name="decay_factor", value=1 - mpmath.mpf(float(parameters["learning_rate"]))
+                   * mpmath.mpf(float(parameters["weight_decay"])), route="mutant", digits=digits)}),
+        Mutant(name="single-timescale",
+               description="interpolation and balancedness on one timescale (ratio in [0.5, 2])",
                definitions={"timescale_ratio": (0.5, 2.0)}),
-        Mutant("interpolation-dropped", "balancedness alone bounds NC1: Theorem A without its eps1 terms",
+        Mutant(name="interpolation-dropped",
+               description="balancedness alone bounds NC1: Theorem A without its eps1 terms",
                definitions={"nc1_bound": lambda eps1, *rest: collapse.nc1_bound(0, *rest)}),
-        Mutant("perfect-alignment", "NC3_J = 1 claimed whatever kappa(W_L)",
+        Mutant(name="perfect-alignment", description="NC3_J = 1 claimed whatever kappa(W_L)",
                definitions={"kantorovich_floor": lambda kappa: mpmath.mpf(1)}),
-        Mutant("root-exponent-off", "kappa(W_L) = kappa(A)^(1/(L2 - 1))",
+        Mutant(name="root-exponent-off", description="kappa(W_L) = kappa(A)^(1/(L2 - 1))",
                definitions={"root_exponent": lambda depth: 1 / (depth - 1)}),
-        Mutant("no-collapse", "NC1_J stays within a factor 2 over the run", definitions={"nc1_drop": (-0.3, 0.3)}),
-        Mutant("nc2-equals-kappa", "NC2_J = kappa(W_L) at the end, with no eps1, eps2 correction (delta_2 = 0)",
+        Mutant(name="no-collapse", description="NC1_J stays within a factor 2 over the run",
+               definitions={"nc1_drop": (-0.3, 0.3)}),
+        Mutant(name="nc2-equals-kappa",
+               description="NC2_J = kappa(W_L) at the end, with no eps1, eps2 correction (delta_2 = 0)",
                definitions={"nc2_perturbation_scale": 0.0}),
-        Mutant("shallower-is-better", "NC2_J increasing with the head depth", definitions={"nc2_trend": -1}),
+        Mutant(name="shallower-is-better", description="NC2_J increasing with the head depth",
+               definitions={"nc2_trend": -1}),
     ),
     definitions={"timescale_ratio": (0.0, 0.2), "nc1_bound": collapse.nc1_bound,
                  "kantorovich_floor": collapse.kantorovich_floor, "root_exponent": lambda depth: 1 / depth,

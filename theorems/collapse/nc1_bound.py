@@ -59,26 +59,28 @@ THEOREM = Theorem(
     assumptions=(),
     constants=(collapse.BOUND_SCALE,),
     predictions=(
-        Prediction("theorem-a", "inequality",
-                   "for every generated head (docs/derivations/collapse.md#nc1-bound, adversarial and tight ones "
+        Prediction(name="theorem-a", kind="inequality",
+                   statement="for every generated head (docs/derivations/collapse.md#nc1-bound, adversarial and tight "
+                             "ones "
                    "included), "
                    "NC1_J <= bound_scale * bound, with eps1, eps2, s_1, s_K, omega measured from the matrices",
-                   _margin_target, lambda instance: 1e-6),
-        Prediction("corollary-a-prime", "inequality",
-                   "the same heads with eps1 < sqrt(n): NC1_J <= bound_scale * (the bound in terms of r)",
-                   _margin_target, lambda instance: 1e-6),
-        Prediction("tight", "identity",
-                   "at kappa(W_L) = 1, eps1 = 0 and adversarial within-class spread the bound is attained: "
+                   predict=_margin_target, resolution=lambda instance: 1e-6),
+        Prediction(name="corollary-a-prime", kind="inequality",
+                   statement="the same heads with eps1 < sqrt(n): NC1_J <= bound_scale * (the bound in terms of r)",
+                   predict=_margin_target, resolution=lambda instance: 1e-6),
+        Prediction(name="tight", kind="identity",
+                   statement="at kappa(W_L) = 1, eps1 = 0 and adversarial within-class spread the bound is attained: "
                    "NC1_J / bound = 1 (mpmath at `digits` digits)",
-                   _tight_target, lambda instance: 10.0 ** (5 - instance["digits"])),
+                   predict=_tight_target, resolution=lambda instance: 10.0 ** (5 - instance["digits"])),
     ),
     mutants=(
-        Mutant("halved", "the bound multiplied by 1/2", constant_factors={"bound_scale": 0.5}),
-        Mutant("eps2-not-square-rooted", "eps2 in place of sqrt(eps2)",
+        Mutant(name="halved", description="the bound multiplied by 1/2", constant_factors={"bound_scale": 0.5}),
+        Mutant(name="eps2-not-square-rooted", description="eps2 in place of sqrt(eps2)",
                definitions={"nc1_bound": _without_sqrt}),
-        Mutant("denominator-eps1-dropped", "denominator n(K-1) instead of (sqrt(n(K-1)) - eps1)^2",
+        Mutant(name="denominator-eps1-dropped", description="denominator n(K-1) instead of (sqrt(n(K-1)) - eps1)^2",
                definitions={"nc1_bound": _without_eps1_in_denominator}),
-        Mutant("loosened", "a bound 2% weaker than the true one, which the tight instance shows is not sharp",
+        Mutant(name="loosened",
+               description="a bound 2% weaker than the true one, which the tight instance shows is not sharp",
                constant_factors={"bound_scale": 1.02}),
     ),
     definitions={"nc1_bound": collapse.nc1_bound, "nc1_bound_radius": collapse.nc1_bound_radius},

@@ -38,26 +38,31 @@ THEOREM = Theorem(
     statement="(1/s_K - delta_2)/(1/s_1 + delta_2) <= kappa(Z_{L-1} B) <= (1/s_K + delta_2)/(1/s_1 - delta_2), "
               "delta_2 = eps1/(sqrt(n) s_K) + sqrt(eps2) ||Z_{L-2} B||_op",
     parameters=collapse.SHAPE_PARAMETERS + (
-        Parameter("kappa", "kappa(W_L) of the exact instance", "real", "3", 1.0, 1e6),),
+        Parameter(name="kappa", description="kappa(W_L) of the exact instance", kind="real", default="3", lower=1.0,
+                  upper=1e6),),
     assumptions=(),
     constants=(collapse.BOUND_SCALE,),
     predictions=(
-        Prediction("bracket", "inequality",
-                   "for every generated head, both sides of the bracket hold (measured eps1, eps2, s_1, s_K)",
-                   lambda instance: Target.at_least(0, note="smallest relative distance of kappa(Zbar) inside the "
+        Prediction(name="bracket", kind="inequality",
+                   statement="for every generated head, both sides of the bracket hold (measured eps1, eps2, s_1, s_K)",
+                   predict=lambda instance: Target.at_least(0,
+                                                            note="smallest relative distance of kappa(Zbar) inside the "
                                                             "bracket"),
-                   lambda instance: 1e-6),
-        Prediction("exact", "identity",
-                   "at eps1 = eps2 = 0 the bracket closes: kappa(Zbar) / kappa(W_L) - 1 = 0 (mpmath at `digits` "
+                   resolution=lambda instance: 1e-6),
+        Prediction(name="exact", kind="identity",
+                   statement="at eps1 = eps2 = 0 the bracket closes: kappa(Zbar) / kappa(W_L) - 1 = 0 (mpmath at "
+                             "`digits` "
                    "digits); "
                    "the observed value is the larger relative distance to the two sides",
-                   lambda instance: Target.point(0, note="relative distance to the closed bracket"),
-                   lambda instance: 10.0 ** (5 - instance["digits"])),
+                   predict=lambda instance: Target.point(0, note="relative distance to the closed bracket"),
+                   resolution=lambda instance: 10.0 ** (5 - instance["digits"])),
     ),
     mutants=(
-        Mutant("orthogonal-frame-regardless", "the means claimed to form an orthogonal frame (bracket around 1) "
+        Mutant(name="orthogonal-frame-regardless",
+               description="the means claimed to form an orthogonal frame (bracket around 1) "
                "whatever kappa(W_L)", definitions={"nc2_bracket": _orthogonal_frame}),
-        Mutant("perturbation-dropped", "kappa(Zbar) = kappa(W_L) claimed whatever eps1 and eps2 (delta_2 = 0)",
+        Mutant(name="perturbation-dropped",
+               description="kappa(Zbar) = kappa(W_L) claimed whatever eps1 and eps2 (delta_2 = 0)",
                constant_factors={"bound_scale": 0.0}),
     ),
     definitions={"nc2_bracket": collapse.nc2_bracket},

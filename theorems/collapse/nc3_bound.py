@@ -44,29 +44,32 @@ THEOREM = Theorem(
     statement="exact case: cos(W_L^+ e_c, w_c) >= 2 kappa/(1 + kappa^2), attained; per sample: cos(z_ci, w_c) >= "
               "(1 - rho)/(||w_c|| (||W_L^+ e_c|| + rho/s_K + sqrt(eps2) ||z^{L-2}_ci||))",
     parameters=collapse.SHAPE_PARAMETERS + (
-        Parameter("kappa", "kappa(W_L) of the attaining instance", "real", "3", 1.0, 1e6),),
+        Parameter(name="kappa", description="kappa(W_L) of the attaining instance", kind="real", default="3",
+                  lower=1.0, upper=1e6),),
     assumptions=(),
     constants=(collapse.BOUND_SCALE,),
     predictions=(
-        Prediction("per-sample", "inequality",
-                   "for every generated head and every sample with rho < 1: cos(z_ci, w_c) >= bound_scale * bound",
-                   lambda instance: Target.at_least(0, note="smallest margin cos/bound - bound_scale"),
-                   lambda instance: 1e-6),
-        Prediction("kantorovich-floor", "inequality",
-                   "for every exactly interpolating, exactly balanced head: min_c cos(W_L^+ e_c, w_c) >= "
+        Prediction(name="per-sample", kind="inequality",
+                   statement="for every generated head and every sample with rho < 1: cos(z_ci, w_c) >= bound_scale * "
+                             "bound",
+                   predict=lambda instance: Target.at_least(0, note="smallest margin cos/bound - bound_scale"),
+                   resolution=lambda instance: 1e-6),
+        Prediction(name="kantorovich-floor", kind="inequality",
+                   statement="for every exactly interpolating, exactly balanced head: min_c cos(W_L^+ e_c, w_c) >= "
                    "floor(kappa(W_L))",
-                   lambda instance: Target.at_least(0, note="smallest margin cos/floor - 1"),
-                   lambda instance: 1e-6),
-        Prediction("attained", "identity",
-                   "with e_c = (u_1 + u_K)/sqrt(2), min_c cos(W_L^+ e_c, w_c) equals the floor at kappa "
-                   "(mpmath at `digits` digits)", _floor_target, lambda instance: 10.0 ** (5 - instance["digits"])),
+                   predict=lambda instance: Target.at_least(0, note="smallest margin cos/floor - 1"),
+                   resolution=lambda instance: 1e-6),
+        Prediction(name="attained", kind="identity",
+                   statement="with e_c = (u_1 + u_K)/sqrt(2), min_c cos(W_L^+ e_c, w_c) equals the floor at kappa "
+                   "(mpmath at `digits` digits)", predict=_floor_target,
+                       resolution=lambda instance: 10.0 ** (5 - instance["digits"])),
     ),
     mutants=(
-        Mutant("inverse-square-floor", "the floor replaced by 1/kappa^2 + 0.01",
+        Mutant(name="inverse-square-floor", description="the floor replaced by 1/kappa^2 + 0.01",
                definitions={"kantorovich_floor": _inverse_square_floor}),
-        Mutant("perfect-alignment", "cos = 1 claimed whatever kappa(W_L) (NC3 without conditioning)",
+        Mutant(name="perfect-alignment", description="cos = 1 claimed whatever kappa(W_L) (NC3 without conditioning)",
                definitions={"kantorovich_floor": lambda kappa: mpmath.mpf(1)}),
-        Mutant("doubled", "the per-sample bound doubled", constant_factors={"bound_scale": 2.0}),
+        Mutant(name="doubled", description="the per-sample bound doubled", constant_factors={"bound_scale": 2.0}),
     ),
     definitions={"kantorovich_floor": collapse.kantorovich_floor, "nc3_sample_bound": collapse.nc3_sample_bound},
 )

@@ -35,20 +35,21 @@ THEOREM = Theorem(
     assumptions=(),
     constants=(collapse.BOUND_SCALE,),
     predictions=(
-        Prediction("bound", "inequality",
-                   "for every generated head: ||Z_{L-1} - W_L^+ Z_L||_F <= bound_scale sqrt(eps2) ||Z_{L-2}||_F "
+        Prediction(name="bound", kind="inequality",
+                   statement="for every generated head: ||Z_{L-1} - W_L^+ Z_L||_F <= bound_scale sqrt(eps2) "
+                             "||Z_{L-2}||_F "
                    "(eps2 measured)",
-                   lambda instance: Target.at_least(0, note="smallest margin bound_scale - residual/bound"),
-                   lambda instance: 1e-6),
-        Prediction("exact-balance", "identity",
-                   "at eps2 = 0 (mpmath at `digits` digits): ||Z_{L-1} - W_L^+ Z_L||_F / ||Z_{L-1}||_F = 0",
-                   lambda instance: Target.point(0, note="relative residual at exact balance"),
-                   lambda instance: 10.0 ** (5 - instance["digits"])),
+                   predict=lambda instance: Target.at_least(0, note="smallest margin bound_scale - residual/bound"),
+                   resolution=lambda instance: 1e-6),
+        Prediction(name="exact-balance", kind="identity",
+                   statement="at eps2 = 0 (mpmath at `digits` digits): ||Z_{L-1} - W_L^+ Z_L||_F / ||Z_{L-1}||_F = 0",
+                   predict=lambda instance: Target.point(0, note="relative residual at exact balance"),
+                   resolution=lambda instance: 10.0 ** (5 - instance["digits"])),
     ),
     mutants=(
-        Mutant("eps2-not-square-rooted", "eps2 in place of sqrt(eps2)",
+        Mutant(name="eps2-not-square-rooted", description="eps2 in place of sqrt(eps2)",
                definitions={"pseudo_inverse_bound": _without_sqrt}),
-        Mutant("halved", "the bound multiplied by 1/2", constant_factors={"bound_scale": 0.5}),
+        Mutant(name="halved", description="the bound multiplied by 1/2", constant_factors={"bound_scale": 0.5}),
     ),
     definitions={"pseudo_inverse_bound": collapse.pseudo_inverse_bound},
 )

@@ -33,26 +33,28 @@ THEOREM = Theorem(
     provenance="derived",
     statement="lambda D = W_{l+1}^T grad_{W_{l+1}} L_lambda - grad_{W_l} L_lambda W_l^T; so D = 0 at stationary points",
     parameters=(
-        Parameter("weight_decay", "lambda of the penalty (lambda/2)||W||^2", "real", "0.1", 1e-6, 10.0),
+        Parameter(name="weight_decay", description="lambda of the penalty (lambda/2)||W||^2", kind="real",
+                  default="0.1", lower=1e-6, upper=10.0),
         BETWEEN, WIDTH,
     ),
     assumptions=(LINEAR_LINK,),
     constants=CONSTANTS,
     predictions=(
-        Prediction("identity", "identity",
-                   "at random weights (float64): ||stationary_coefficient D - (W_{l+1}^T grad L_lambda - "
+        Prediction(name="identity", kind="identity",
+                   statement="at random weights (float64): ||stationary_coefficient D - (W_{l+1}^T grad L_lambda - "
                    "grad L_lambda W_l^T)||_F / (lambda ||D||_F) <= 1e-12",
-                   lambda instance: Target.point(0, note="relative residual"), lambda instance: 1e-12),
-        Prediction("near-stationary-bound", "inequality",
-                   "along gradient descent towards a stationary point (2000 steps): ||D||_F <= "
+                   predict=lambda instance: Target.point(0, note="relative residual"),
+                       resolution=lambda instance: 1e-12),
+        Prediction(name="near-stationary-bound", kind="inequality",
+                   statement="along gradient descent towards a stationary point (2000 steps): ||D||_F <= "
                    "(||W_{l+1}|| ||grad_{l+1} L_lambda|| + ||W_l|| ||grad_l L_lambda||) / stationary_coefficient",
-                   lambda instance: Target.at_least(0, note="smallest margin 1 - ||D||/bound along the run"),
-                   lambda instance: 1e-12),
+                   predict=lambda instance: Target.at_least(0, note="smallest margin 1 - ||D||/bound along the run"),
+                   resolution=lambda instance: 1e-12),
     ),
     mutants=(
-        Mutant("penalty-without-half", "2 lambda D, as for a penalty lambda ||W||^2",
+        Mutant(name="penalty-without-half", description="2 lambda D, as for a penalty lambda ||W||^2",
                constant_factors={"stationary_coefficient": 2.0}),
-        Mutant("through-tanh", "Lemma F claimed for a pair linked through tanh (assumption dropped)",
+        Mutant(name="through-tanh", description="Lemma F claimed for a pair linked through tanh (assumption dropped)",
                dropped_assumptions=("linear-link",), parameters={"between": "tanh"}),
     ),
 )

@@ -95,29 +95,36 @@ THEOREM = Theorem(
               "Cohesion and M = Separability "
               "(mu_2 = -mu_1), c_0 = 0",
     parameters=(
-        Parameter("activation", "the student's activation sigma (c_0 = 0)", "activation", "tanh"),
-        Parameter("teacher", "the teacher's activation sigma_*", "activation", "tanh"),
-        Parameter("noise", "standard deviation of the label noise", "real", "0.1", 0.0, 10.0),
-        Parameter("alpha", "learning-rate exponent: eta = n^alpha", "real", "0.2", 0.0, 0.5),
-        Parameter("similarity", "m = zeta^T mu_1, the train-unseen similarity", "real", "1", 0.05, 10.0),
+        Parameter(name="activation", description="the student's activation sigma (c_0 = 0)", kind="activation",
+                  default="tanh"),
+        Parameter(name="teacher", description="the teacher's activation sigma_*", kind="activation", default="tanh"),
+        Parameter(name="noise", description="standard deviation of the label noise", kind="real", default="0.1",
+                  lower=0.0, upper=10.0),
+        Parameter(name="alpha", description="learning-rate exponent: eta = n^alpha", kind="real", default="0.2",
+                  lower=0.0, upper=0.5),
+        Parameter(name="similarity", description="m = zeta^T mu_1, the train-unseen similarity", kind="real",
+                  default="1", lower=0.05, upper=10.0),
     ),
-    assumptions=(Assumption("centered", "c_0 = E sigma(Z) = 0 (the revised paper's assumption)", _centered),
-                 Assumption("intermediate-step", "alpha < 1/2", onestep.intermediate_step),
+    assumptions=(Assumption(name="centered", statement="c_0 = E sigma(Z) = 0 (the revised paper's assumption)",
+                            check=_centered),
+                 Assumption(name="intermediate-step", statement="alpha < 1/2", check=onestep.intermediate_step),
                  onestep.square_integrable_teacher()),
     constants=CONSTANTS,
     predictions=(
-        Prediction("cohesion-coefficient", "limit", "the step's Cohesion over sum_j [a_j(1)^2 - a_j(0)^2] -> "
+        Prediction(name="cohesion-coefficient", kind="limit",
+                   statement="the step's Cohesion over sum_j [a_j(1)^2 - a_j(0)^2] -> "
                                                     "leading_coefficient",
-                   _leading, _resolution),
-        Prediction("separability-coefficient", "limit",
-                   "the step's Separability over sum_j [a_j(1)^2 - a_j(0)^2] -> "
-                   "leading_coefficient", _leading, _resolution),
+                   predict=_leading, resolution=_resolution),
+        Prediction(name="separability-coefficient", kind="limit",
+                   statement="the step's Separability over sum_j [a_j(1)^2 - a_j(0)^2] -> "
+                   "leading_coefficient", predict=_leading, resolution=_resolution),
     ),
     mutants=(
-        Mutant("second-moment-coefficients", "E[sigma^(k) sigma^(k')]/(k! k'!) in place of c_k c_k' (right for the "
+        Mutant(name="second-moment-coefficients",
+               description="E[sigma^(k) sigma^(k')]/(k! k'!) in place of c_k c_k' (right for the "
                "Elasticity, wrong for class means): E sigma'^2",
                constants={"leading_coefficient": _second_moment_coefficient}),
-        Mutant("coefficient-nudged", "the leading coefficient 10% too small",
+        Mutant(name="coefficient-nudged", description="the leading coefficient 10% too small",
                constant_factors={"leading_coefficient": 0.9}),
     ),
 )

@@ -74,24 +74,30 @@ THEOREM = Theorem(
               "the limit of its leading coefficient is e_11 = E sigma'(Z)^2. The paper's c_k c_k' (c_1^2 here) is "
               "kept as the mutant 'paper-coefficients', which the check rejects",
     parameters=(
-        Parameter("activation", "the student's activation sigma", "activation", "tanh"),
-        Parameter("teacher", "the teacher's activation sigma_*", "activation", "tanh"),
-        Parameter("noise", "standard deviation of the label noise", "real", "0.1", 0.0, 10.0),
-        Parameter("alpha", "learning-rate exponent: eta = n^alpha", "real", "0.2", 0.0, 0.5),
-        Parameter("similarity", "m = zeta^T mu, the train-unseen similarity", "real", "1", 0.05, 10.0),
+        Parameter(name="activation", description="the student's activation sigma", kind="activation", default="tanh"),
+        Parameter(name="teacher", description="the teacher's activation sigma_*", kind="activation", default="tanh"),
+        Parameter(name="noise", description="standard deviation of the label noise", kind="real", default="0.1",
+                  lower=0.0, upper=10.0),
+        Parameter(name="alpha", description="learning-rate exponent: eta = n^alpha", kind="real", default="0.2",
+                  lower=0.0, upper=0.5),
+        Parameter(name="similarity", description="m = zeta^T mu, the train-unseen similarity", kind="real",
+                  default="1", lower=0.05, upper=10.0),
     ),
-    assumptions=(Assumption("intermediate-step", "alpha < 1/2", onestep.intermediate_step),
+    assumptions=(Assumption(name="intermediate-step", statement="alpha < 1/2", check=onestep.intermediate_step),
                  onestep.square_integrable_teacher()),
     constants=CONSTANTS,
     predictions=(
-        Prediction("leading-coefficient", "limit",
-                   "[Elasticity(m) - Elasticity(0)] / (m^2 sum_j t_j^2) -> leading_coefficient as n -> infinity",
-                   _leading, lambda instance: 0.05 * float(instance.constant("leading_coefficient"))),
+        Prediction(name="leading-coefficient", kind="limit",
+                   statement="[Elasticity(m) - Elasticity(0)] / (m^2 sum_j t_j^2) -> leading_coefficient as n -> "
+                             "infinity",
+                   predict=_leading,
+                       resolution=lambda instance: 0.05 * float(instance.constant("leading_coefficient"))),
     ),
     mutants=(
-        Mutant("paper-coefficients", "the paper's c_k c_k' in place of E[sigma^(k) sigma^(k')]/(k! k'!): the leading "
+        Mutant(name="paper-coefficients",
+               description="the paper's c_k c_k' in place of E[sigma^(k) sigma^(k')]/(k! k'!): the leading "
                "coefficient c_1^2", constants={"leading_coefficient": _paper_coefficient}),
-        Mutant("coefficient-nudged", "the leading coefficient 10% too large",
+        Mutant(name="coefficient-nudged", description="the leading coefficient 10% too large",
                constant_factors={"leading_coefficient": 1.1}),
     ),
 )

@@ -62,19 +62,22 @@ THEOREM = Theorem(
               "mu_star z)/sqrt(N), mu_star = sqrt(E sigma^2 - mu0^2 - mu1^2)",
     parameters=(
         *onestep.parameters(activation="erf", teacher="erf", noise="0.1", psi1="8", psi2="2", learning_rate="1"),
-        Parameter("penalty", "ridge lambda in (1/n)||y - Phi a||^2 + (lambda/N)||a||^2", "real", "1e-3", 1e-8, 1e3),
+        Parameter(name="penalty", description="ridge lambda in (1/n)||y - Phi a||^2 + (lambda/N)||a||^2", kind="real",
+                  default="1e-3", lower=1e-8, upper=1e3),
     ),
     assumptions=(*onestep.ba_assumption_1(),),
     constants=CONSTANTS,
     predictions=(
-        Prediction("risk", "limit", "(R_CK - R_GE) / R_GE -> 0, paired per draw, extrapolated in 1/d",
-                   lambda instance: Target.point(0, note="relative risk difference"), lambda instance: 0.2),
+        Prediction(name="risk", kind="limit",
+                   statement="(R_CK - R_GE) / R_GE -> 0, paired per draw, extrapolated in 1/d",
+                   predict=lambda instance: Target.point(0, note="relative risk difference"),
+                       resolution=lambda instance: 0.2),
     ),
     mutants=(
-        Mutant("mu-star-as-c2", "mu_star replaced by the Hermite c_2 (the naming collision of "
+        Mutant(name="mu-star-as-c2", description="mu_star replaced by the Hermite c_2 (the naming collision of "
                                 "docs/derivations/onestep.md#setting-and-normalization)",
                constants={"mu_star": _second_coefficient}),
-        Mutant("mu-star-as-root-moment", "mu_star replaced by sqrt(E sigma^2)",
+        Mutant(name="mu-star-as-root-moment", description="mu_star replaced by sqrt(E sigma^2)",
                constants={"mu_star": _root_second_moment}),
     ),
 )

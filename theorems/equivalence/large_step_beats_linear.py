@@ -78,7 +78,8 @@ def tanh_minimum() -> tuple[float, float]:
 CONSTANTS = (
     Constant.exactly("kappa_star", sympy.sqrt(3), "the minimizer of tau for erf"),
     Constant.of_parameters("kappa_tanh", lambda parameters, digits: Quantity(
-        "kappa_tanh", mpmath.mpf(tanh_minimum()[0]), "float64", digits), "the numeric minimizer of tau for tanh"),
+        name="kappa_tanh", value=mpmath.mpf(tanh_minimum()[0]), route="float64", digits=digits),
+            "the numeric minimizer of tau for tanh"),
     Constant.of_parameters("linear_bound", lambda parameters, digits: mu_star_squared(
         parameters["teacher"], digits=digits), "||P_{>1} f*||^2"),
 )
@@ -98,29 +99,36 @@ THEOREM = Theorem(
               "||P_>1 tanh||^2/10; at eta = N^(1/2) the network's ridge risk < ||P_>1 f*||^2 <= the GE model's",
     parameters=(
         *onestep.parameters(activation="erf", teacher="erf", noise="0.1", psi1="8", psi2="2"),
-        Parameter("penalty", "ridge lambda in (1/n)||y - Phi a||^2 + (lambda/N)||a||^2", "real", "1e-3", 1e-8, 1e3),
-        Parameter("dimension", "d of the simulation", "integer", "128", 16, 2048),
+        Parameter(name="penalty", description="ridge lambda in (1/n)||y - Phi a||^2 + (lambda/N)||a||^2", kind="real",
+                  default="1e-3", lower=1e-8, upper=1e3),
+        Parameter(name="dimension", description="d of the simulation", kind="integer", default="128", lower=16,
+                  upper=2048),
     ),
     assumptions=(*onestep.ba_assumption_1(),),
     constants=CONSTANTS,
     predictions=(
-        Prediction("smoothing-identity", "identity", "d/da [E erf(a + Z) - erf(a/sqrt 3)] simplifies to 0 (sympy)",
-                   lambda instance: Target.point(0), lambda instance: 0.5),
-        Prediction("erf-tau-star", "identity", "tau(kappa_star) for erf/erf: 0 (mpmath, 30 digits)",
-                   lambda instance: Target.point(0), lambda instance: 1e-6),
-        Prediction("tanh-tau-star", "inequality", "1 - 10 tau(kappa_tanh) / ||P_>1 tanh||^2 >= 0 (Corollary 8's tanh "
+        Prediction(name="smoothing-identity", kind="identity",
+                   statement="d/da [E erf(a + Z) - erf(a/sqrt 3)] simplifies to 0 (sympy)",
+                   predict=lambda instance: Target.point(0), resolution=lambda instance: 0.5),
+        Prediction(name="erf-tau-star", kind="identity", statement="tau(kappa_star) for erf/erf: 0 (mpmath, 30 digits)",
+                   predict=lambda instance: Target.point(0), resolution=lambda instance: 1e-6),
+        Prediction(name="tanh-tau-star", kind="inequality",
+                   statement="1 - 10 tau(kappa_tanh) / ||P_>1 tanh||^2 >= 0 (Corollary 8's tanh "
                                                   "case)",
-                   lambda instance: Target.at_least(0), lambda instance: 1e-6),
-        Prediction("beats-linear", "limit", "linear_bound - R_CK at eta = N^(1/2) >= 0",
-                   lambda instance: Target.at_least(0, note="risk margin"), lambda instance: 0.01),
-        Prediction("equivalent-stays-linear", "limit", "R_GE - linear_bound at eta = N^(1/2) >= 0 (Fact 4)",
-                   lambda instance: Target.at_least(0, note="risk margin"), lambda instance: 0.01),
+                   predict=lambda instance: Target.at_least(0), resolution=lambda instance: 1e-6),
+        Prediction(name="beats-linear", kind="limit", statement="linear_bound - R_CK at eta = N^(1/2) >= 0",
+                   predict=lambda instance: Target.at_least(0, note="risk margin"), resolution=lambda instance: 0.01),
+        Prediction(name="equivalent-stays-linear", kind="limit",
+                   statement="R_GE - linear_bound at eta = N^(1/2) >= 0 (Fact 4)",
+                   predict=lambda instance: Target.at_least(0, note="risk margin"), resolution=lambda instance: 0.01),
     ),
     mutants=(
-        Mutant("kappa-one", "tau_* claimed at kappa = 1 (for erf and tanh)",
+        Mutant(name="kappa-one", description="tau_* claimed at kappa = 1 (for erf and tanh)",
                constants={"kappa_star": _unit("kappa_star"), "kappa_tanh": _unit("kappa_tanh")}),
-        Mutant("smoothing-variance-two", "E erf(a + Z) = erf(a/sqrt 2)", definitions={"smoothing_variance": 2}),
-        Mutant("linear-bound-halved", "the linear bound at half its value", constant_factors={"linear_bound": 0.5}),
+        Mutant(name="smoothing-variance-two", description="E erf(a + Z) = erf(a/sqrt 2)",
+               definitions={"smoothing_variance": 2}),
+        Mutant(name="linear-bound-halved", description="the linear bound at half its value",
+               constant_factors={"linear_bound": 0.5}),
     ),
     definitions={"smoothing_variance": 3},
 )

@@ -54,7 +54,8 @@ def _series_target(instance: Instance) -> Target:
     with mpmath.workdps(instance.digits + 10):
         slack = mpmath.mpf(10) ** (-instance.digits + 2) * (1 + abs(value))
         lower = value - slack if instance["rho"] >= 0 else value - tail - slack
-        return Target(value, lower, value + tail + slack, note=f"series to degree {instance['degree']}, tail <= "
+        return Target(value=value, lower=lower, upper=value + tail + slack,
+                      note=f"series to degree {instance['degree']}, tail <= "
                       f"{mpmath.nstr(tail, 3)}")
 
 
@@ -96,33 +97,35 @@ THEOREM = Theorem(
     statement="E[sigma(U) sigma(V)] = sum_k k! c_k^2 rho^k for standard normal (U, V) with correlation rho, "
               "c_k = E[sigma(Z) He_k(Z)]/k! (probabilists' Hermite polynomials)",
     parameters=(
-        Parameter("activation", "the activation sigma", "activation", "relu"),
-        Parameter("rho", "correlation of U and V", "real", "0.7", -1.0, 1.0),
-        Parameter("degree", "truncation degree K of the series", "integer", "24", 1, 200),
+        Parameter(name="activation", description="the activation sigma", kind="activation", default="relu"),
+        Parameter(name="rho", description="correlation of U and V", kind="real", default="0.7", lower=-1.0, upper=1.0),
+        Parameter(name="degree", description="truncation degree K of the series", kind="integer", default="24",
+                  lower=1, upper=200),
     ),
     assumptions=(
-        Assumption("square-integrable", "E sigma(Z)^2 < infinity", _square_integrable),
+        Assumption(name="square-integrable", statement="E sigma(Z)^2 < infinity", check=_square_integrable),
     ),
     constants=_constants,
     predictions=(
-        Prediction("closed-form", "identity",
-                   "the truncated series, with its tail bound, contains the closed-form kernel",
-                   _series_target, _resolution, applies=_closed_form_missing),
-        Prediction("monte-carlo", "limit",
-                   "the truncated series, with its tail bound, contains E[sigma(U) sigma(V)]",
-                   _series_target, _resolution),
-        Prediction("tail-bound", "inequality",
-                   "for every rho in [-1, 1], |kappa(rho) - S_K(rho)| <= |rho|^(K+1) (E sigma^2 - sum_k<=K k! c_k^2) "
+        Prediction(name="closed-form", kind="identity",
+                   statement="the truncated series, with its tail bound, contains the closed-form kernel",
+                   predict=_series_target, resolution=_resolution, applies=_closed_form_missing),
+        Prediction(name="monte-carlo", kind="limit",
+                   statement="the truncated series, with its tail bound, contains E[sigma(U) sigma(V)]",
+                   predict=_series_target, resolution=_resolution),
+        Prediction(name="tail-bound", kind="inequality",
+                   statement="for every rho in [-1, 1], |kappa(rho) - S_K(rho)| <= |rho|^(K+1) (E sigma^2 - sum_k<=K "
+                             "k! c_k^2) "
                    "(searched by Hypothesis; the smallest margin found must be >= 0)",
-                   lambda instance: Target.at_least(0, note="smallest margin over the searched correlations"),
-                   _resolution, applies=_closed_form_missing),
+                   predict=lambda instance: Target.at_least(0, note="smallest margin over the searched correlations"),
+                   resolution=_resolution, applies=_closed_form_missing),
     ),
     mutants=(
-        Mutant("factorial-dropped", "the k! weight dropped: sum_k c_k^2 rho^k",
+        Mutant(name="factorial-dropped", description="the k! weight dropped: sum_k c_k^2 rho^k",
                definitions={"mehler_weight": lambda k, c: c**2}),
-        Mutant("coefficient-not-squared", "c_k instead of c_k^2: sum_k k! c_k rho^k",
+        Mutant(name="coefficient-not-squared", description="c_k instead of c_k^2: sum_k k! c_k rho^k",
                definitions={"mehler_weight": lambda k, c: mpmath.factorial(k) * c}),
-        Mutant("c1-nudged", "c_1 multiplied by 1.02", constant_factors={"c1": 1.02}),
+        Mutant(name="c1-nudged", description="c_1 multiplied by 1.02", constant_factors={"c1": 1.02}),
     ),
     definitions={"mehler_weight": mehler_weight},
 )

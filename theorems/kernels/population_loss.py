@@ -189,17 +189,20 @@ def series_loss_interval(instance: Instance) -> tuple[mpmath.mpf, mpmath.mpf]:
 
 def _statement_instance(parameters, digits, definitions=None) -> Instance:
     theorem = THEOREM if not definitions else replace(THEOREM, definitions={**THEOREM.definitions, **definitions})
-    return Instance(theorem, parameters, {}, digits)
+    return Instance(theorem=theorem, parameters=parameters, overrides={}, digits=digits)
 
 
 CONSTANTS = (
     Constant.of_parameters("population_loss", lambda parameters, digits: Quantity(
-        "population_loss", population_loss(_statement_instance(parameters, digits)), "mpmath", digits)),
+        name="population_loss", value=population_loss(_statement_instance(parameters, digits)), route="mpmath",
+            digits=digits)),
     Constant.of_parameters("gradient_a1", lambda parameters, digits: Quantity(
-        "gradient_a1", gradient_first_output_weight(_statement_instance(parameters, digits)), "mpmath", digits)),
+        name="gradient_a1", value=gradient_first_output_weight(_statement_instance(parameters, digits)),
+            route="mpmath", digits=digits)),
     Constant.of_parameters("gradient_w1", lambda parameters, digits: Quantity(
-        "gradient_w1", gradient_first_neuron(_statement_instance(parameters, digits), probe_direction(parameters)),
-        "mpmath", digits)),
+        name="gradient_w1", value=gradient_first_neuron(_statement_instance(parameters, digits),
+                                                        probe_direction(parameters)),
+        route="mpmath", digits=digits)),
 )
 
 
@@ -207,23 +210,24 @@ def _mutant_constants(**definitions):
     """Constant derivations for a mutant whose definitions differ (the constants follow the statement)."""
     def loss(parameters, digits):
         value = population_loss(_statement_instance(parameters, digits, definitions))
-        return Quantity("population_loss", value, "mutant", digits)
+        return Quantity(name="population_loss", value=value, route="mutant", digits=digits)
 
     def gradient(parameters, digits):
         value = gradient_first_output_weight(_statement_instance(parameters, digits, definitions))
-        return Quantity("gradient_a1", value, "mutant", digits)
+        return Quantity(name="gradient_a1", value=value, route="mutant", digits=digits)
 
     def neuron_gradient(parameters, digits):
         instance = _statement_instance(parameters, digits, definitions)
-        return Quantity("gradient_w1", gradient_first_neuron(instance, probe_direction(parameters)),
-                        "mutant", digits)
+        return Quantity(name="gradient_w1", value=gradient_first_neuron(instance, probe_direction(parameters)),
+                        route="mutant", digits=digits)
 
     return {"population_loss": loss, "gradient_a1": gradient, "gradient_w1": neuron_gradient}
 
 
 def _series_target(instance: Instance) -> Target:
     value, bound = series_loss_interval(instance)
-    return Target(value, value - bound, value + bound, note=f"Hermite series to degree {instance['degree']}, "
+    return Target(value=value, lower=value - bound, upper=value + bound,
+                  note=f"Hermite series to degree {instance['degree']}, "
                   f"closed form at |rho| = 1; truncation bound {mpmath.nstr(bound, 3)}")
 
 
@@ -259,42 +263,52 @@ THEOREM = Theorem(
     statement="E(f - f*)^2/2 = (a^T K(W,W) a - 2 a^T K(W,W*) a* + a*^T K(W*,W*) a*)/2, "
               "K(u,w) = |u||w| kappa(cos angle), kappa(rho) = (sqrt(1-rho^2) + (pi - arccos rho) rho)/(2 pi)",
     parameters=(
-        Parameter("model", "relu neurons, or debiased ones (Hermite degrees 0 and 1 removed)", "choice", "relu",
+        Parameter(name="model", description="relu neurons, or debiased ones (Hermite degrees 0 and 1 removed)",
+                  kind="choice", default="relu",
                   choices=("relu", "debiased")),
-        Parameter("student_width", "student neurons m", "integer", "3", 1, 20),
-        Parameter("teacher_width", "teacher neurons m*", "integer", "2", 1, 20),
-        Parameter("dimension", "input dimension d", "integer", "6", 2, 64),
-        Parameter("configuration", "index of the deterministic weight layout", "integer", "0", 0, 10**6),
-        Parameter("degree", "truncation degree of the Hermite series", "integer", "40", 2, 400),
+        Parameter(name="student_width", description="student neurons m", kind="integer", default="3", lower=1,
+                  upper=20),
+        Parameter(name="teacher_width", description="teacher neurons m*", kind="integer", default="2", lower=1,
+                  upper=20),
+        Parameter(name="dimension", description="input dimension d", kind="integer", default="6", lower=2, upper=64),
+        Parameter(name="configuration", description="index of the deterministic weight layout", kind="integer",
+                  default="0", lower=0, upper=10**6),
+        Parameter(name="degree", description="truncation degree of the Hermite series", kind="integer", default="40",
+                  lower=2, upper=400),
     ),
     assumptions=(),
     constants=CONSTANTS,
     predictions=(
-        Prediction("monte-carlo", "limit", "RQMC estimate of E(f - f*)^2/2 equals population_loss",
-                   lambda instance: Target.point(instance.constant("population_loss")), _resolution),
-        Prediction("gradient", "limit", "RQMC estimate of E[(f - f*) s(w_1 . x)] equals dL/da_1 from the kernel",
-                   lambda instance: Target.point(instance.constant("gradient_a1")),
-                   lambda instance: 0.01 * (abs(float(instance.constant("gradient_a1")))
+        Prediction(name="monte-carlo", kind="limit", statement="RQMC estimate of E(f - f*)^2/2 equals population_loss",
+                   predict=lambda instance: Target.point(instance.constant("population_loss")), resolution=_resolution),
+        Prediction(name="gradient", kind="limit",
+                   statement="RQMC estimate of E[(f - f*) s(w_1 . x)] equals dL/da_1 from the kernel",
+                   predict=lambda instance: Target.point(instance.constant("gradient_a1")),
+                   resolution=lambda instance: 0.01 * (abs(float(instance.constant("gradient_a1")))
                                             + math.sqrt(abs(float(instance.constant("population_loss")))))),
-        Prediction("neuron-gradient", "limit",
-                   "RQMC estimate of <E[(f - f*) a_1 ds(w_1 . x)/dw_1], e> equals <dL/dw_1, e> from kappa and "
+        Prediction(name="neuron-gradient", kind="limit",
+                   statement="RQMC estimate of <E[(f - f*) a_1 ds(w_1 . x)/dw_1], e> equals <dL/dw_1, e> from kappa "
+                             "and "
                    "kappa', e the first teacher neuron's direction",
-                   lambda instance: Target.point(instance.constant("gradient_w1")),
-                   lambda instance: 0.01 * (abs(float(instance.constant("gradient_w1")))
+                   predict=lambda instance: Target.point(instance.constant("gradient_w1")),
+                   resolution=lambda instance: 0.01 * (abs(float(instance.constant("gradient_w1")))
                                             + math.sqrt(abs(float(instance.constant("population_loss")))))),
-        Prediction("hermite-series", "identity",
-                   "the loss through the truncated Hermite series of kappa, with its tail bound, contains the "
-                   "closed-form loss", _series_target, _resolution),
+        Prediction(name="hermite-series", kind="identity",
+                   statement="the loss through the truncated Hermite series of kappa, with its tail bound, contains "
+                             "the "
+                   "closed-form loss", predict=_series_target, resolution=_resolution),
     ),
     mutants=(
-        Mutant("cho-saul-factor", "Cho and Saul's k_1 used as E[relu relu] (the factor 1/pi, not 1/(2 pi))",
+        Mutant(name="cho-saul-factor",
+               description="Cho and Saul's k_1 used as E[relu relu] (the factor 1/pi, not 1/(2 pi))",
                definitions={"kernel": _cho_saul_kernel}, constants=_mutant_constants(kernel=_cho_saul_kernel)),
-        Mutant("cross-term-sign", "the cross term with its sign flipped", definitions={"cross_sign": 1},
+        Mutant(name="cross-term-sign", description="the cross term with its sign flipped",
+               definitions={"cross_sign": 1},
                constants=_mutant_constants(cross_sign=1)),
-        Mutant("kappa-prime-complement", "kappa'(rho) written arccos(rho)/(2 pi), its complement",
+        Mutant(name="kappa-prime-complement", description="kappa'(rho) written arccos(rho)/(2 pi), its complement",
                definitions={"kernel_derivative": _complementary_derivative},
                constants=_mutant_constants(kernel_derivative=_complementary_derivative)),
-        Mutant("debiased-keeps-linear", "the debiased kernel with the linear term rho/4 kept",
+        Mutant(name="debiased-keeps-linear", description="the debiased kernel with the linear term rho/4 kept",
                definitions={"kernel": _debiased_keeping_linear}, parameters={"model": "debiased"},
                constants=_mutant_constants(kernel=_debiased_keeping_linear)),
     ),

@@ -24,15 +24,20 @@ from theorems.statement import Assumption, Constant, Instance, Parameter, parame
 def parameters(*, activation: str = "tanh", teacher: str = "tanh", noise: str = "0.1", psi1: str = "2",
                psi2: str = "1", learning_rate: str | None = None) -> tuple[Parameter, ...]:
     chosen = [
-        Parameter("activation", "the student's activation sigma", "activation", activation),
-        Parameter("teacher", "the teacher's activation sigma_*", "activation", teacher),
-        Parameter("noise", "standard deviation of the label noise", "real", noise, 0.0, 10.0),
-        Parameter("psi1", "samples per dimension, n/d", "real", psi1, 0.05, 50.0),
-        Parameter("psi2", "width per dimension, N/d", "real", psi2, 0.05, 50.0),
+        Parameter(name="activation", description="the student's activation sigma", kind="activation",
+                  default=activation),
+        Parameter(name="teacher", description="the teacher's activation sigma_*", kind="activation", default=teacher),
+        Parameter(name="noise", description="standard deviation of the label noise", kind="real", default=noise,
+                  lower=0.0, upper=10.0),
+        Parameter(name="psi1", description="samples per dimension, n/d", kind="real", default=psi1, lower=0.05,
+                  upper=50.0),
+        Parameter(name="psi2", description="width per dimension, N/d", kind="real", default=psi2, lower=0.05,
+                  upper=50.0),
     ]
     if learning_rate is not None:
-        chosen.append(Parameter("learning_rate", "eta in W_1 = W_0 + eta sqrt(N) G_0", "real", learning_rate,
-                                0.0, 1e4))
+        chosen.append(Parameter(name="learning_rate", description="eta in W_1 = W_0 + eta sqrt(N) G_0", kind="real",
+                                default=learning_rate,
+                                lower=0.0, upper=1e4))
     return tuple(chosen)
 
 
@@ -41,10 +46,14 @@ def growing_step_parameters(alpha: str) -> tuple[Parameter, ...]:
     tanh, whose
     c_1, c_2, c_3 are all non-zero, and a teacher with a quadratic part, He_1 + He_2/sqrt(2)."""
     return (
-        Parameter("activation", "the student's activation sigma", "activation", "log(1 + exp(z)) + tanh(z)"),
-        Parameter("teacher", "the teacher's activation sigma_*", "activation", "z + (z**2 - 1)/sqrt(2)"),
-        Parameter("noise", "standard deviation of the label noise", "real", "0.1", 0.0, 10.0),
-        Parameter("alpha", "learning-rate exponent: eta = n^alpha", "real", alpha, 0.0, 0.5),
+        Parameter(name="activation", description="the student's activation sigma", kind="activation",
+                  default="log(1 + exp(z)) + tanh(z)"),
+        Parameter(name="teacher", description="the teacher's activation sigma_*", kind="activation",
+                  default="z + (z**2 - 1)/sqrt(2)"),
+        Parameter(name="noise", description="standard deviation of the label noise", kind="real", default="0.1",
+                  lower=0.0, upper=10.0),
+        Parameter(name="alpha", description="learning-rate exponent: eta = n^alpha", kind="real", default=alpha,
+                  lower=0.0, upper=0.5),
     )
 
 
@@ -106,10 +115,12 @@ def ba_assumption_1() -> tuple[Assumption, ...]:
         return None
 
     return (
-        Assumption("student-activation", "sigma has bounded sigma', sigma'', sigma'''; mu_0 = 0; mu_1, mu_2 != 0 "
-                   "(Ba et al. Assumption 1)", student),
-        Assumption("teacher", "sigma_* Lipschitz with mu_0^* = 0 and mu_1^* != 0 (Ba et al. Assumption 1)",
-                   teacher),
+        Assumption(name="student-activation",
+                   statement="sigma has bounded sigma', sigma'', sigma'''; mu_0 = 0; mu_1, mu_2 != 0 "
+                   "(Ba et al. Assumption 1)", check=student),
+        Assumption(name="teacher",
+                   statement="sigma_* Lipschitz with mu_0^* = 0 and mu_1^* != 0 (Ba et al. Assumption 1)",
+                   check=teacher),
     )
 
 
@@ -133,5 +144,5 @@ def centring_failure(sigma, consequence: str, symbol: str = "mu0") -> str | None
 def square_integrable_teacher() -> Assumption:
     from theorems.hermite import square_integrability_failure
 
-    return Assumption("square-integrable-teacher", "E sigma_*(Z)^2 < infinity",
-                      lambda instance: square_integrability_failure(instance["teacher"]))
+    return Assumption(name="square-integrable-teacher", statement="E sigma_*(Z)^2 < infinity",
+                      check=lambda instance: square_integrability_failure(instance["teacher"]))

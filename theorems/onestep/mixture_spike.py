@@ -40,7 +40,7 @@ CONSTANTS = (
 def _upper_bound(name):
     def target(instance):
         claim = instance.constant(name)
-        return Target(claim, mpmath.mpf("-inf"), claim,
+        return Target(value=claim, lower=mpmath.mpf("-inf"), upper=claim,
                       note=f"claimed O~(k^{mpmath.nstr(claim, 4)}): the fitted exponent is at most that")
     return target
 
@@ -59,31 +59,37 @@ THEOREM = Theorem(
     provenance="secondary",
     statement="G = u v^T + Delta with ||u v^T|| = O~(k^(-t/2)), ||Delta|| = O~(k^(-t)), t = 1 - beta(1 - alpha)",
     parameters=(
-        Parameter("activation", "the student's activation sigma", "activation", "tanh"),
-        Parameter("teacher", "the label function f", "activation", "relu"),
-        Parameter("alpha", "share of the strength in the learning rate (data spread n^(beta(1-alpha)))", "real",
-                  "0", 0.0, 1.0),
-        Parameter("beta", "strength: eta ||Sigma|| ~ n^beta", "real", "1/2", 0.0, 1.0),
-        Parameter("teacher_direction", "xi spike-aligned, or random as in the authors' code", "choice",
-                  "spike-aligned", choices=("spike-aligned", "random")),
+        Parameter(name="activation", description="the student's activation sigma", kind="activation", default="tanh"),
+        Parameter(name="teacher", description="the label function f", kind="activation", default="relu"),
+        Parameter(name="alpha",
+                  description="share of the strength in the learning rate (data spread n^(beta(1-alpha)))", kind="real",
+                  default="0", lower=0.0, upper=1.0),
+        Parameter(name="beta", description="strength: eta ||Sigma|| ~ n^beta", kind="real", default="1/2", lower=0.0,
+                  upper=1.0),
+        Parameter(name="teacher_direction", description="xi spike-aligned, or random as in the authors' code",
+                  kind="choice",
+                  default="spike-aligned", choices=("spike-aligned", "random")),
     ),
     assumptions=(),
     constants=CONSTANTS,
     predictions=(
-        Prediction("spike-rate", "rate", "fitted exponent of ||u v^T||_op over k = n = m is <= spike_exponent",
-                   _upper_bound("spike_exponent"), lambda instance: 0.25),
-        Prediction("remainder-rate", "rate", "fitted exponent of ||G - u v^T||_op over k = n = m is <= "
+        Prediction(name="spike-rate", kind="rate",
+                   statement="fitted exponent of ||u v^T||_op over k = n = m is <= spike_exponent",
+                   predict=_upper_bound("spike_exponent"), resolution=lambda instance: 0.25),
+        Prediction(name="remainder-rate", kind="rate",
+                   statement="fitted exponent of ||G - u v^T||_op over k = n = m is <= "
                                              "remainder_exponent",
-                   _upper_bound("remainder_exponent"), lambda instance: 0.25),
+                   predict=_upper_bound("remainder_exponent"), resolution=lambda instance: 0.25),
     ),
     mutants=(
-        Mutant("spread-ignored", "the isotropic rates k^(-1/2), k^(-1) claimed for spread data",
+        Mutant(name="spread-ignored", description="the isotropic rates k^(-1/2), k^(-1) claimed for spread data",
                constants={"spike_exponent": lambda p, d: _isotropic(p, d)["spike_exponent"],
                           "remainder_exponent": lambda p, d: _isotropic(p, d)["remainder_exponent"]}),
-        Mutant("spike-at-remainder-rate", "the spike claimed to decay like the remainder, k^(-t)",
+        Mutant(name="spike-at-remainder-rate", description="the spike claimed to decay like the remainder, k^(-t)",
                constants={"spike_exponent": lambda p, d: Quantity.exactly(
                    "spike_exponent", -(1 - exact_number(p["beta"]) * (1 - exact_number(p["alpha"]))), d)}),
-        Mutant("remainder-at-twice-the-rate", "the remainder claimed O~(k^(-2t)), at alpha = beta = 1/2 (t = 3/4)",
+        Mutant(name="remainder-at-twice-the-rate",
+               description="the remainder claimed O~(k^(-2t)), at alpha = beta = 1/2 (t = 3/4)",
                parameters={"alpha": "1/2"},
                constants={"remainder_exponent": lambda p, d: Quantity.exactly(
                    "remainder_exponent", -2 * (1 - exact_number(p["beta"]) * (1 - exact_number(p["alpha"]))), d)}),

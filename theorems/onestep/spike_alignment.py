@@ -31,14 +31,14 @@ THEOREM = Theorem(
     assumptions=(onestep.square_integrable_teacher(),),
     constants=CONSTANTS,
     predictions=(
-        Prediction("teacher-overlap", "limit", "cos^2(X^T y, beta_*) -> alignment_limit",
-                   lambda instance: Target.point(instance.constant("alignment_limit")),
+        Prediction(name="teacher-overlap", kind="limit", statement="cos^2(X^T y, beta_*) -> alignment_limit",
+                   predict=lambda instance: Target.point(instance.constant("alignment_limit")),
                    resolution=lambda instance: 0.04 * max(float(instance.constant("alignment_limit")), 0.05)),
     ),
     mutants=(
-        Mutant("random-direction", "the spike along a direction unrelated to the data: overlap -> 0",
+        Mutant(name="random-direction", description="the spike along a direction unrelated to the data: overlap -> 0",
                predictions={"teacher-overlap": lambda instance: Target.point(0)}),
-        Mutant("no-label-term", "the E[y^2] term dropped (perfect alignment)",
+        Mutant(name="no-label-term", description="the E[y^2] term dropped (perfect alignment)",
                constants={"teacher_second_moment": _noiseless_label_term}),
     ),
 )

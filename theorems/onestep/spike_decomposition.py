@@ -45,7 +45,7 @@ def _fixed_axis(zeta: np.ndarray) -> np.ndarray:
 
 def _rate_target(instance: Instance) -> Target:
     power = instance.definition("rate_power")
-    return Target(mpmath.mpf(0), mpmath.mpf("-inf"), mpmath.mpf(0),
+    return Target(value=mpmath.mpf(0), lower=mpmath.mpf("-inf"), upper=mpmath.mpf(0),
                   note=f"claimed: ratio <= C log^2 n / n^{power:g}, so the fitted exponent of "
                        f"ratio n^{power:g} / log^2 n is at most 0")
 
@@ -66,22 +66,22 @@ THEOREM = Theorem(
     assumptions=onestep.ba_assumption_1(),
     constants=CONSTANTS,
     predictions=(
-        Prediction("residual-rate", "rate",
-                   "ratio ||G_0 - A|| / ||G_0|| decays at least like log^2 n / sqrt(n) (fitted exponent of "
-                   "ratio sqrt(n) / log^2 n <= 0)", _rate_target,
+        Prediction(name="residual-rate", kind="rate",
+                   statement="ratio ||G_0 - A|| / ||G_0|| decays at least like log^2 n / sqrt(n) (fitted exponent of "
+                   "ratio sqrt(n) / log^2 n <= 0)", predict=_rate_target,
                    # an exponent off by a quarter (half the claimed 1/2) must be visible
                    resolution=lambda instance: 0.25),
-        Prediction("spike-coefficient", "limit",
-                   "u^T G_0 v sqrt(N) / (||zeta|| ||a||) -> mu1 (the gradient's coefficient along the spike)",
-                   lambda instance: Target.point(instance.constant("mu1")),
+        Prediction(name="spike-coefficient", kind="limit",
+                   statement="u^T G_0 v sqrt(N) / (||zeta|| ||a||) -> mu1 (the gradient's coefficient along the spike)",
+                   predict=lambda instance: Target.point(instance.constant("mu1")),
                    resolution=lambda instance: 0.02 * abs(float(instance.constant("mu1")))),
     ),
     mutants=(
-        Mutant("random-direction", "the spike built along a fixed direction instead of X^T y",
+        Mutant(name="random-direction", description="the spike built along a fixed direction instead of X^T y",
                definitions={"spike_direction": _fixed_axis}),
-        Mutant("rate-n^-1", "the claimed rate C log^2 n / n instead of / sqrt(n)",
+        Mutant(name="rate-n^-1", description="the claimed rate C log^2 n / n instead of / sqrt(n)",
                definitions={"rate_power": 1.0}),
-        Mutant("mu1-as-c2", "mu1 replaced by c_2, the second Hermite coefficient",
+        Mutant(name="mu1-as-c2", description="mu1 replaced by c_2, the second Hermite coefficient",
                constants={"mu1": second_coefficient}),
     ),
     definitions={"spike_direction": spike_direction, "rate_power": 0.5},

@@ -50,7 +50,8 @@ def _outlier_overlap(parameters, dependencies, digits):
     # the threshold test in overlap_formula needs numbers, not symbols: evaluate in mpmath
     parts = [parameter_quantity("learning_rate", parameters, digits), dependencies["bbp_threshold"],
              dependencies["aspect_ratio"]]
-    numeric = [Quantity(p.name, p.value, "mpmath" if p.route == "exact" else p.route, digits) for p in parts]
+    numeric = [Quantity(name=p.name, value=p.value, route="mpmath" if p.route == "exact" else p.route,
+                        digits=digits) for p in parts]
     return combine("outlier_overlap", digits, numeric,
                    lambda e, t, c: overlap_formula((e / t) * c ** mpmath.mpf(0.25), c))
 
@@ -84,17 +85,18 @@ THEOREM = Theorem(
     assumptions=onestep.ba_assumption_1(),
     constants=CONSTANTS,
     predictions=(
-        Prediction("spike-overlap", "limit", "|<u_1(W_1), zeta/||zeta||>|^2 -> outlier_overlap",
-                   lambda instance: Target.point(instance.constant("outlier_overlap")),
+        Prediction(name="spike-overlap", kind="limit", statement="|<u_1(W_1), zeta/||zeta||>|^2 -> outlier_overlap",
+                   predict=lambda instance: Target.point(instance.constant("outlier_overlap")),
                    resolution=lambda instance: 0.06, applies=_above_threshold),
-        Prediction("teacher-overlap", "limit", "<u_1(W_1), beta_*>^2 -> teacher_outlier_overlap",
-                   lambda instance: Target.point(instance.constant("teacher_outlier_overlap")),
+        Prediction(name="teacher-overlap", kind="limit", statement="<u_1(W_1), beta_*>^2 -> teacher_outlier_overlap",
+                   predict=lambda instance: Target.point(instance.constant("teacher_outlier_overlap")),
                    resolution=lambda instance: 0.06, applies=_above_threshold),
     ),
     mutants=(
-        Mutant("threshold-exponent-half", "the BBP threshold with c^(1/2) instead of c^(1/4)",
+        Mutant(name="threshold-exponent-half", description="the BBP threshold with c^(1/2) instead of c^(1/4)",
                constants={"bbp_threshold": _threshold(sympy.Rational(1, 2))}),
-        Mutant("no-outlier", "no outlier at eta = Theta(1): the top singular vector does not see the spike",
+        Mutant(name="no-outlier",
+               description="no outlier at eta = Theta(1): the top singular vector does not see the spike",
                predictions={"spike-overlap": lambda instance: Target.point(0),
                             "teacher-overlap": lambda instance: Target.point(0)}),
     ),
