@@ -81,7 +81,7 @@ Observation = Estimate | Exact
 
 
 class Unresolved(Exception):
-    """Raised by `observe` when the affordable sizes cannot decide a prediction either way (for example a
+    """Raised by a reader when the affordable sizes cannot decide a prediction either way (for example a
     spike that has not yet separated from the bulk): the prediction is inconclusive, with this reason."""
 
 

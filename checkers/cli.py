@@ -9,6 +9,8 @@ prints the traceback).
 from __future__ import annotations
 
 import argparse
+import contextlib
+import io
 import json
 import os
 import sys
@@ -25,7 +27,15 @@ from checkers.verdict import format_table
 from theorems.activations import Activation, activation, builtin_names
 from theorems.errors import CheckError, DeclarationError, InvalidInput, ThmcheckError
 from theorems.formula import parse_number
-from theorems.hermite import CONVENTION, MAX_DEGREE, MAX_DIGITS, ROUTES, hermite_coefficients, second_moment
+from theorems.hermite import (
+    CONVENTION,
+    MAX_DEGREE,
+    MAX_DIGITS,
+    ROUTES,
+    hermite_coefficients,
+    second_moment,
+    square_integrability_failure,
+)
 from theorems.statement import PROVENANCES
 
 EXIT_PASS, EXIT_FAIL, EXIT_USAGE, EXIT_UNDECIDED, EXIT_INTERNAL = 0, 1, 2, 3, 4
@@ -167,6 +177,10 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("thmcheck: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # the reader closed the pipe (`thmcheck list | head`): end quietly, as SIGPIPE would
+        with contextlib.suppress(OSError, ValueError, AttributeError, io.UnsupportedOperation):
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # the final flush must not complain
+        return 128 + 13
     except (CheckError, DeclarationError) as error:  # a bug in a theorem or a checker, named
         if debug:
             traceback.print_exc()
@@ -272,6 +286,9 @@ def _hermite(arguments) -> int:
     sigma: Activation = activation(arguments.activation)
     if arguments.scale != "1":
         sigma = sigma.scaled(parse_number(arguments.scale))
+    reason = square_integrability_failure(sigma)
+    if reason:  # the quadrature would chase an infinite integral: refuse, as `check` does
+        raise InvalidInput(f"{sigma.name}: {reason}")
     table = hermite_coefficients(sigma, arguments.degree, digits=arguments.digits, route=arguments.route)
     moment = second_moment(sigma, digits=arguments.digits, route=arguments.route)
     if arguments.json:

@@ -162,3 +162,35 @@ def test_set_on_a_named_constant_flips_the_verdict(capsys):
     code, out, _ = run(capsys, "check", "srf-constants", "--set", "gamma=0.85", "--fidelity", "quick", "--json")
     assert code == 1, out                                        # the derived gamma is 0.8065
     assert json.loads(out)["results"][0]["verdict"] == "fail"
+
+
+def test_a_closed_pipe_ends_quietly(tmp_path):
+    """`thmcheck list | head -1`: once the reader is gone, no traceback and no 'internal error'."""
+    import subprocess
+    import sys
+    script = ("import sys\nfrom checkers.cli import main\nclass Closed:\n    def write(self, text):\n"
+              "        raise BrokenPipeError\n    def flush(self):\n        pass\nsys.stdout = Closed()\n"
+              "raise SystemExit(main(['list']))\n")
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 141 and result.stderr == ""
+
+
+def test_numbers_accept_pi_e_and_functions_and_say_so_without_z(capsys):
+    code, out, _ = run(capsys, "show", "dual-kernel", "--set", "c1=sqrt(2/pi)", "--digits", "8", "--json")
+    [c1] = [c for c in json.loads(out)["constants"] if c["name"] == "c1"]
+    assert code == 0 and c1["value"] == "0.79788456" and c1["status"] == "overridden"
+    code, _, error = run(capsys, "check", "dual-kernel", "--param", "rho=nan")
+    assert code == 2 and "unknown name 'nan'" in error and "z" not in error.split("allowed are")[1].split("and")[0]
+
+
+@pytest.mark.parametrize("formula", ["exp(exp(z))", "exp(exp(exp(z)))"])
+def test_hermite_refuses_what_cannot_be_integrated_within_seconds(capsys, formula):
+    import time
+    started = time.perf_counter()
+    code, _, error = run(capsys, "hermite", formula, "--degree", "2")
+    assert code == 2 and formula in error and time.perf_counter() - started < 20
+
+
+def test_an_activation_undefined_at_a_point_says_why(capsys):
+    code, _, error = run(capsys, "hermite", "1/z")
+    assert code == 2 and error.strip().endswith("(zerodivision error)")

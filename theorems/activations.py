@@ -225,9 +225,21 @@ def expression_pieces(expression: sympy.Expr, kinks: tuple[sympy.Expr, ...]):
     return tuple(pieces)
 
 
+#: exp of a larger argument is refused (OverflowError): no activation a theorem can use needs it on the range the
+#: quadrature visits (|z| <= 160), while exp(exp(exp(z))) at z = 30 would need an exponent of 10^(10^13) digits
+#: and never return.
+MAX_EXP_ARGUMENT = 10**8
+
+
+def _bounded_exp(x):
+    if abs(mpmath.re(x)) > MAX_EXP_ARGUMENT:
+        raise OverflowError(f"exp of {mpmath.nstr(x, 3)}, beyond {MAX_EXP_ARGUMENT:.0e}")
+    return mpmath.exp(x)
+
+
 @functools.lru_cache(maxsize=1024)
 def mpmath_function(expression: sympy.Expr):
-    return sympy.lambdify(z, expression, modules="mpmath")
+    return sympy.lambdify(z, expression, modules=[{"exp": _bounded_exp}, "mpmath"])
 
 
 # --- construction ---------------------------------------------------------------------------
@@ -260,8 +272,9 @@ def _validate(activation_: Activation) -> None:
             try:
                 value = activation_.mpmath(x)
             except (ValueError, ZeroDivisionError, OverflowError) as error:
+                reason = str(error) or type(error).__name__.replace("Error", " error").lower()
                 raise InvalidInput(f"activation {activation_.name} cannot be evaluated at z = "
-                                   f"{mpmath.nstr(x, 4)}: {error}") from None
+                                   f"{mpmath.nstr(x, 4)} ({reason})") from None
             if isinstance(value, mpmath.mpc) or not mpmath.isfinite(value):
                 raise InvalidInput(f"activation {activation_.name} is not real and finite at z = "
                                    f"{mpmath.nstr(x, 4)} (value {mpmath.nstr(value, 6)})")

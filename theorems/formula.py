@@ -7,11 +7,13 @@ as in Python, so `-z**2` is `-(z**2)`):
     term       := unary (("*" | "/") unary)*
     unary      := ("+" | "-") unary | power
     power      := atom ("**" unary)?
-    atom       := NUMBER | "z" | FUNCTION "(" expression ("," expression)* ")" | "(" expression ")"
+    atom       := NUMBER | "z" | CONSTANT | FUNCTION "(" expression ("," expression)* ")" | "(" expression ")"
 
 Numbers are decimal literals (`0.1`, `2`, `1e-3`), turned into exact sympy rationals, so `0.1` means
-1/10. The functions are exactly those in `FUNCTIONS`. Inputs are bounded in length, nesting depth and
-integer powers so that no formula can make the parser or sympy run away.
+1/10; the constants are `pi` and `e`. A number given for a parameter or a constant (`parse_number`) is the
+same grammar without `z`: `sqrt(2/pi)`, `1/3`, `2*e`. The functions are exactly those in `FUNCTIONS`.
+Inputs are bounded in length, nesting depth and integer powers so that no formula can make the parser or
+sympy run away.
 """
 
 from __future__ import annotations
@@ -73,15 +75,19 @@ def _tokenize(text: str) -> list[tuple[str, str]]:
     return tokens
 
 
+NAMED_CONSTANTS = {"pi": sympy.pi, "e": sympy.E}
+
+
 class _Parser:
-    def __init__(self, text: str):
+    def __init__(self, text: str, *, variable: bool = True):
         self.text = text
+        self.variable = variable  # whether z is allowed (a formula) or not (a number)
         self.tokens = _tokenize(text)
         self.position = 0
         self.depth = 0
 
     def fail(self, why: str) -> InvalidInput:
-        return InvalidInput(f"formula {self.text!r}: {why}")
+        return InvalidInput(f"{'formula' if self.variable else 'number'} {self.text!r}: {why}")
 
     def peek(self) -> tuple[str, str] | None:
         return self.tokens[self.position] if self.position < len(self.tokens) else None
@@ -166,10 +172,13 @@ class _Parser:
                 raise self.fail(f"number {value} is larger than 1e12")
             return number
         if kind == "name":
-            if value == "z":
+            if value == "z" and self.variable:
                 return z
+            if value in NAMED_CONSTANTS:
+                return NAMED_CONSTANTS[value]
             if value not in FUNCTIONS:
-                raise self.fail(f"unknown name {value!r}; allowed are z and the functions "
+                allowed = "z, pi, e" if self.variable else "numbers, pi, e"
+                raise self.fail(f"unknown name {value!r}; allowed are {allowed} and the functions "
                                 f"{', '.join(sorted(FUNCTIONS))}")
             arity, function = FUNCTIONS[value]
             self.take("(")
@@ -193,7 +202,7 @@ class _Parser:
         raise self.fail(f"unexpected {value!r}")
 
 
-def parse_formula(text: str) -> sympy.Expr:
+def parse_formula(text: str, *, variable: bool = True) -> sympy.Expr:
     """Parse a formula in `z` into a sympy expression, accepting only the whitelisted grammar.
 
     Raises `InvalidInput` naming the problem for anything else (unknown names, attribute access,
@@ -203,9 +212,9 @@ def parse_formula(text: str) -> sympy.Expr:
         raise InvalidInput(f"formula must be a string, got {type(text).__name__}")
     if len(text) > MAX_LENGTH:
         raise InvalidInput(f"formula is {len(text)} characters long; the limit is {MAX_LENGTH}")
-    expression = _Parser(text).parse()
+    expression = _Parser(text, variable=variable).parse()
     if expression.has(sympy.zoo, sympy.nan, sympy.oo, -sympy.oo):
-        raise InvalidInput(f"formula {text!r} is not finite")
+        raise InvalidInput(f"{'formula' if variable else 'number'} {text!r} is not finite")
     return expression
 
 
@@ -232,10 +241,8 @@ def to_mpf(value, digits: int) -> mpmath.mpf:
 
 
 def parse_number(text: str) -> sympy.Expr:
-    """Parse a constant expression (no `z`), e.g. `0.51`, `1/2`, `sqrt(2)/2`, as an exact sympy number."""
-    expression = parse_formula(text)
-    if expression.free_symbols:
-        raise InvalidInput(f"{text!r} must be a number, not depend on z")
+    """Parse a constant expression (no `z`), e.g. `0.51`, `1/2`, `sqrt(2/pi)`, as an exact sympy number."""
+    expression = parse_formula(text, variable=False)
     value = complex(expression.evalf(30))
     if value.imag != 0 or value.real != value.real or abs(value.real) == float("inf"):
         raise InvalidInput(f"{text!r} is not a finite real number")

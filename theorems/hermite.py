@@ -135,9 +135,13 @@ def hermite_coefficients(sigma: Activation | str, degree: int = 8, *, digits: in
 
 
 def second_moment(sigma: Activation | str, *, digits: int = 30, route: str = "auto") -> Quantity:
-    """E sigma(Z)^2, Z ~ N(0, 1) (= sum_k k! c_k^2 by Parseval)."""
+    """E sigma(Z)^2, Z ~ N(0, 1) (= sum_k k! c_k^2 by Parseval). An activation whose square is not integrable
+    is refused at once (`InvalidInput`, with the reason) instead of sending the quadrature after it."""
     sigma = _activation(sigma) if isinstance(sigma, str) else sigma
     _check_options(0, digits, route)
+    reason = square_integrability_failure(sigma)
+    if reason:
+        raise InvalidInput(f"{sigma.name}: {reason}")
     return _second_moment(sigma, int(digits), route)
 
 
