@@ -189,7 +189,10 @@ def _check_prediction(checker: Checker, instance: Instance, prediction: Predicti
             return PredictionResult(outcome=INCONCLUSIVE, message=f"prediction could not be computed: {error}",
                                     **common)
         raise CheckError(instance.theorem.id, prediction.name, error) from error
-    except InvalidInput:
+    except InvalidInput as error:
+        if outside:  # e.g. E sigma^2 of an activation whose square is not integrable: undefined here
+            return PredictionResult(outcome=SKIPPED, message=f"not evaluated outside the assumptions: {error}",
+                                    **common)
         raise
     except Exception as error:  # DeclarationError included: a misnamed constant is a bug of this prediction
         raise CheckError(instance.theorem.id, prediction.name, error) from error

@@ -194,3 +194,8 @@ def test_hermite_refuses_what_cannot_be_integrated_within_seconds(capsys, formul
 def test_an_activation_undefined_at_a_point_says_why(capsys):
     code, _, error = run(capsys, "hermite", "1/z")
     assert code == 2 and error.strip().endswith("(zerodivision error)")
+
+
+def test_a_statement_undefined_outside_its_assumptions_is_reported_not_refused(capsys):
+    code, out, _ = run(capsys, "check", "spike-strength", "--param", "teacher=exp(z**2)", "--fidelity", "quick")
+    assert code == 3 and "outside assumptions" in out and "appears infinite" in out
