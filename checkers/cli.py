@@ -15,6 +15,7 @@ import json
 import os
 import sys
 import traceback
+from pathlib import Path
 
 import sympy
 
@@ -77,11 +78,16 @@ def _rate(text: str) -> float:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    json_help = "print JSON instead of text"
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--plugin", action="append", default=[], metavar="MODULE",
-                        help="import MODULE and register its CHECKER (repeatable)")
+                        help="import MODULE (an importable module name or a .py path) and register its CHECKER "
+                             "(repeatable)")
     parser = _Parser(prog="thmcheck", description="Check theorems about two-layer neural networks: exact "
-                                                  "constants, calibrated Monte Carlo verdicts.")
+                                                  "constants, calibrated Monte Carlo verdicts.",
+                     epilog="Exit codes: 0 every verdict passes; 1 any fails; 2 bad input; 3 inconclusive or outside "
+                            "assumptions, none failing; 4 an error in a theorem, a checker or thmcheck (a bug); "
+                            "130 interrupted.")
     # the same option before the command; argparse would let the subcommand's default overwrite it
     parser.add_argument("--plugin", action="append", default=[], metavar="MODULE", dest="plugins_before",
                         help="import MODULE (an importable module name or a .py path) and register its CHECKER")
@@ -90,74 +96,90 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
     listing = commands.add_parser("list", parents=[common], help="theorem ids, titles, provenance")
-    listing.add_argument("--json", action="store_true")
+    listing.add_argument("--json", action="store_true", help=json_help)
     listing.add_argument("--markdown", action="store_true",
-                         help="the README's table of theorems (id, provenance, claim, how it is checked)")
+                         help="the README's table of theorems (id, family, provenance, claim, how it is checked)")
 
     show = commands.add_parser("show", parents=[common], help="a theorem's statement, parameters, constants")
-    show.add_argument("theorem", metavar="ID")
+    show.add_argument("theorem", metavar="ID", help="a theorem id (see thmcheck list)")
     show.add_argument("--param", action="append", type=_key_value, default=[], metavar="NAME=VALUE",
                       help="a parameter's value (repeatable; default: the theorem's defaults)")
     show.add_argument("--set", action="append", type=_key_value, default=[], metavar="CONSTANT=VALUE",
                       dest="overrides", help="override a named constant and see what it changes (repeatable)")
     show.add_argument("--mutant", metavar="NAME", help="show a named wrong version of the theorem")
     show.add_argument("--digits", type=_bounded_int("digits", 1, MAX_DIGITS), default=30,
-                      help="digits of the constants (default 30)")
-    show.add_argument("--json", action="store_true")
+                      help=f"digits of the constants, 1..{MAX_DIGITS} (default 30)")
+    show.add_argument("--json", action="store_true", help=json_help)
 
     hermite = commands.add_parser("hermite", parents=[common], help="Hermite coefficients of an activation")
     hermite.add_argument("activation", metavar="ACTIVATION",
                          help=f"a built-in ({', '.join(builtin_names())}) or a formula in z")
-    hermite.add_argument("--degree", type=_bounded_int("degree", 0, MAX_DEGREE), default=8)
-    hermite.add_argument("--digits", type=_bounded_int("digits", 1, MAX_DIGITS), default=30)
-    hermite.add_argument("--route", choices=ROUTES, default="auto")
+    hermite.add_argument("--degree", type=_bounded_int("degree", 0, MAX_DEGREE), default=8,
+                         help=f"the highest k of c_k, 0..{MAX_DEGREE} (default 8)")
+    hermite.add_argument("--digits", type=_bounded_int("digits", 1, MAX_DIGITS), default=30,
+                         help=f"significant digits, 1..{MAX_DIGITS} (default 30)")
+    hermite.add_argument("--route", choices=ROUTES, default="auto",
+                         help="exact (sympy), mpmath (quadrature), float64 (Gauss-Hermite, smooth activations "
+                              "only), or auto: the best available per coefficient (default auto)")
     hermite.add_argument("--scale", default="1", metavar="B",
                          help="preactivation scale b: coefficients E[sigma(bZ) He_k(Z)]/k! (default 1)")
     hermite.add_argument("--normalized", action="store_true", help="also print mu_k = sqrt(k!) c_k")
-    hermite.add_argument("--json", action="store_true")
+    hermite.add_argument("--json", action="store_true", help=json_help)
 
     check = commands.add_parser("check", parents=[common], help="check theorems and print verdicts")
-    check.add_argument("theorems", nargs="*", metavar="ID")
+    check.add_argument("theorems", nargs="*", metavar="ID", help="theorem ids (see thmcheck list)")
     check.add_argument("--all", action="store_true", help="check every registered theorem")
-    check.add_argument("--param", action="append", type=_key_value, default=[], metavar="NAME=VALUE")
+    check.add_argument("--param", action="append", type=_key_value, default=[], metavar="NAME=VALUE",
+                       help="a parameter's value (repeatable; default: each theorem's defaults)")
     check.add_argument("--set", action="append", type=_key_value, default=[], metavar="CONSTANT=VALUE",
-                       dest="overrides", help="override a named constant (conjecture mode)")
-    check.add_argument("--seed", type=_bounded_int("seed", 0, 2**63 - 1), default=0)
-    check.add_argument("--fidelity", choices=list(FIDELITIES), default="default")
+                       dest="overrides", help="override a named constant (conjecture mode; repeatable)")
+    check.add_argument("--seed", type=_bounded_int("seed", 0, 2**63 - 1), default=0,
+                       help="the root seed of the simulations (default 0)")
+    check.add_argument("--fidelity", choices=list(FIDELITIES), default="default",
+                       help="how hard to look: quick may leave a true statement inconclusive, default resolves "
+                            "it (default: default)")
     check.add_argument("--false-fail-rate", type=_rate, default=DEFAULT_FALSE_FAIL_RATE,
-                       help="false-fail rate of each theorem's check, split across its predictions")
+                       help=f"false-fail rate of each theorem's check, split across its predictions (default "
+                            f"{DEFAULT_FALSE_FAIL_RATE:g})")
     check.add_argument("--mutant", metavar="NAME", help="check a named wrong version of the theorem")
-    check.add_argument("--json", action="store_true")
+    check.add_argument("--json", action="store_true", help=json_help)
 
     sweep = commands.add_parser("sweep", parents=[common], help="one theorem over a grid and many seeds, stored")
-    sweep.add_argument("theorem", metavar="ID")
+    sweep.add_argument("theorem", metavar="ID", help="a theorem id (see thmcheck list)")
     sweep.add_argument("--grid", action="append", default=[], metavar="NAME=V1,V2,...",
                        help="swept parameter values (repeatable; values split at commas outside parentheses)")
     sweep.add_argument("--param", action="append", type=_key_value, default=[], metavar="NAME=VALUE",
-                       help="a parameter held fixed")
+                       help="a parameter held fixed (repeatable)")
     sweep.add_argument("--set", action="append", type=_key_value, default=[], metavar="CONSTANT=VALUE",
-                       dest="overrides")
-    sweep.add_argument("--seeds", type=_bounded_int("seeds", 1, 10**6), default=1, help="seeds per grid point")
-    sweep.add_argument("--root-seed", type=_bounded_int("root seed", 0, 2**63 - 1), default=0)
-    sweep.add_argument("--fidelity", choices=list(FIDELITIES), default="quick")
-    sweep.add_argument("--false-fail-rate", type=_rate, default=DEFAULT_FALSE_FAIL_RATE)
-    sweep.add_argument("--mutant", metavar="NAME")
-    sweep.add_argument("--executor", choices=list(EXECUTORS), help="default: dask with --scheduler, else processes")
-    sweep.add_argument("--workers", type=_bounded_int("workers", 1, 4096), help="worker processes")
+                       dest="overrides", help="override a named constant in every task (repeatable)")
+    sweep.add_argument("--seeds", type=_bounded_int("seeds", 1, 10**6), default=1,
+                       help="seeds per grid point (default 1)")
+    sweep.add_argument("--root-seed", type=_bounded_int("root seed", 0, 2**63 - 1), default=0,
+                       help="the root seed; each task's seed is spawned from it at the task's identity (default 0)")
+    sweep.add_argument("--fidelity", choices=list(FIDELITIES), default="quick", help="(default: quick)")
+    sweep.add_argument("--false-fail-rate", type=_rate, default=DEFAULT_FALSE_FAIL_RATE,
+                       help=f"per check (default {DEFAULT_FALSE_FAIL_RATE:g})")
+    sweep.add_argument("--mutant", metavar="NAME", help="sweep a named wrong version of the theorem")
+    sweep.add_argument("--executor", choices=list(EXECUTORS),
+                       help="default: dask with --scheduler, else a local process pool")
+    sweep.add_argument("--workers", type=_bounded_int("workers", 1, 4096),
+                       help="worker processes (default: the CPU count; 2 for --scheduler local)")
     sweep.add_argument("--scheduler", metavar="ADDRESS",
                        help="a running dask scheduler (tcp://host:port), or 'local' to start a LocalCluster")
     sweep.add_argument("--store", default="thmcheck-results.sqlite", metavar="PATH",
-                       help="SQLite result store; tasks already in it are skipped")
+                       help="SQLite result store; tasks already in it are skipped (default thmcheck-results.sqlite)")
     sweep.add_argument("--json", action="store_true", help="print a JSON summary (and no progress bar)")
 
     report = commands.add_parser("report", parents=[common], help="a static HTML page of verdicts and plots")
-    report.add_argument("theorems", nargs="*", metavar="ID")
-    report.add_argument("--all", action="store_true")
+    report.add_argument("theorems", nargs="*", metavar="ID", help="theorem ids to check now (without --from)")
+    report.add_argument("--all", action="store_true", help="check every registered theorem now")
     report.add_argument("--from", dest="store", metavar="STORE", help="read verdicts from a sweep store")
-    report.add_argument("--out", required=True, metavar="DIR")
+    report.add_argument("--out", required=True, metavar="DIR", help="the folder to write index.html and figures to")
     report.add_argument("--fidelity", choices=list(FIDELITIES), default="quick",
-                        help="fidelity of the checks run when there is no store")
-    report.add_argument("--seed", type=_bounded_int("seed", 0, 2**63 - 1), default=0)
+                        help="fidelity of the checks run when there is no store (default quick)")
+    report.add_argument("--seed", type=_bounded_int("seed", 0, 2**63 - 1), default=0,
+                        help="seed of the checks run when there is no store (default 0)")
+    report.add_argument("--json", action="store_true", help="print where the report went, as JSON")
     return parser
 
 
@@ -392,8 +414,13 @@ def _report(arguments) -> int:
     if not arguments.all and not arguments.theorems and not arguments.store:
         raise InvalidInput("name theorem ids, --all, or --from STORE")
     ids = None if arguments.all or not arguments.theorems else arguments.theorems
+    if arguments.store and not Path(arguments.store).is_file():
+        raise InvalidInput(f"no sweep store at {arguments.store!r}")
     page = build_report(arguments.out, ids, store=arguments.store, fidelity=arguments.fidelity, seed=arguments.seed)
-    print(f"report written to {page}")
+    if arguments.json:
+        print(json.dumps({"report": str(page), "out": str(arguments.out)}, indent=2))
+    else:
+        print(f"report written to {page}")
     return EXIT_PASS
 
 

@@ -199,3 +199,25 @@ def test_an_activation_undefined_at_a_point_says_why(capsys):
 def test_a_statement_undefined_outside_its_assumptions_is_reported_not_refused(capsys):
     code, out, _ = run(capsys, "check", "spike-strength", "--param", "teacher=exp(z**2)", "--fidelity", "quick")
     assert code == 3 and "outside assumptions" in out and "appears infinite" in out
+
+
+def test_every_option_has_help_and_states_its_default():
+    import argparse
+
+    from checkers.cli import build_parser
+    parser = build_parser()
+    commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    for name, command in commands.choices.items():
+        for action in command._actions:
+            if isinstance(action, argparse._HelpAction):
+                continue
+            assert action.help, f"{name} {action.dest} has no help text"
+            has_default = action.default not in (None, False, [], argparse.SUPPRESS) and not action.required
+            if has_default and action.option_strings:
+                assert "default" in action.help, f"{name} {action.option_strings[0]} does not state its default"
+
+
+def test_report_json_and_a_missing_store_leaves_nothing_behind(capsys, tmp_path):
+    out = tmp_path / "rep"
+    code, _, error = run(capsys, "report", "--from", str(tmp_path / "nosuch.sqlite"), "--out", str(out))
+    assert code == 2 and "no sweep store" in error and not out.exists()
