@@ -9,7 +9,8 @@ Use them in your own test suite so that a changed derivation breaks your CI:
         assert_mutants_fail(MY_CHECKER)
 
 A Checker or a registered theorem id is accepted. Seeds are fixed (default 0), so the assertions are
-deterministic; the false-fail rate of each check is the stated one (default 1e-6).
+deterministic; the false-fail rate of each check is the stated one (default 1e-6), and the fidelity is
+`thmcheck check`'s default for both helpers.
 """
 
 from __future__ import annotations
@@ -28,9 +29,10 @@ def _checker(checker_or_id: Checker | str) -> Checker:
 
 
 def assert_theorem_holds(checker_or_id: Checker | str, parameters: Mapping[str, Any] | None = None, *,
-                         seed: int = 0, fidelity: str = "quick", overrides: Mapping[str, Any] | None = None
+                         seed: int = 0, fidelity: str = "default", overrides: Mapping[str, Any] | None = None
                          ) -> Verdict:
-    """Run the check and raise AssertionError (with the evidence) unless the verdict is pass."""
+    """Run the check and raise AssertionError (with the evidence) unless the verdict is pass. The fidelity is
+    `thmcheck check`'s own default, at which a true statement must pass (at quick it may be inconclusive)."""
     verdict = run_check(_checker(checker_or_id), parameters, overrides, seed=seed, fidelity=fidelity)
     if verdict.outcome != PASS:
         raise AssertionError(f"expected {verdict.theorem} to pass:\n{verdict.explain()}")
