@@ -23,8 +23,8 @@ from checkers import registry
 from checkers.check import DEFAULT_FALSE_FAIL_RATE, FIDELITIES, run_check
 from checkers.report import build_report
 from checkers.stats import FAIL, PASS
-from checkers.sweep import ERROR, EXECUTORS, parse_grid, plan, sweep
-from checkers.verdict import format_table
+from checkers.sweep import ERROR, EXECUTORS, parse_grid, plan, progress_bar, sweep
+from checkers.verdict import Verdict, format_header, format_table, format_verdict_row, table_widths
 from theorems.activations import Activation, activation, builtin_names
 from theorems.errors import CheckError, DeclarationError, InvalidInput, ThmcheckError
 from theorems.formula import parse_number
@@ -142,6 +142,8 @@ def build_parser() -> argparse.ArgumentParser:
                        help=f"false-fail rate of each theorem's check, split across its predictions (default "
                             f"{DEFAULT_FALSE_FAIL_RATE:g})")
     check.add_argument("--mutant", metavar="NAME", help="check a named wrong version of the theorem")
+    check.add_argument("--workers", type=_bounded_int("workers", 1, 4096),
+                       help="worker processes; the numbers do not depend on it (default: the CPU count)")
     check.add_argument("--json", action="store_true", help=json_help)
 
     sweep = commands.add_parser("sweep", parents=[common], help="one theorem over a grid and many seeds, stored")
@@ -345,40 +347,110 @@ def _normalized_decimals(table) -> list[str]:
 
 
 def _check(arguments) -> int:
+    """Run the checks, printing each verdict's row as it finishes (on `--workers` processes; the numbers do
+    not depend on how many), then the evidence. Ctrl-C keeps what finished: it is printed, and the exit is 130."""
     if arguments.all and arguments.theorems:
         raise InvalidInput("give theorem ids or --all, not both")
     if not arguments.all and not arguments.theorems:
         raise InvalidInput("name at least one theorem id, or --all (see thmcheck list)")
     checkers = registry.all_checkers() if arguments.all else [registry.checker(i) for i in arguments.theorems]
-    parameters, overrides = dict(arguments.param), dict(arguments.overrides)
-    if len(checkers) > 1:
-        for name in parameters:
-            if not any(p.name == name for c in checkers for p in c.theorem.parameters):
-                raise InvalidInput(f"no selected theorem has a parameter {name!r}")
-    verdicts = []
-    for checker in checkers:
-        own_parameters = parameters if len(checkers) == 1 else {
-            k: v for k, v in parameters.items() if any(p.name == k for p in checker.theorem.parameters)}
-        own_overrides = overrides
-        if len(checkers) > 1:
-            known = checker.theorem.instance(own_parameters).constants
-            own_overrides = {k: v for k, v in overrides.items() if k in known}
-        verdicts.append(run_check(checker, own_parameters, own_overrides, seed=arguments.seed,
-                                  fidelity=arguments.fidelity, false_fail_rate=arguments.false_fail_rate,
-                                  mutant=arguments.mutant))
-    if arguments.json:
-        print(json.dumps({"results": [v.to_dict() for v in verdicts]}, indent=2, allow_nan=False))
-    else:
-        print(format_table(verdicts))
-        for verdict in verdicts:
-            print()
-            print(verdict.explain())
-    outcomes = {v.outcome for v in verdicts}
+    jobs = _check_jobs(checkers, dict(arguments.param), dict(arguments.overrides))
+    options = dict(seed=arguments.seed, fidelity=arguments.fidelity, false_fail_rate=arguments.false_fail_rate,
+                   mutant=arguments.mutant)
+    plugins = tuple(arguments.plugins_before + arguments.plugin)
+    suffix = f" [mutant {arguments.mutant}]" if arguments.mutant else ""
+    widths = table_widths([checker.id + suffix for checker, _, _ in jobs])
+    verdicts: dict[str, Verdict] = {}
+    bar = _progress(len(jobs), enabled=not arguments.json)
+    if not arguments.json:
+        print(format_header(widths), flush=True)
+
+    def finished(verdict: Verdict) -> None:
+        verdicts[verdict.theorem] = verdict
+        if not arguments.json:
+            bar.clear()
+            print(format_verdict_row(verdict, widths), flush=True)
+        bar.update(1)
+
+    workers = min(arguments.workers or os.cpu_count() or 1, len(jobs))
+    try:
+        if workers == 1:
+            for checker, parameters, overrides in jobs:
+                finished(run_check(checker, parameters, overrides, **options))
+        else:
+            _run_on_processes(jobs, options, plugins, workers, finished)
+    except KeyboardInterrupt:
+        bar.close()
+        _print_verdicts(arguments, [verdicts[c.id] for c, _, _ in jobs if c.id in verdicts], with_table=False)
+        print(f"thmcheck: interrupted; {len(verdicts)} of {len(jobs)} checks finished (printed above)",
+              file=sys.stderr)
+        return 130
+    bar.close()
+    ordered = [verdicts[checker.id] for checker, _, _ in jobs]
+    _print_verdicts(arguments, ordered, with_table=False)
+    outcomes = {v.outcome for v in ordered}
     if FAIL in outcomes:
         return EXIT_FAIL
     if outcomes == {PASS}:
         return EXIT_PASS
     return EXIT_UNDECIDED
+
+
+def _check_jobs(checkers, parameters: dict, overrides: dict) -> list[tuple]:
+    """(checker, its parameters, its overrides): with several theorems each gets the names it has, and a name
+    that no selected theorem has is an error."""
+    if len(checkers) == 1:
+        return [(checkers[0], parameters, overrides)]
+    constants = {checker.id: {node.name for node in checker.theorem.instance(
+        {k: v for k, v in parameters.items() if any(p.name == k for p in checker.theorem.parameters)}).graph}
+        for checker in checkers}
+    for name in parameters:
+        if not any(p.name == name for c in checkers for p in c.theorem.parameters):
+            raise InvalidInput(f"no selected theorem has a parameter {name!r}")
+    for name in overrides:
+        if not any(name in names for names in constants.values()):
+            raise InvalidInput(f"no selected theorem has a constant {name!r}")
+    return [(checker, {k: v for k, v in parameters.items() if any(p.name == k for p in checker.theorem.parameters)},
+             {k: v for k, v in overrides.items() if k in constants[checker.id]}) for checker in checkers]
+
+
+def _check_in_worker(theorem_id: str, parameters: dict, overrides: dict, options: dict, plugins: tuple) -> Verdict:
+    """One check in a worker process (which imports the registry, and the plugins, itself)."""
+    for plugin in plugins:
+        registry.load_plugin(plugin)
+    return run_check(registry.checker(theorem_id), parameters, overrides, **options)
+
+
+def _run_on_processes(jobs, options: dict, plugins: tuple, workers: int, finished) -> None:
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+
+    pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"))
+    try:
+        futures = [pool.submit(_check_in_worker, checker.id, parameters, overrides, options, plugins)
+                   for checker, parameters, overrides in jobs]
+        for future in as_completed(futures):
+            finished(future.result())
+    except BaseException:
+        pool.shutdown(wait=False, cancel_futures=True)
+        raise
+    pool.shutdown()
+
+
+def _print_verdicts(arguments, verdicts: list[Verdict], *, with_table: bool) -> None:
+    if arguments.json:
+        print(json.dumps({"results": [v.to_dict() for v in verdicts]}, indent=2, allow_nan=False))
+        return
+    if with_table:
+        print(format_table(verdicts))
+    for verdict in verdicts:
+        print()
+        print(verdict.explain())
+
+
+def _progress(total: int, *, enabled: bool):
+    """A progress bar on stderr where stderr is a terminal (tqdm), else nothing."""
+    return progress_bar(total, enabled and sys.stderr.isatty(), "check")
 
 
 def _sweep(arguments) -> int:

@@ -171,7 +171,7 @@ def sweep(tasks: Sequence[Task], store_path: str | Path, *, executor: str = "pro
         done = store.keys(finished_only=True)
         pending = [task for task in tasks if task.key not in done]
         by_key = {task.key: task for task in pending}
-        bar = _progress(len(pending), progress)
+        bar = progress_bar(len(pending), progress)
 
         def record(key: str, verdict: dict) -> None:
             task = by_key[key]
@@ -222,15 +222,19 @@ class _Quiet:
     def update(self, count: int) -> None:
         pass
 
+    def clear(self) -> None:
+        pass
+
     def close(self) -> None:
         pass
 
 
-def _progress(total: int, enabled: bool):
+def progress_bar(total: int, enabled: bool, description: str = "sweep"):
+    """A tqdm bar on stderr, or an object that ignores the same calls."""
     if not enabled:
         return _Quiet()
     try:
         from tqdm import tqdm
     except ImportError:
         return _Quiet()
-    return tqdm(total=total, unit="task", file=sys.stderr, desc="sweep")
+    return tqdm(total=total, unit="task", file=sys.stderr, desc=description)

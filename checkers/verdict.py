@@ -141,19 +141,38 @@ def overall_outcome(results: list[PredictionResult], assumptions_hold: bool) -> 
     return PASS
 
 
+TABLE_HEADER = ("theorem", "provenance", "verdict", "evidence")
+
+
+def _row(verdict: Verdict) -> tuple[str, str, str, str]:
+    evidence = "; ".join(f"{p.name}: {p.outcome}" for p in verdict.predictions if p.outcome != SKIPPED)
+    if verdict.assumption_failures:
+        evidence = "; ".join(reason for _, reason in verdict.assumption_failures)
+    name = verdict.theorem + (f" [mutant {verdict.mutant}]" if verdict.mutant else "")
+    return name, verdict.provenance, str(verdict.outcome), evidence
+
+
+def table_widths(names: list[str]) -> tuple[int, int, int]:
+    """Column widths that fit these theorem names (with any mutant suffix) and every provenance and outcome, so
+    that rows printed one at a time, as checks finish, line up."""
+    return (max([len(TABLE_HEADER[0]), *map(len, names)]), max(len(TABLE_HEADER[1]), 9),
+            max(len(str(outcome)) for outcome in OUTCOMES))
+
+
+def format_row(row: tuple[str, str, str, str], widths: tuple[int, int, int]) -> str:
+    return "  ".join(cell.ljust(width) for cell, width in zip(row[:3], widths)) + "  " + row[3]
+
+
+def format_header(widths: tuple[int, int, int]) -> str:
+    return format_row(TABLE_HEADER, widths) + "\n" + "  ".join("-" * width for width in widths) + "  " + "-" * 8
+
+
+def format_verdict_row(verdict: Verdict, widths: tuple[int, int, int]) -> str:
+    return format_row(_row(verdict), widths)
+
+
 def format_table(verdicts: list[Verdict]) -> str:
     """A fixed-width table: theorem, provenance, verdict, and one line of evidence."""
-    rows = [("theorem", "provenance", "verdict", "evidence")]
-    for verdict in verdicts:
-        evidence = "; ".join(f"{p.name}: {p.outcome}" for p in verdict.predictions if p.outcome != SKIPPED)
-        if verdict.assumption_failures:
-            evidence = "; ".join(reason for _, reason in verdict.assumption_failures)
-        name = verdict.theorem + (f" [mutant {verdict.mutant}]" if verdict.mutant else "")
-        rows.append((name, verdict.provenance, verdict.outcome, evidence))
-    widths = [max(len(row[i]) for row in rows) for i in range(3)]
-    lines = []
-    for index, row in enumerate(rows):
-        lines.append("  ".join(cell.ljust(width) for cell, width in zip(row[:3], widths)) + "  " + row[3])
-        if index == 0:
-            lines.append("  ".join("-" * width for width in widths) + "  " + "-" * 8)
-    return "\n".join(lines)
+    rows = [_row(verdict) for verdict in verdicts]
+    widths = tuple(max(len(row[i]) for row in [TABLE_HEADER, *rows]) for i in range(3))
+    return "\n".join([format_header(widths)] + [format_row(row, widths) for row in rows])

@@ -86,7 +86,7 @@ def test_check_all_quick(capsys, monkeypatch):
         return real_run_check(checker, parameters, overrides, **options)
 
     monkeypatch.setattr(cli, "run_check", run_check)
-    code, out, _ = run(capsys, "check", "--all", "--fidelity", "quick")
+    code, out, _ = run(capsys, "check", "--all", "--fidelity", "quick", "--workers", "1")
     assert code == 0, out
     assert all(f"{checker.id} [" in out for checker in registry.all_checkers())
 
@@ -221,3 +221,34 @@ def test_report_json_and_a_missing_store_leaves_nothing_behind(capsys, tmp_path)
     out = tmp_path / "rep"
     code, _, error = run(capsys, "report", "--from", str(tmp_path / "nosuch.sqlite"), "--out", str(out))
     assert code == 2 and "no sweep store" in error and not out.exists()
+
+
+def test_check_streams_rows_and_gives_the_same_numbers_on_several_workers(capsys):
+    ids = ["stationary-balanced", "balancedness-identity", "conservation-law"]
+    code, serial, _ = run(capsys, "check", *ids, "--fidelity", "quick", "--workers", "1", "--json")
+    code2, parallel, _ = run(capsys, "check", *ids, "--fidelity", "quick", "--workers", "2", "--json")
+
+    def numbers(text):
+        return [{k: v for k, v in result.items() if k != "elapsed_seconds"} for result in json.loads(text)["results"]]
+    assert code == code2 == 0 and numbers(serial) == numbers(parallel)
+    code, out, _ = run(capsys, "check", *ids, "--fidelity", "quick", "--workers", "2")
+    lines = out.splitlines()
+    assert lines[0].startswith("theorem") and lines[1].startswith("---")
+    assert sorted(line.split()[0] for line in lines[2:5]) == sorted(ids)  # one row per check, in finishing order
+
+
+def test_interrupted_check_keeps_what_finished(capsys, monkeypatch):
+    from checkers import cli
+    real_run_check = cli.run_check
+    calls = []
+
+    def interrupted(checker, parameters, overrides, **options):
+        calls.append(checker.id)
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+        return real_run_check(checker, parameters, overrides, **options)
+
+    monkeypatch.setattr(cli, "run_check", interrupted)
+    code, out, error = run(capsys, "check", "stationary-balanced", "balancedness-identity", "--fidelity", "quick",
+                           "--workers", "1")
+    assert code == 130 and "stationary-balanced" in out and "1 of 2 checks finished" in error
