@@ -47,9 +47,12 @@ def build_report(out_dir: str | Path, theorem_ids: list[str] | None = None, *, s
         raise InvalidInput("nothing to report: no stored results for the chosen theorems")
     sections, summary_rows = [], []
     for theorem_id, records in sorted(groups.items()):
-        figure_names = _figures(plt, out / "figures", theorem_id, records)
-        summary_rows.append(_summary_row(theorem_id, records))
-        sections.append(_section(theorem_id, records, figure_names))
+        parts = []
+        for index, (version, own) in enumerate(_versions(records)):
+            figure_names = _figures(plt, out / "figures", f"{theorem_id}-{index}", own, version)
+            summary_rows.append(_summary_row(theorem_id, version, own))
+            parts.append((version, own, figure_names))
+        sections.append(_section(theorem_id, parts))
     page = out / "index.html"
     source = f"sweep store {html.escape(str(store))}" if store else f"checks run at {fidelity} fidelity, seed {seed}"
     page.write_text(_PAGE.format(
@@ -108,6 +111,28 @@ def _label(parameters: dict) -> str:
     return ", ".join(f"{k}={v}" for k, v in sorted(parameters.items()))
 
 
+AS_STATED = "as stated"
+
+
+def _version(record: dict) -> str:
+    """Which statement a stored run tested: the theorem as stated, a conjecture (--set), or a named mutant."""
+    verdict = record["verdict"]
+    label = f"mutant {verdict['mutant']}" if verdict.get("mutant") else ""
+    if verdict.get("overrides"):
+        label = (label + ", " if label else "") + "conjecture " + ", ".join(
+            f"{name}={value}" for name, value in sorted(verdict["overrides"].items()))
+    return label or AS_STATED
+
+
+def _versions(records: list[dict]) -> list[tuple[str, list[dict]]]:
+    """The records grouped by version, the statement as stated first: a rejected conjecture or mutant is the
+    check working, and is never mixed with the theorem's own runs."""
+    groups: dict[str, list[dict]] = defaultdict(list)
+    for record in records:
+        groups[_version(record)].append(record)
+    return sorted(groups.items(), key=lambda item: (item[0] != AS_STATED, item[0]))
+
+
 def _error_bar(prediction: dict) -> float:
     error = _number(prediction.get("standard_error"))
     if error is None or not math.isfinite(error):
@@ -117,7 +142,7 @@ def _error_bar(prediction: dict) -> float:
     return critical * error
 
 
-def _figures(plt, directory: Path, theorem_id: str, records: list[dict]) -> list[tuple[str, str]]:
+def _figures(plt, directory: Path, stem: str, records: list[dict], version: str) -> list[tuple[str, str]]:
     axis_name, xs = _axis(records)
     names = []
     for record in records:
@@ -144,38 +169,42 @@ def _figures(plt, directory: Path, theorem_id: str, records: list[dict]) -> list
                 continue
             drawn = True
             _draw_series(axes, sorted(points, key=lambda point: point[0]), f"C{colour}",
-                         label if len(series) > 1 else "")
+                         label if len(series) > 1 else "", version)
             statement = points[0][6].get("statement", "")
         if not drawn:
             plt.close(figure)
             continue
         axes.set_xlabel(f"{axis_name} (dimensionless)" if axis_name != "grid point" else "grid point")
         axes.set_ylabel(f"{name} (dimensionless)")
-        axes.set_title(statement[:90] + ("..." if len(statement) > 90 else ""), fontsize=8)
+        title = statement if version == AS_STATED else f"{version}: {statement}"
+        axes.set_title(title[:90] + ("..." if len(title) > 90 else ""), fontsize=8)
         axes.legend(fontsize=6)
         figure.tight_layout()
-        file_name = f"{theorem_id}-{index}.png"
+        file_name = f"{stem}-{index}.png"
         figure.savefig(directory / file_name, dpi=90)
         plt.close(figure)
         written.append((file_name, name))
     return written
 
 
-def _draw_series(axes, points, colour: str, label: str) -> None:
-    """Prediction (line, band or one-sided bound) and observations (points with 95% error bars)."""
+def _draw_series(axes, points, colour: str, label: str, version: str = AS_STATED) -> None:
+    """Prediction (line, band or one-sided bound) and observations (points with 95% error bars); the prediction
+    of a conjecture or a mutant is labelled as such, not as the theorem's."""
     suffix = f" ({label})" if label else ""
+    claim = "prediction" if version == AS_STATED else version
     x_values = [p[0] for p in points]
     lows, highs = [p[4] for p in points], [p[5] for p in points]
     if all(math.isfinite(v) for v in lows + highs):
         axes.plot(x_values, [p[3] for p in points], "-", marker="_", markersize=16, color=colour,
-                  label="prediction" + suffix)
+                  label=claim + suffix)
         if any(h > lo for lo, h in zip(lows, highs)):
             axes.fill_between(x_values, lows, highs, color=colour, alpha=0.15)
     else:
         lower_bound = math.isfinite(lows[0])
         bound = lows if lower_bound else highs
         axes.plot(x_values, bound, "--", marker="_", markersize=16, color=colour,
-                  label=("claimed lower bound" if lower_bound else "claimed upper bound") + suffix)
+                  label=("claimed lower bound" if lower_bound else "claimed upper bound")
+                  + ("" if version == AS_STATED else f" ({version})") + suffix)
     axes.errorbar(x_values, [p[1] for p in points], yerr=[p[2] for p in points], fmt="o", color=colour,
                   capsize=3, markersize=4, label="simulation, 95% interval" + suffix)
 
@@ -201,14 +230,18 @@ def _overall(outcomes: list[str]) -> str:
     return "inconclusive" if "inconclusive" in outcomes else (outcomes[0] if outcomes else "none")
 
 
-def _summary_row(theorem_id: str, records: list[dict]) -> str:
+def _summary_row(theorem_id: str, version: str, records: list[dict]) -> str:
     facts = _theorem_facts(theorem_id, records)
     outcomes = [r["verdict"]["verdict"] for r in records]
     counts = ", ".join(f"{outcomes.count(o)} {o}" for o in sorted(set(outcomes)))
     overall = _overall(outcomes)
-    return (f'<tr class="{_css(overall)}"><td><a href="#{html.escape(theorem_id)}">{html.escape(theorem_id)}</a></td>'
-            f"<td>{html.escape(facts['provenance'])}</td><td>{len(records)}</td><td>{html.escape(counts)}</td>"
-            f"<td>{html.escape(overall)}</td></tr>")
+    if version != AS_STATED and overall in ("fail", "pass"):
+        # a conjecture or a mutant: its failing is the check telling it apart from the theorem
+        overall = "rejected" if overall == "fail" else "not rejected"
+    css = _css(overall) if version == AS_STATED else "other"
+    return (f'<tr class="{css}"><td><a href="#{html.escape(theorem_id)}">{html.escape(theorem_id)}</a></td>'
+            f"<td>{html.escape(version)}</td><td>{html.escape(facts['provenance'])}</td><td>{len(records)}</td>"
+            f"<td>{html.escape(counts)}</td><td>{html.escape(overall)}</td></tr>")
 
 
 def _css(outcome: str) -> str:
@@ -222,8 +255,22 @@ def _format(value) -> str:
     return f"{number:.6g}"
 
 
-def _section(theorem_id: str, records: list[dict], figures: list[tuple[str, str]]) -> str:
-    facts = _theorem_facts(theorem_id, records)
+def _section(theorem_id: str, parts: list[tuple[str, list[dict], list[tuple[str, str]]]]) -> str:
+    facts = _theorem_facts(theorem_id, parts[0][1])
+    provenance = facts["provenance"]
+    blocks = "\n".join(_evidence(theorem_id, version, records, figures) for version, records, figures in parts)
+    return f"""<section id="{html.escape(theorem_id)}">
+<h2>{html.escape(theorem_id)}: {html.escape(facts['title'])}</h2>
+<p><b>Provenance:</b> {html.escape(provenance)} ({html.escape(PROVENANCES.get(provenance, ''))}).
+<b>Source:</b> {html.escape(facts['source'])}</p>
+<p><b>Statement:</b> {html.escape(facts['statement'])}</p>
+{blocks}
+</section>"""
+
+
+def _evidence(theorem_id: str, version: str, records: list[dict], figures: list[tuple[str, str]]) -> str:
+    """One version's runs (the theorem as stated, a conjecture or a mutant): its evidence table and figures."""
+    heading = "The theorem as stated" if version == AS_STATED else f"A version that is not the theorem: {version}"
     rows = []
     for record in records[:MAX_ROWS]:
         verdict = record["verdict"]
@@ -234,24 +281,22 @@ def _section(theorem_id: str, records: list[dict], figures: list[tuple[str, str]
             for p in verdict["predictions"])
         if verdict.get("error"):  # a bug in the check, stored by the sweep: say what it was
             evidence = f"error in the check: {verdict['error']}"
-        rows.append(f'<tr class="{_css(verdict["verdict"])}"><td>{html.escape(_label(record["parameters"]))}</td>'
-                    f"<td>{record['seed_index']}</td><td>{html.escape(verdict['verdict'])}</td>"
+        outcome, css = verdict["verdict"], _css(verdict["verdict"])
+        if version != AS_STATED:
+            outcome = {"fail": "rejected", "pass": "not rejected"}.get(outcome, outcome)
+            css = "other"
+        rows.append(f'<tr class="{css}"><td>{html.escape(_label(record["parameters"]))}</td>'
+                    f"<td>{record['seed_index']}</td><td>{html.escape(outcome)}</td>"
                     f"<td>{html.escape(evidence)}</td></tr>")
     more = f"<p>{len(records) - MAX_ROWS} more rows in the store.</p>" if len(records) > MAX_ROWS else ""
     images = "\n".join(f'<figure><img src="figures/{html.escape(name)}" alt="{html.escape(theorem_id)}: '
                        f'{html.escape(label)}"><figcaption>{html.escape(label)}</figcaption></figure>'
                        for name, label in figures)
-    provenance = facts["provenance"]
-    return f"""<section id="{html.escape(theorem_id)}">
-<h2>{html.escape(theorem_id)}: {html.escape(facts['title'])}</h2>
-<p><b>Provenance:</b> {html.escape(provenance)} ({html.escape(PROVENANCES.get(provenance, ''))}).
-<b>Source:</b> {html.escape(facts['source'])}</p>
-<p><b>Statement:</b> {html.escape(facts['statement'])}</p>
+    return f"""<h3>{html.escape(heading)}</h3>
 <table class="evidence"><tr><th>parameters</th><th>seed</th><th>verdict</th><th>evidence</th></tr>
 {chr(10).join(rows)}
 </table>{more}
-<div class="figures">{images}</div>
-</section>"""
+<div class="figures">{images}</div>"""
 
 
 _PAGE = """<!DOCTYPE html>
@@ -266,7 +311,8 @@ figure {{ display: inline-block; margin: 0.5em; }} img {{ max-width: 36em; }}
 <body>
 <h1>thmcheck report</h1>
 <p>Generated {generated} by thmcheck {version}, from {source}.</p>
-<table class="verdicts"><tr><th>theorem</th><th>provenance</th><th>tasks</th><th>outcomes</th><th>verdict</th></tr>
+<table class="verdicts"><tr><th>theorem</th><th>version</th><th>provenance</th><th>tasks</th><th>outcomes</th>
+<th>verdict</th></tr>
 {rows}
 </table>
 {sections}

@@ -44,9 +44,13 @@ def test_report_from_a_store(tmp_path):
     page = build_report(tmp_path / "out", store=store)
     parsed = _parse(page)
     verdicts = dict(parsed.tables)["verdicts"]
-    assert verdicts == [None, "fail"]  # header, then dual-kernel: one failing task makes the theorem fail
-    evidence = dict(parsed.tables)["evidence"]
-    assert len(evidence) == 1 + 9 and evidence.count("fail") == 1
+    # header, then the theorem as stated (passing), then the conjecture c1 = 0.51 apart (rejected, not red):
+    # a rejected conjecture is the check working, never "the theorem fails"
+    assert verdicts == [None, "pass", "other"]
+    text = page.read_text(encoding="utf-8")
+    assert "conjecture c1=51/100" in text and "rejected" in text
+    evidence = [rows for kind, rows in parsed.tables if kind == "evidence"]
+    assert [len(rows) for rows in evidence] == [1 + 8, 1 + 1] and "fail" not in evidence[1]
     assert parsed.sections == ["dual-kernel"] and parsed.images
     for source in parsed.images:
         assert (page.parent / source).is_file() and (page.parent / source).stat().st_size > 1000
