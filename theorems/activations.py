@@ -225,14 +225,14 @@ def expression_pieces(expression: sympy.Expr, kinks: tuple[sympy.Expr, ...]):
     return tuple(pieces)
 
 
-#: exp of a larger argument is refused (OverflowError): no activation a theorem can use needs it on the range the
-#: quadrature visits (|z| <= 160), while exp(exp(exp(z))) at z = 30 would need an exponent of 10^(10^13) digits
-#: and never return.
+#: exp of a larger positive argument is refused (OverflowError): no activation a theorem can use needs it on
+#: the range the quadrature visits (|z| <= 160), while exp(exp(exp(z))) at z = 30 would need an exponent of
+#: 10^(10^13) digits and never return. A very negative argument underflows harmlessly and is allowed.
 MAX_EXP_ARGUMENT = 10**8
 
 
 def _bounded_exp(x):
-    if abs(mpmath.re(x)) > MAX_EXP_ARGUMENT:
+    if mpmath.re(x) > MAX_EXP_ARGUMENT:  # a very negative argument underflows harmlessly
         raise OverflowError(f"exp of {mpmath.nstr(x, 3)}, beyond {MAX_EXP_ARGUMENT:.0e}")
     return mpmath.exp(x)
 
