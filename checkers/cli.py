@@ -235,6 +235,11 @@ def _list(arguments) -> int:
     return EXIT_PASS
 
 
+def _shown_digits(quantity, requested: int) -> int:
+    """No more digits than the quantity is accurate to: its own `digits`, and 15 for a float64 route."""
+    return min(requested, quantity.digits, 15 if quantity.route == "float64" else quantity.digits)
+
+
 def markdown_table(checkers) -> str:
     """The README's theorem table: one row per check, in family order, from the statements and checkers."""
     def cell(text: str) -> str:
@@ -267,7 +272,8 @@ def _show(arguments) -> int:
         "assumption_failures": [{"assumption": n, "reason": r} for n, r in instance.assumption_failures()],
         "family": registry.family(theorem.id), "simulation": checker.simulation,
         "constants": [{"name": name, "exact": None if q.exact is None else str(sympy.simplify(q.exact)),
-                       "value": q.decimal(arguments.digits), "route": q.route, "description": descriptions[name],
+                       "value": q.decimal(_shown_digits(q, arguments.digits)), "route": q.route,
+                       "description": descriptions[name],
                        "depends_on": list(next(n.depends_on for n in instance.graph if n.name == name)),
                        "status": changed.get(name, "derived")} for name, q in constants.items()],
         "predictions": [{"name": p.name, "kind": p.kind, "statement": p.statement} for p in theorem.predictions],

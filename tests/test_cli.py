@@ -252,3 +252,10 @@ def test_interrupted_check_keeps_what_finished(capsys, monkeypatch):
     code, out, error = run(capsys, "check", "stationary-balanced", "balancedness-identity", "--fidelity", "quick",
                            "--workers", "1")
     assert code == 130 and "stationary-balanced" in out and "1 of 2 checks finished" in error
+
+
+def test_show_prints_no_more_digits_than_a_constant_is_accurate_to(capsys):
+    code, out, _ = run(capsys, "show", "large-step-beats-linear", "--json")
+    constants = {c["name"]: c for c in json.loads(out)["constants"]}
+    assert constants["kappa_tanh"]["value"] == "1.588267951"  # a float64 minimizer: 10 digits, all of them right
+    assert len(constants["kappa_star"]["value"]) > 30  # sqrt(3), exact

@@ -68,6 +68,10 @@ class Quantity:
     digits: int
     exact: sympy.Expr | None = None
 
+    def __post_init__(self):
+        if isinstance(self.value, (int, float)):  # a float64 result: hold it as an mpf (exactly), as every route does
+            object.__setattr__(self, "value", mpmath.mpf(self.value))
+
     @classmethod
     def exactly(cls, name: str, value, digits: int) -> "Quantity":
         """A constant known in closed form (a sympy number, int or rational): route "exact", value to `digits`."""
