@@ -43,12 +43,14 @@ class _Registry:
     def load(self) -> None:
         if self.loaded:
             return
-        self.loaded = True
         theorems, checkers = {}, {}
         for family in families():
             for module in _modules(theorems_package, family):
                 theorem = getattr(module, "THEOREM", None)
                 if isinstance(theorem, Theorem):
+                    if theorem.id in theorems:
+                        raise DeclarationError(f"two theorems with the id {theorem.id}, in families "
+                                               f"{theorems[theorem.id][0]} and {family}")
                     theorems[theorem.id] = (family, theorem)
             for module in _modules(checkers_package, family):
                 checker = getattr(module, "CHECKER", None)
@@ -70,6 +72,7 @@ class _Registry:
             self.checkers[theorem_id] = checker
             self.families[theorem_id] = family
             self.builtin.add(theorem_id)
+        self.loaded = True  # only once discovery succeeded: a declaration error stops every later call too
         for entry_point in entry_points(group=ENTRY_POINT_GROUP):
             for checker in _checkers_of(entry_point.load()):
                 self.register(checker)
