@@ -143,6 +143,8 @@ def _error_bar(prediction: dict) -> float:
 
 
 def _figures(plt, directory: Path, stem: str, records: list[dict], version: str) -> list[tuple[str, str]]:
+    if len({_label(r["parameters"]) for r in records}) < 2:
+        return []  # one setting: the evidence table says it all; a lone point on a made-up axis would not
     axis_name, xs = _axis(records)
     names = []
     for record in records:
@@ -268,17 +270,23 @@ def _section(theorem_id: str, parts: list[tuple[str, list[dict], list[tuple[str,
 </section>"""
 
 
+def _prediction_evidence(prediction: dict) -> str:
+    """One prediction in words: its outcome with the numbers, or why it did not apply (no empty brackets)."""
+    if prediction.get("observed") is None:
+        reason = prediction.get("message") or ""
+        return f"{prediction['name']}: {prediction['outcome']}" + (f" ({reason})" if reason else "")
+    error = _format(prediction.get("standard_error")) if prediction.get("standard_error") else ""
+    return (f"{prediction['name']}: {prediction['outcome']} (predicted {_format(prediction.get('predicted'))}, "
+            f"observed {_format(prediction.get('observed'))}" + (f" ± {error}" if error else "") + ")")
+
+
 def _evidence(theorem_id: str, version: str, records: list[dict], figures: list[tuple[str, str]]) -> str:
     """One version's runs (the theorem as stated, a conjecture or a mutant): its evidence table and figures."""
     heading = "The theorem as stated" if version == AS_STATED else f"A version that is not the theorem: {version}"
     rows = []
     for record in records[:MAX_ROWS]:
         verdict = record["verdict"]
-        evidence = "; ".join(
-            f"{p['name']}: {p['outcome']} (predicted {_format(p.get('predicted'))}, observed "
-            f"{_format(p.get('observed'))}" + (f" ± {_format(p.get('standard_error'))}" if p.get("standard_error")
-                                                else "") + ")"
-            for p in verdict["predictions"])
+        evidence = "; ".join(_prediction_evidence(p) for p in verdict["predictions"])
         if verdict.get("error"):  # a bug in the check, stored by the sweep: say what it was
             evidence = f"error in the check: {verdict['error']}"
         outcome, css = verdict["verdict"], _css(verdict["verdict"])

@@ -49,6 +49,7 @@ def test_report_from_a_store(tmp_path):
     assert verdicts == [None, "pass", "other"]
     text = page.read_text(encoding="utf-8")
     assert "conjecture c1=51/100" in text and "rejected" in text
+    assert "(predicted , observed )" not in text  # a prediction without numbers says why, in words
     evidence = [rows for kind, rows in parsed.tables if kind == "evidence"]
     assert [len(rows) for rows in evidence] == [1 + 8, 1 + 1] and "fail" not in evidence[1]
     assert parsed.sections == ["dual-kernel"] and parsed.images
