@@ -142,8 +142,9 @@ def build_parser() -> argparse.ArgumentParser:
                        help=f"false-fail rate of each theorem's check, split across its predictions (default "
                             f"{DEFAULT_FALSE_FAIL_RATE:g})")
     check.add_argument("--mutant", metavar="NAME", help="check a named wrong version of the theorem")
-    check.add_argument("--workers", type=_bounded_int("workers", 1, 4096),
-                       help="worker processes; the numbers do not depend on it (default: the CPU count)")
+    check.add_argument("--workers", type=_bounded_int("workers", 1, 4096), default=1,
+                       help="worker processes; the numbers do not depend on it (default 1: numpy's linear algebra "
+                            "already uses every core, so more workers pay off only for checks that do not)")
     check.add_argument("--json", action="store_true", help=json_help)
 
     sweep = commands.add_parser("sweep", parents=[common], help="one theorem over a grid and many seeds, stored")
@@ -378,7 +379,7 @@ def _check(arguments) -> int:
             print(format_verdict_row(verdict, widths), flush=True)
         bar.update(1)
 
-    workers = min(arguments.workers or os.cpu_count() or 1, len(jobs))
+    workers = min(arguments.workers, len(jobs))
     try:
         if workers == 1:
             for checker, parameters, overrides in jobs:
