@@ -7,15 +7,6 @@ import math
 
 from numpy.polynomial.hermite_e import hermeval
 
-from checkers.onestep.simulation import OneStepSetting
-from theorems.statement import Instance
-
-
-def onestep_setting(instance: Instance, dimension: int, learning_rate: float):
-    return OneStepSetting(samples=round(float(instance["psi1"]) * dimension), dimension=dimension,
-                          width=round(float(instance["psi2"]) * dimension), activation=instance["activation"],
-                          teacher=instance["teacher"], noise=float(instance["noise"]), learning_rate=learning_rate)
-
 
 def gaussian_equivalent_map(mu1: float, mu_star: float):
     """H -> mu1 H + mu_star Z, Z iid N(0, 1) per entry (fresh for every sample)."""

@@ -5,8 +5,9 @@ from __future__ import annotations
 import numpy as np
 
 from checkers.check import Budget, Checker
-from checkers.equivalence.feature_maps import gaussian_equivalent_map, onestep_setting
+from checkers.equivalence.feature_maps import gaussian_equivalent_map
 from checkers.equivalence.ridge import readout
+from checkers.onestep.draws import setting_for
 from checkers.onestep.simulation import one_step
 from checkers.stats import extrapolate_limit, mean_estimate
 from theorems.equivalence import gaussian_equivalence
@@ -26,7 +27,7 @@ def read_risk_gap(instance: Instance, budget: Budget, seed: np.random.SeedSequen
         children = size_seed.spawn(base * EQUIVALENCE_SIZES[-1] // dimension)
         for child in children:
             rng = np.random.default_rng(child)
-            step = one_step(onestep_setting(instance, dimension, float(instance["learning_rate"])), rng)
+            step = one_step(setting_for(instance, dimension, learning_rate=float(instance["learning_rate"])), rng)
             errors = readout(step, step.updated_weights(), maps, [float(instance["penalty"])], rng,
                              test_samples=4 * step.setting.samples)
             network, equivalent = errors["network"].test[0], errors["equivalent"].test[0]

@@ -6,8 +6,9 @@ from __future__ import annotations
 import numpy as np
 
 from checkers.check import Budget, Checker, Exact
-from checkers.equivalence.feature_maps import gaussian_equivalent_map, onestep_setting
+from checkers.equivalence.feature_maps import gaussian_equivalent_map
 from checkers.equivalence.ridge import readout
+from checkers.onestep.draws import setting_for
 from checkers.onestep.simulation import one_step
 from checkers.shared_draws import draw_key, memoized
 from checkers.stats import mean_estimate
@@ -66,7 +67,7 @@ def _large_step_risks(instance: Instance, seed: np.random.SeedSequence, draws: i
     for child in np.random.SeedSequence((seed.entropy, *seed.spawn_key)).spawn(draws):
         rng = np.random.default_rng(child)
         width = round(float(instance["psi2"]) * dimension)
-        step = one_step(onestep_setting(instance, dimension, width ** 0.5), rng)
+        step = one_step(setting_for(instance, dimension, learning_rate=width ** 0.5), rng)
         errors = readout(step, step.updated_weights(), maps, [float(instance["penalty"])], rng,
                          test_samples=4 * step.setting.samples)
         rows.append((errors["network"].test[0], errors["equivalent"].test[0]))
