@@ -35,7 +35,6 @@ from theorems.hermite import (
     ROUTES,
     hermite_coefficients,
     second_moment,
-    square_integrability_failure,
 )
 from theorems.statement import PROVENANCES
 
@@ -317,11 +316,9 @@ def _hermite(arguments) -> int:
     sigma: Activation = activation(arguments.activation)
     if arguments.scale != "1":
         sigma = sigma.scaled(parse_number(arguments.scale))
-    reason = square_integrability_failure(sigma)
-    if reason:  # the quadrature would chase an infinite integral: refuse, as `check` does
-        raise InvalidInput(f"{sigma.name}: {reason}")
-    table = hermite_coefficients(sigma, arguments.degree, digits=arguments.digits, route=arguments.route)
+    # E sigma^2 first: second_moment refuses a square that is not integrable before any quadrature chases it
     moment = second_moment(sigma, digits=arguments.digits, route=arguments.route)
+    table = hermite_coefficients(sigma, arguments.degree, digits=arguments.digits, route=arguments.route)
     if arguments.json:
         data = {
             "activation": sigma.name, "expression": str(sigma.expression), "convention": CONVENTION,
@@ -408,17 +405,17 @@ def _check_jobs(checkers, parameters: dict, overrides: dict) -> list[tuple]:
     that no selected theorem has is an error."""
     if len(checkers) == 1:
         return [(checkers[0], parameters, overrides)]
-    constants = {checker.id: {node.name for node in checker.theorem.instance(
-        {k: v for k, v in parameters.items() if any(p.name == k for p in checker.theorem.parameters)}).graph}
-        for checker in checkers}
-    for name in parameters:
-        if not any(p.name == name for c in checkers for p in c.theorem.parameters):
-            raise InvalidInput(f"no selected theorem has a parameter {name!r}")
-    for name in overrides:
-        if not any(name in names for names in constants.values()):
-            raise InvalidInput(f"no selected theorem has a constant {name!r}")
-    return [(checker, {k: v for k, v in parameters.items() if any(p.name == k for p in checker.theorem.parameters)},
-             {k: v for k, v in overrides.items() if k in constants[checker.id]}) for checker in checkers]
+    own_parameters = {checker.id: {name: value for name, value in parameters.items()
+                                   if any(p.name == name for p in checker.theorem.parameters)} for checker in checkers}
+    constants = {checker.id: {node.name for node in checker.theorem.instance(own_parameters[checker.id]).graph}
+                 for checker in checkers}
+    for kind, names, known in (("parameter", parameters, own_parameters), ("constant", overrides, constants)):
+        for name in names:
+            if not any(name in owned for owned in known.values()):
+                raise InvalidInput(f"no selected theorem has a {kind} {name!r}")
+    return [(checker, own_parameters[checker.id],
+             {name: value for name, value in overrides.items() if name in constants[checker.id]})
+            for checker in checkers]
 
 
 def _check_in_worker(theorem_id: str, parameters: dict, overrides: dict, options: dict, plugins: tuple) -> Verdict:
