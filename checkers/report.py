@@ -1,19 +1,21 @@
 """Reports: one static HTML page (plus PNG figures) with the verdict table, each theorem's statement and
-provenance, the evidence, and plots of theory against simulation. It opens in a browser with no server.
+provenance, the evidence, and figures of theory against simulation. It opens in a browser with no server.
 
 Input is either a sweep store (`ResultStore`: every stored task of the chosen theorems) or fresh checks
-run here (one per theorem, at the given fidelity and seed). For each theorem and each prediction with
-numbers, one panel: the prediction as a line (its interval as a band, a one-sided bound as a dashed
-line with the allowed side shaded) and the observation as a point with its 95% error bar (t interval
-from the stored standard error and degrees of freedom; deterministic observations carry their stated
-accuracy), against the first swept numeric parameter (or the grid point). All quantities the theorems
-predict are dimensionless, and the axes say so.
+run here (one per theorem, at the given fidelity and seed). Runs are grouped by version: the theorem as
+stated, each conjecture (`--set`) and each mutant apart. For each prediction with numbers, one panel over
+the first swept numeric parameter: the theory as the statement's own curve on a fine grid (or a line through
+the runs where the prediction needs the simulation), Monte Carlo estimates pooled over seeds with 95% t
+intervals (from the stored standard errors and degrees of freedom), and deterministic observations as
+margins against the claim with the band of their stated accuracy. All quantities the theorems predict are
+dimensionless, and the axes say so.
 """
 
 from __future__ import annotations
 
 import html
 import math
+import textwrap
 import time
 from collections import defaultdict
 from pathlib import Path
@@ -23,6 +25,7 @@ import scipy.stats
 from checkers import registry
 from checkers.check import run_check
 from checkers.store import ResultStore, code_version
+from checkers.verdict import SKIPPED
 from theorems.errors import InvalidInput, ThmcheckError
 from theorems.statement import PROVENANCES
 
@@ -49,7 +52,7 @@ def build_report(out_dir: str | Path, theorem_ids: list[str] | None = None, *, s
     for theorem_id, records in sorted(groups.items()):
         parts = []
         for index, (version, own) in enumerate(_versions(records)):
-            figure_names = _figures(plt, out / "figures", f"{theorem_id}-{index}", own, version)
+            figure_names = _figures(plt, out / "figures", f"{theorem_id}-{index}", own, version, theorem_id)
             summary_rows.append(_summary_row(theorem_id, version, own))
             parts.append((version, own, figure_names))
         sections.append(_section(theorem_id, parts))
@@ -133,16 +136,96 @@ def _versions(records: list[dict]) -> list[tuple[str, list[dict]]]:
     return sorted(groups.items(), key=lambda item: (item[0] != AS_STATED, item[0]))
 
 
-def _error_bar(prediction: dict) -> float:
-    error = _number(prediction.get("standard_error"))
-    if error is None or not math.isfinite(error):
-        return 0.0
-    dof = _number(prediction.get("degrees_of_freedom"))
-    critical = 1.959963984540054 if dof is None or not math.isfinite(dof) else float(scipy.stats.t.isf(0.025, dof))
-    return critical * error
+def _critical(degrees_of_freedom) -> float:
+    """The two-sided 95% critical value: Student's t with the stored degrees of freedom, normal without them."""
+    dof = _number(degrees_of_freedom)
+    return 1.959963984540054 if dof is None or not math.isfinite(dof) else float(scipy.stats.t.isf(0.025, dof))
 
 
-def _figures(plt, directory: Path, stem: str, records: list[dict], version: str) -> list[tuple[str, str]]:
+def _points(records: list[dict], xs: list, series_of: list[str], label: str, name: str) -> list[dict]:
+    """The observations of one prediction in one series, one point per value of x: the seeds at one setting are
+    pooled (mean, standard error sqrt(sum se^2)/k, summed degrees of freedom) for a Monte Carlo estimate; a
+    deterministic observation (a computed value or the smallest margin a search found) keeps its worst value."""
+    by_x: dict[float, list[dict]] = defaultdict(list)
+    for x, record, own in zip(xs, records, series_of):
+        match = next((p for p in record["verdict"]["predictions"] if p["name"] == name), None)
+        if own == label and match is not None and match.get("observed") is not None \
+                and match.get("predicted") is not None:
+            by_x[x].append(match)
+    points = []
+    for x, matches in sorted(by_x.items()):
+        first = matches[0]
+        interval = first.get("predicted_interval") or [first["predicted"], first["predicted"]]
+        observed = [_number(m["observed"]) for m in matches]
+        errors = [_number(m.get("standard_error")) for m in matches]
+        point = {"x": x, "predicted": _number(first["predicted"]), "lower": _number(interval[0]),
+                 "upper": _number(interval[1]), "kind": first.get("kind"), "statement": first.get("statement", ""),
+                 "seeds": len(matches)}
+        if all(e is not None and math.isfinite(e) for e in errors):
+            dof = sum(_number(m.get("degrees_of_freedom")) or math.inf for m in matches)
+            point.update(observed=sum(observed) / len(observed), deterministic=False,
+                         bar=_critical(dof) * math.sqrt(sum(e * e for e in errors)) / len(errors))
+        else:
+            worst = min(observed) if math.isfinite(point["lower"]) else max(observed)
+            point.update(observed=worst, deterministic=True,
+                         bar=max((_number(m.get("tolerance")) or 0.0) for m in matches))
+        points.append(point)
+    return points
+
+
+THEORY_POINTS = 25
+THEORY_SECONDS = 6.0  # per curve: a prediction too slow to evaluate on a fine grid is drawn at the runs only
+
+
+def _theory_curve(theorem_id: str, name: str, version_record: dict, axis_name: str, xs: list) -> list | None:
+    """The prediction evaluated from the statement alone (no simulation) on a fine grid of the swept
+    parameter, the other parameters, the overrides and the mutant as in the runs; None where that is not
+    possible (the parameter is not numeric, the statement needs the simulation, or it is too slow)."""
+    verdict = version_record["verdict"]
+    try:
+        theorem = registry.checker(theorem_id).theorem
+        parameters = dict(version_record["parameters"])
+        if verdict.get("mutant"):
+            parameters = {**theorem.mutant(verdict["mutant"]).parameters, **parameters}
+            theorem = theorem.mutated(verdict["mutant"])
+        prediction = next(p for p in theorem.predictions if p.name == name)
+        parameter = next(p for p in theorem.parameters if p.name == axis_name)
+    except (ThmcheckError, StopIteration):
+        return None
+    if parameter.kind not in ("real", "integer") or min(xs) == max(xs):
+        return None
+    grid = [min(xs) + (max(xs) - min(xs)) * i / (THEORY_POINTS - 1) for i in range(THEORY_POINTS)]
+    if parameter.kind == "integer":
+        grid = sorted({round(x) for x in grid})
+    deadline, curve = time.perf_counter() + THEORY_SECONDS, []
+    for x in grid:
+        if time.perf_counter() > deadline:
+            return None
+        try:
+            instance = theorem.instance({**parameters, axis_name: repr(x)}, verdict.get("overrides") or {},
+                                        digits=15)
+            if instance.assumption_failures() or prediction.applies(instance):
+                continue
+            target = prediction.predict(instance)
+        except (ThmcheckError, ArithmeticError, ValueError):
+            continue
+        curve.append((x, float(target.value), float(target.lower), float(target.upper)))
+    if len(curve) < 2 or len({value for _, value, _, _ in curve}) < 2:
+        return None  # a prediction constant along the axis (a margin's bound 0) is drawn by the runs' line
+    return curve
+
+
+def _wrapped(title: str, width: int = 80, lines: int = 3) -> str:
+    """A figure title in at most `lines` lines of `width` characters, never cut mid-word."""
+    wrapped = textwrap.wrap(title, width)
+    if len(wrapped) > lines:
+        wrapped = wrapped[:lines]
+        wrapped[-1] = wrapped[-1][: width - 4] + " ..."
+    return "\n".join(wrapped)
+
+
+def _figures(plt, directory: Path, stem: str, records: list[dict], version: str,
+             theorem_id: str = "") -> list[tuple[str, str]]:
     if len({_label(r["parameters"]) for r in records}) < 2:
         return []  # one setting: the evidence table says it all; a lone point on a made-up axis would not
     axis_name, xs = _axis(records)
@@ -156,30 +239,23 @@ def _figures(plt, directory: Path, stem: str, records: list[dict], version: str)
     series = list(dict.fromkeys(series_of))
     written = []
     for index, name in enumerate(names[:MAX_PANELS]):
-        figure, axes = plt.subplots(figsize=(6.4, 3.8))
-        drawn = False
+        figure, axes = plt.subplots(figsize=(6.4, 4.0))
+        statement = ""
         for colour, label in enumerate(series[:MAX_SERIES]):
-            points = []
-            for x, record, own in zip(xs, records, series_of):
-                match = next((p for p in record["verdict"]["predictions"] if p["name"] == name), None)
-                if own != label or match is None or match.get("observed") is None or match.get("predicted") is None:
-                    continue
-                interval = match.get("predicted_interval") or [match["predicted"], match["predicted"]]
-                points.append((x, _number(match["observed"]), _error_bar(match), _number(match["predicted"]),
-                               _number(interval[0]), _number(interval[1]), match))
+            points = _points(records, xs, series_of, label, name)
             if not points:
                 continue
-            drawn = True
-            _draw_series(axes, sorted(points, key=lambda point: point[0]), f"C{colour}",
-                         label if len(series) > 1 else "", version)
-            statement = points[0][6].get("statement", "")
-        if not drawn:
+            statement = points[0]["statement"]
+            first = records[series_of.index(label)]
+            curve = _theory_curve(theorem_id, name, first, axis_name, xs) if axis_name != "grid point" else None
+            _draw_series(axes, points, curve, f"C{colour}", label if len(series) > 1 else "", version)
+        if not statement:
             plt.close(figure)
             continue
-        axes.set_xlabel(f"{axis_name} (dimensionless)" if axis_name != "grid point" else "grid point")
-        axes.set_ylabel(f"{name} (dimensionless)")
-        title = statement if version == AS_STATED else f"{version}: {statement}"
-        axes.set_title(title[:90] + ("..." if len(title) > 90 else ""), fontsize=8)
+        axes.set_xlabel(axis_name if axis_name == "grid point" else f"{axis_name} (dimensionless)")
+        axes.set_ylabel("observed value (dimensionless)")
+        title = f"{name}: {statement}" if version == AS_STATED else f"{version}; {name}: {statement}"
+        axes.set_title(_wrapped(title), fontsize=8)
         axes.legend(fontsize=6)
         figure.tight_layout()
         file_name = f"{stem}-{index}.png"
@@ -189,26 +265,50 @@ def _figures(plt, directory: Path, stem: str, records: list[dict], version: str)
     return written
 
 
-def _draw_series(axes, points, colour: str, label: str, version: str = AS_STATED) -> None:
-    """Prediction (line, band or one-sided bound) and observations (points with 95% error bars); the prediction
-    of a conjecture or a mutant is labelled as such, not as the theorem's."""
+def _draw_series(axes, points: list[dict], curve: list | None, colour: str, label: str,
+                 version: str = AS_STATED) -> None:
+    """The prediction (the statement's curve where it can be evaluated on a fine grid, else a line through the
+    runs' settings; a band for an interval; dashed for a one-sided bound) and the observations: Monte Carlo
+    estimates as points with 95% error bars, deterministic values (an exact evaluation, the smallest margin a
+    search found) as margins, with the band of their stated accuracy around the claim. The prediction of a
+    conjecture or a mutant is labelled as such, not as the theorem's."""
     suffix = f" ({label})" if label else ""
-    claim = "prediction" if version == AS_STATED else version
-    x_values = [p[0] for p in points]
-    lows, highs = [p[4] for p in points], [p[5] for p in points]
-    if all(math.isfinite(v) for v in lows + highs):
-        axes.plot(x_values, [p[3] for p in points], "-", marker="_", markersize=16, color=colour,
+    claim = "theory" if version == AS_STATED else version
+    x_values = [p["x"] for p in points]
+    lows, highs = [p["lower"] for p in points], [p["upper"] for p in points]
+    deterministic = all(p["deterministic"] for p in points)
+    if curve:
+        grid = [c[0] for c in curve]
+        axes.plot(grid, [c[1] for c in curve], "-", color=colour, label=claim + suffix)
+        if any(c[3] > c[2] for c in curve) and all(math.isfinite(c[2]) and math.isfinite(c[3]) for c in curve):
+            axes.fill_between(grid, [c[2] for c in curve], [c[3] for c in curve], color=colour, alpha=0.15)
+    elif all(math.isfinite(v) for v in lows + highs):
+        axes.plot(x_values, [p["predicted"] for p in points], "-", marker="_", markersize=16, color=colour,
                   label=claim + suffix)
         if any(h > lo for lo, h in zip(lows, highs)):
             axes.fill_between(x_values, lows, highs, color=colour, alpha=0.15)
     else:
         lower_bound = math.isfinite(lows[0])
         bound = lows if lower_bound else highs
+        kind = "margin >= 0" if lower_bound and not any(bound) else (
+            "claimed lower bound" if lower_bound else "claimed upper bound")
         axes.plot(x_values, bound, "--", marker="_", markersize=16, color=colour,
-                  label=("claimed lower bound" if lower_bound else "claimed upper bound")
-                  + ("" if version == AS_STATED else f" ({version})") + suffix)
-    axes.errorbar(x_values, [p[1] for p in points], yerr=[p[2] for p in points], fmt="o", color=colour,
-                  capsize=3, markersize=4, label="simulation, 95% interval" + suffix)
+                  label=kind + ("" if version == AS_STATED else f" ({version})") + suffix)
+    if deterministic:
+        accuracy = [p["bar"] for p in points]
+        if any(accuracy):
+            edge = lows if all(math.isfinite(v) for v in lows) else highs
+            axes.fill_between(x_values, [e - a for e, a in zip(edge, accuracy)],
+                              [e + a for e, a in zip(edge, accuracy)], color="0.6", alpha=0.3,
+                              label="within the stated accuracy" + suffix)
+        what = "smallest margin found" if points[0]["kind"] == "inequality" else "computed value"
+        axes.plot(x_values, [p["observed"] for p in points], "D", color=colour, markersize=4,
+                  label=f"{what} (deterministic)" + suffix)
+        return
+    seeds = max(p["seeds"] for p in points)
+    pooled = f", mean of {seeds} seeds" if seeds > 1 else ""
+    axes.errorbar(x_values, [p["observed"] for p in points], yerr=[p["bar"] for p in points], fmt="o",
+                  color=colour, capsize=3, markersize=4, label=f"simulation{pooled}, 95% interval" + suffix)
 
 
 # --- HTML ---------------------------------------------------------------------------------------
@@ -283,10 +383,14 @@ def _prediction_evidence(prediction: dict) -> str:
 def _evidence(theorem_id: str, version: str, records: list[dict], figures: list[tuple[str, str]]) -> str:
     """One version's runs (the theorem as stated, a conjecture or a mutant): its evidence table and figures."""
     heading = "The theorem as stated" if version == AS_STATED else f"A version that is not the theorem: {version}"
-    rows = []
+    rows, not_applicable = [], defaultdict(set)
     for record in records[:MAX_ROWS]:
         verdict = record["verdict"]
-        evidence = "; ".join(_prediction_evidence(p) for p in verdict["predictions"])
+        shown = [p for p in verdict["predictions"] if p["outcome"] != SKIPPED]
+        for p in verdict["predictions"]:
+            if p not in shown:  # said once below the table, not in every row
+                not_applicable[p["name"]].add(p.get("message") or "")
+        evidence = "; ".join(_prediction_evidence(p) for p in shown) or "no prediction applies here"
         if verdict.get("error"):  # a bug in the check, stored by the sweep: say what it was
             evidence = f"error in the check: {verdict['error']}"
         outcome, css = verdict["verdict"], _css(verdict["verdict"])
@@ -297,6 +401,10 @@ def _evidence(theorem_id: str, version: str, records: list[dict], figures: list[
                     f"<td>{record['seed_index']}</td><td>{html.escape(outcome)}</td>"
                     f"<td>{html.escape(evidence)}</td></tr>")
     more = f"<p>{len(records) - MAX_ROWS} more rows in the store.</p>" if len(records) > MAX_ROWS else ""
+    if not_applicable:
+        more += "<p><b>Not applicable in these runs:</b> " + "; ".join(
+            f"{html.escape(name)} ({html.escape(' / '.join(sorted(r for r in reasons if r)) or 'no reason given')})"
+            for name, reasons in sorted(not_applicable.items())) + ".</p>"
     images = "\n".join(f'<figure><img src="figures/{html.escape(name)}" alt="{html.escape(theorem_id)}: '
                        f'{html.escape(label)}"><figcaption>{html.escape(label)}</figcaption></figure>'
                        for name, label in figures)

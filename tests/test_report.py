@@ -5,8 +5,9 @@ from pathlib import Path
 
 import pytest
 
+from checkers import registry
 from checkers.cli import main
-from checkers.report import build_report
+from checkers.report import THEORY_POINTS, _points, _theory_curve, _wrapped, build_report
 from checkers.sweep import plan, sweep
 from theorems.errors import InvalidInput
 
@@ -65,3 +66,63 @@ def test_report_from_fresh_checks_and_errors(tmp_path, capsys):
     with pytest.raises(InvalidInput, match="no store"):
         build_report(tmp_path / "x", store=tmp_path / "missing.sqlite")
     assert main(["report", "--out", str(tmp_path / "y")]) == 2
+
+
+def _record(x: float, observed: float, standard_error=None, tolerance=None, kind="limit") -> dict:
+    prediction = {"name": "p", "kind": kind, "statement": "s", "outcome": "pass", "predicted": 1.0,
+                  "predicted_interval": [1.0, 1.0], "observed": observed, "standard_error": standard_error,
+                  "degrees_of_freedom": None, "tolerance": tolerance}
+    return {"parameters": {"x": str(x)}, "seed_index": 0, "verdict": {"predictions": [prediction]}}
+
+
+def test_seeds_at_one_setting_are_pooled_into_one_point_with_a_computed_bar():
+    records = [_record(0.5, 1.0, 0.3), _record(0.5, 2.0, 0.4), _record(0.7, 3.0, 0.1)]
+    points = _points(records, [0.5, 0.5, 0.7], ["", "", ""], "", "p")
+    assert [point["x"] for point in points] == [0.5, 0.7] and points[0]["seeds"] == 2
+    assert points[0]["observed"] == pytest.approx(1.5)
+    # the mean of two independent estimates: standard error sqrt(0.3^2 + 0.4^2)/2 = 0.25, times z_0.975
+    assert points[0]["bar"] == pytest.approx(1.959963984540054 * 0.25)
+    assert not points[0]["deterministic"]
+
+
+def test_a_deterministic_observation_is_a_margin_with_its_stated_accuracy_not_an_error_bar():
+    records = [_record(0.5, 3e-42, tolerance=1e-27, kind="inequality"),
+               _record(0.5, -2e-42, tolerance=1e-27, kind="inequality")]
+    for record in records:  # a margin's claim: at least 0
+        record["verdict"]["predictions"][0].update(predicted=0.0, predicted_interval=[0.0, "inf"])
+    (point,) = _points(records, [0.5, 0.5], ["", ""], "", "p")
+    assert point["deterministic"] and point["bar"] == 1e-27 and point["observed"] == -2e-42  # the worst seed
+
+
+def test_the_theory_curve_is_the_statement_evaluated_on_a_fine_grid_with_the_runs_overrides():
+    theorem = registry.checker("dual-kernel").theorem
+    stated = {"parameters": {"activation": "tanh", "rho": "0.3"}, "verdict": {}}
+    curve = _theory_curve("dual-kernel", "monte-carlo", stated, "rho", [0.3, 0.9])
+    assert len(curve) == THEORY_POINTS and curve[0][0] == pytest.approx(0.3) and curve[-1][0] == pytest.approx(0.9)
+    prediction = next(p for p in theorem.predictions if p.name == "monte-carlo")
+    middle = curve[THEORY_POINTS // 2]
+    expected = prediction.predict(theorem.instance({"activation": "tanh", "rho": repr(middle[0])}))
+    assert middle[1] == pytest.approx(float(expected.value), rel=1e-12)
+    conjecture = {"parameters": {"activation": "tanh", "rho": "0.3"}, "verdict": {"overrides": {"c1": "0.52"}}}
+    moved = _theory_curve("dual-kernel", "monte-carlo", conjecture, "rho", [0.3, 0.9])
+    assert moved[-1][1] != pytest.approx(curve[-1][1], rel=1e-3)
+    # a prediction constant along the axis (the margin's bound 0), or a non-numeric axis, has no curve
+    assert _theory_curve("dual-kernel", "tail-bound", stated, "rho", [0.3, 0.9]) is None
+    assert _theory_curve("dual-kernel", "monte-carlo", stated, "activation", [0, 1]) is None
+
+
+def test_titles_wrap_at_word_boundaries():
+    title = "word " * 60
+    wrapped = _wrapped(title, width=40, lines=3)
+    lines = wrapped.split("\n")
+    assert len(lines) == 3 and all(len(line) <= 40 for line in lines) and lines[-1].endswith(" ...")
+    assert _wrapped("short title") == "short title"
+
+
+def test_predictions_that_do_not_apply_are_said_once_below_the_table(tmp_path):
+    store = tmp_path / "s.sqlite"
+    # tanh has no closed form for the dual kernel, so "closed-form" does not apply in any of these runs
+    sweep(plan("dual-kernel", {"rho": ["0.2", "0.8"], "activation": ["tanh"]}, 1), store, executor="serial",
+          progress=False)
+    text = build_report(tmp_path / "out", store=store).read_text(encoding="utf-8")
+    assert text.count("not applicable (") == 0 and text.count("Not applicable in these runs") == 1

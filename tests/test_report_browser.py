@@ -1,0 +1,50 @@
+"""The report renders in a real browser (headless Chromium, Debian's `chromium`) without console errors."""
+
+import re
+import shutil
+import subprocess
+
+import pytest
+
+from checkers.report import build_report
+from checkers.sweep import plan, sweep
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+# the flags of a quiet, offline headless start: no sandbox (CI runs as root), no background network traffic
+FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+         "--disable-background-networking", "--disable-component-update", "--disable-sync",
+         "--enable-logging=stderr", "--v=0"]
+
+pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="Debian's chromium is not installed (.ci/run installs it "
+                                "with apt-get where it can; elsewhere: apt-get install chromium)")
+
+
+def _chromium(tmp_path, *arguments) -> subprocess.CompletedProcess:
+    return subprocess.run([CHROMIUM, *FLAGS, f"--user-data-dir={tmp_path / 'profile'}", *arguments],
+                          capture_output=True, text=True, timeout=120)
+
+
+def test_the_report_renders_without_console_errors(tmp_path):
+    store = tmp_path / "s.sqlite"
+    sweep(plan("dual-kernel", {"rho": ["0.3", "0.6"]}, 1), store, executor="serial", progress=False)
+    sweep(plan("dual-kernel", {"rho": ["0.3", "0.6"]}, 1, overrides={"c1": "0.52"}), store, executor="serial",
+          progress=False)
+    page = build_report(tmp_path / "out", store=store)
+    rendered = _chromium(tmp_path, "--dump-dom", page.as_uri())
+    assert rendered.returncode == 0, rendered.stderr[-2000:]
+    console = [line for line in rendered.stderr.splitlines() if ":CONSOLE" in line]
+    assert console == [], console  # the page has no script: any console message is an error of the page
+    dom = rendered.stdout
+    assert "<h1>thmcheck report</h1>" in dom and 'id="dual-kernel"' in dom
+    assert "conjecture c1=13/25" in dom and re.search(r"<img src=\"figures/dual-kernel-0-\d\.png\"", dom)
+    picture = tmp_path / "page.png"
+    shot = _chromium(tmp_path, f"--screenshot={picture}", "--window-size=1200,2000", page.as_uri())
+    assert shot.returncode == 0 and picture.stat().st_size > 10_000, shot.stderr[-2000:]
+
+
+def test_the_browser_check_sees_a_broken_page(tmp_path):
+    """The check above can fail: a page whose script throws shows up in Chromium's console log."""
+    page = tmp_path / "broken.html"
+    page.write_text("<html><body><p>x</p><script>undefined_function();</script></body></html>", encoding="utf-8")
+    rendered = _chromium(tmp_path, "--dump-dom", page.as_uri())
+    assert any(":CONSOLE" in line and "ReferenceError" in line for line in rendered.stderr.splitlines())
