@@ -26,6 +26,7 @@ from typing import Any
 
 import mpmath
 import numpy as np
+from threadpoolctl import threadpool_limits
 
 from checkers.seeds import seed_sequence
 from checkers.stats import INCONCLUSIVE, Estimate, compare_exact, compare_to_target, split_false_fail_rate
@@ -139,7 +140,18 @@ def _stochastic(prediction: Prediction) -> bool:
 def run_check(checker: Checker, parameters: Mapping[str, Any] | None = None,
               overrides: Mapping[str, Any] | None = None, *, seed: int = 0, fidelity: str = "default",
               false_fail_rate: float = DEFAULT_FALSE_FAIL_RATE, mutant: str | None = None) -> Verdict:
-    """Check one theorem at one parameter point and return the verdict with its evidence."""
+    """Check one theorem at one parameter point and return the verdict with its evidence.
+
+    The linear algebra runs on one BLAS thread: a multi-threaded BLAS splits its sums by the number of
+    threads, so its last digits would depend on the machine's core count and on how many checks share it.
+    Parallelism is across checks (`thmcheck check --workers`, sweeps), where it is exact."""
+    with threadpool_limits(1, user_api="blas"):
+        return _run_check(checker, parameters, overrides, seed=seed, fidelity=fidelity,
+                          false_fail_rate=false_fail_rate, mutant=mutant)
+
+
+def _run_check(checker: Checker, parameters: Mapping[str, Any] | None, overrides: Mapping[str, Any] | None, *,
+               seed: int, fidelity: str, false_fail_rate: float, mutant: str | None) -> Verdict:
     if fidelity not in FIDELITIES:
         raise InvalidInput(f"fidelity must be one of {', '.join(FIDELITIES)}, got {fidelity!r}")
     if not 0 < false_fail_rate < 1:

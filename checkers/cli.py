@@ -54,6 +54,14 @@ def _key_value(text: str) -> tuple[str, str]:
     return name.strip(), value.strip()
 
 
+def usable_cores() -> int:
+    """The cores this process may run on (its CPU affinity where the system tells it, else the CPU count)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
 def _bounded_int(name: str, lower: int, upper: int):
     def parse(text: str) -> int:
         try:
@@ -141,9 +149,9 @@ def build_parser() -> argparse.ArgumentParser:
                        help=f"false-fail rate of each theorem's check, split across its predictions (default "
                             f"{DEFAULT_FALSE_FAIL_RATE:g})")
     check.add_argument("--mutant", metavar="NAME", help="check a named wrong version of the theorem")
-    check.add_argument("--workers", type=_bounded_int("workers", 1, 4096), default=1,
-                       help="worker processes; the numbers do not depend on it (default 1: numpy's linear algebra "
-                            "already uses every core, so more workers pay off only for checks that do not)")
+    check.add_argument("--workers", type=_bounded_int("workers", 1, 4096), default=usable_cores(),
+                       help="worker processes, each check on one core; the numbers do not depend on it (default: "
+                            f"every usable core, {usable_cores()} here)")
     check.add_argument("--json", action="store_true", help=json_help)
 
     sweep = commands.add_parser("sweep", parents=[common], help="one theorem over a grid and many seeds, stored")

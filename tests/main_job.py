@@ -6,11 +6,16 @@ of the main job read it, so the suite computes each of these checks once instead
 <id>` computes only the one it selects.
 """
 
+import pytest
+
 from checkers import shared_draws
 from checkers.check import DEFAULT_FALSE_FAIL_RATE, Checker, run_check
 from checkers.verdict import Verdict
 
 _VERDICTS: dict[str, Verdict] = {}
+
+# The tests that read these verdicts run in one pytest-xdist worker (`--dist loadgroup`), so that the memo is shared
+MAIN_JOB = pytest.mark.xdist_group("main_job")
 
 
 def quick_verdict(checker: Checker) -> Verdict:

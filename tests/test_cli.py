@@ -9,6 +9,7 @@ import mpmath
 import pytest
 
 from checkers.cli import main
+from tests.main_job import MAIN_JOB
 
 HOSTILE = "__import__('os').system('touch /tmp/thmcheck_cli_pwned')"
 
@@ -73,6 +74,7 @@ def test_check_passes_and_conjecture_fails(capsys):
     assert {p["name"] for p in result["predictions"]} == {"closed-form", "monte-carlo", "tail-bound"}
 
 
+@MAIN_JOB
 def test_check_all_quick(capsys, monkeypatch):
     """The README's main job. Its per-theorem verdicts are the session's (tests/main_job.py), computed at exactly
     the arguments the command passes; the command's dispatch, table, explanations and exit code run for real."""

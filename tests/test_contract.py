@@ -13,7 +13,7 @@ from checkers import registry
 from checkers.check import run_check
 from checkers.stats import PASS
 from checkers.testing import assert_mutants_fail
-from tests.main_job import forget_cached_draws, quick_verdict
+from tests.main_job import MAIN_JOB, forget_cached_draws, quick_verdict
 from tests.snapshots import check_snapshot
 from theorems.errors import InvalidInput
 from theorems.statement import PROVENANCES
@@ -62,6 +62,7 @@ def test_constants_derive_and_match_snapshot(checker):
         for name, q in constants.items()})
 
 
+@MAIN_JOB
 @pytest.mark.parametrize("checker", CHECKERS, ids=IDS)
 def test_true_statement_passes_quick_check(checker):
     verdict = quick_verdict(checker)
@@ -73,6 +74,7 @@ def test_every_mutant_fails_at_default_fidelity(checker):
     assert_mutants_fail(checker, fidelity="default")
 
 
+@MAIN_JOB
 @pytest.mark.parametrize("checker", CHECKERS, ids=IDS)
 def test_same_seed_same_numbers(checker):
     """A rerun with the memoized draws forgotten recomputes the same numbers: to 1e-9 relative, since numpy's SIMD

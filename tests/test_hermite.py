@@ -179,6 +179,13 @@ def test_square_integrability():
     assert square_integrability_failure(activation("exp(z)")) is None
 
 
+@pytest.mark.parametrize("function", ["exp(z**2)", "exp(exp(z))"])
+def test_coefficients_of_a_function_outside_l2_are_refused_not_sent_to_quadrature(function):
+    # the Hermite expansion is one of L^2(N(0, 1)); the quadrature would spend its refinements and then fail
+    with pytest.raises(InvalidInput, match="appears infinite"):
+        hermite_coefficients(function, 2)
+
+
 def test_builtin_tables_match_snapshot():
     """c_0..c_12 of every built-in at 30 digits, committed: a changed derivation shows up as a diff."""
     from tests.snapshots import check_snapshot

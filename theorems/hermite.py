@@ -132,9 +132,13 @@ def _check_options(degree: int, digits: int, route: str) -> None:
 
 def hermite_coefficients(sigma: Activation | str, degree: int = 8, *, digits: int = 30,
                          route: str = "auto") -> HermiteTable:
-    """c_0..c_degree of sigma, each to `digits` significant digits, with its route."""
+    """c_0..c_degree of sigma, each to `digits` significant digits, with its route. The Hermite expansion is one
+    of L^2(N(0, 1)): an activation whose square is not integrable is refused at once, as by `second_moment`."""
     sigma = _activation(sigma) if isinstance(sigma, str) else sigma
     _check_options(degree, digits, route)
+    reason = square_integrability_failure(sigma)
+    if reason:
+        raise InvalidInput(f"{sigma.name}: {reason}")
     return _table(sigma, int(degree), int(digits), route)
 
 
@@ -361,6 +365,7 @@ def _agree(first, second, digits: int) -> bool:
     return all(mpmath.isfinite(v) for v in second[0]) and mpmath.isfinite(second[1])
 
 
+@functools.lru_cache(maxsize=256)
 def square_integrability_failure(sigma: Activation) -> str | None:
     """None when sigma(Z)^2 is integrable under N(0, 1) by a tail test, else the reason.
 
