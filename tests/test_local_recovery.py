@@ -89,3 +89,18 @@ def test_staged_run_reaches_the_derived_optimum():
         np.testing.assert_allclose((a_star - record.mass) / record.regularization,
                                    1 / float(DEBIASED_KERNEL_AT_ONE), rtol=1e-8)
         assert record.far_mass < 1e-12 and record.angular_error < 1e-12
+
+
+def test_the_accuracy_bounds_a_geometric_iteration_and_refuses_one_that_does_not_contract():
+    from checkers.check import Unresolved
+    from checkers.elasticity.local_recovery import _settle
+
+    # x_k = 1 + 0.1 q^k at three quarter-stage checkpoints with q = 0.25: the limit 1 is within the bound
+    halfway, before, final = 1 + 0.1, 1 + 0.1 * 0.25, 1 + 0.1 * 0.25**2
+    value, accuracy = _settle(final, before, halfway)
+    assert value == final and abs(final - 1) <= accuracy <= 2 * abs(final - 1)
+    # changes that do not shrink (0.01 then 0.009): no bound can be stated, the reading is unresolved
+    with pytest.raises(Unresolved, match="not settled"):
+        _settle(1.019, 1.01, 1.0)
+    # settled to round-off: only round-off is claimed
+    assert _settle(2.0, 2.0, 1.5) == (2.0, 1e-12)

@@ -1,15 +1,17 @@
 """Checker of local-recovery: staged GD on the exact regularized population loss, read off at the last stage.
 
 One run per check, shared by the predictions (`shared_draws`). Each observation is deterministic given the
-start, so it is an `Exact` value with a tolerance. The tolerance is twice the change over the stage's last
-quarter (GD converges geometrically here), plus round-off (1e-12 of the quantity's scale).
+start, so it is an `Exact` value with an accuracy. The accuracy is an a-posteriori bound for a geometrically
+converging iteration, with its model checked: with the quantity at 1/2, 3/4 and the end of the last stage, the
+changes over the two last quarters are c1 and c2; GD must be contracting (q = c2/c1 <= 1/2, else the reading is
+unresolved), and then what remains is at most c2 q/(1 - q). Plus round-off (1e-12 of the quantity's scale).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from checkers.check import Budget, Checker, Exact
+from checkers.check import Budget, Checker, Exact, Unresolved
 from checkers.elasticity.recovery import local_start, run_stages
 from checkers.shared_draws import cached
 from theorems.elasticity import local_recovery
@@ -37,12 +39,25 @@ def _run(key: tuple, up_to_sign: bool, entropy: tuple, steps: int):
         raise NumericalError(str(error)) from None
 
 
-def _settle(value: float, before: float, scale: float = 1.0) -> tuple[float, float]:
-    return value, 2 * abs(value - before) + ROUND_OFF * scale
+CONTRACTION = 0.5
+
+
+def _settle(final: float, before: float, halfway: float, scale: float = 1.0) -> tuple[float, float]:
+    """(final, the bound on |limit - final|) for a quantity at 1/2, 3/4 and the end of the last stage."""
+    round_off = ROUND_OFF * scale
+    first, second = abs(before - halfway), abs(final - before)
+    if second <= round_off:
+        return final, round_off  # settled to round-off
+    ratio = second / first if first > 0 else np.inf
+    if ratio > CONTRACTION:
+        raise Unresolved(f"GD has not settled: the last quarter of the stage changed the reading by {second:.3g}, "
+                         f"the quarter before by {first:.3g} (contraction {ratio:.2f} > {CONTRACTION}); more steps "
+                         "per stage (a higher fidelity) would resolve it")
+    return final, second * ratio / (1 - ratio) + round_off
 
 
 def _reader(settle):
-    """A reader of `settle(a_star, records) -> (value, tolerance)` from the check's one staged run."""
+    """A reader of `settle(a_star, records, instance) -> (value, accuracy)` from the check's one staged run."""
     def read(instance: Instance, budget: Budget, seed: np.random.SeedSequence) -> Exact:
         key = tuple((name, float(instance[name]) if name in ("start_angle", "regularization") else int(instance[name]))
                     for name in ("teacher_width", "dimension", "students_per_teacher", "far_neurons", "start_angle",
@@ -51,40 +66,48 @@ def _reader(settle):
         a_star, records = _run(key, instance.definition("up_to_sign"), (seed.entropy, *seed.spawn_key), steps)
         method = f"{len(records)} stages of {steps} GD steps (step {STEP_SIZE}), lambda " \
                  f"{records[0].regularization:g} halved to {records[-1].regularization:g}"
-        return Exact(*settle(a_star, records), method)
+        return Exact(*settle(a_star, records, instance), method)
     return read
 
 
-def _directions(a_star, records):
-    return _settle(records[-1].angular_error, records[-1].angular_error_before)
-
-
-def _far_mass(a_star, records):
-    return _settle(records[-1].far_mass, records[-1].far_mass_before)
-
-
-def _mass_deficit(a_star, records):
+def _directions(a_star, records, instance):
     last = records[-1]
-    deficits = (a_star - last.mass) / last.regularization
-    before = (a_star - last.mass_before) / last.regularization
-    value, tolerance = _settle(float(np.mean(deficits)), float(np.mean(before)), float(np.max(np.abs(deficits))))
-    return value, tolerance + float(np.max(deficits) - np.min(deficits))  # the teachers must agree too
+    return _settle(last.angular_error, last.angular_error_before, last.angular_error_halfway)
 
 
-def _excess_loss(a_star, records):
+def _far_mass(a_star, records, instance):
+    last = records[-1]
+    return _settle(last.far_mass, last.far_mass_before, last.far_mass_halfway)
+
+
+def _mass_deficit(a_star, records, instance):
+    """The deficit of the teacher farthest from the claim: each teacher must meet it, not only their mean."""
+    last = records[-1]
+    scale = float(np.max(np.abs(a_star))) / last.regularization
+    settled = [_settle(*(float(value) for value in values), scale) for values in
+               zip((a_star - last.mass) / last.regularization, (a_star - last.mass_before) / last.regularization,
+                   (a_star - last.mass_halfway) / last.regularization)]
+    claim = float(instance.constant("deficit"))
+    return max(settled, key=lambda pair: abs(pair[0] - claim))
+
+
+def _excess_loss(a_star, records, instance):
     # L is a difference of O(sum a*^2) kernel sums: its round-off is relative to those, not to L
     last = records[-1]
-    return _settle(last.loss / last.regularization**2, last.loss_before / last.regularization**2,
-                   float(a_star @ a_star) / last.regularization**2)
+    lam2 = last.regularization**2
+    return _settle(last.loss / lam2, last.loss_before / lam2, last.loss_halfway / lam2, float(a_star @ a_star) / lam2)
 
 
-def _loss_rate(a_star, records):
+def _loss_rate(a_star, records, instance):
     """Least-squares slope of log L on log lambda over the stages."""
     logs = np.log([r.regularization for r in records])
-    slope = float(np.polyfit(logs, np.log([r.loss for r in records]), 1)[0])
-    slope_before = float(np.polyfit(logs, np.log([r.loss_before for r in records]), 1)[0])
+
+    def slope(losses):
+        return float(np.polyfit(logs, np.log(losses), 1)[0])
+
     # each log L carries round-off ~ (sum a*^2 / L) x machine precision
-    return _settle(slope, slope_before, float(a_star @ a_star) / min(r.loss for r in records))
+    return _settle(slope([r.loss for r in records]), slope([r.loss_before for r in records]),
+                   slope([r.loss_halfway for r in records]), float(a_star @ a_star) / min(r.loss for r in records))
 
 
 CHECKER = Checker(

@@ -27,6 +27,10 @@ class StageRecord:
     mass_before: np.ndarray
     far_mass_before: float
     angular_error_before: float
+    loss_halfway: float  # and halfway through it
+    mass_halfway: np.ndarray
+    far_mass_halfway: float
+    angular_error_halfway: float
 
 
 def local_start(a_star, teacher, *, students_per_teacher: int, far_neurons: int, start_angle: float,
@@ -55,18 +59,19 @@ def run_stages(a, weights, a_star, teacher, *, regularization: float, stages: in
     a, weights = a.copy(), weights.copy()
     records, lam = [], regularization
     for _ in range(stages):
-        before = None
+        checkpoints = {}
         for step in range(steps):
             loss, gradient_a, gradient_w = population_loss_and_gradient(a, weights, a_star, teacher)
-            if step == (3 * steps) // 4:
-                before = (loss, *recovery_metrics(a, weights, a_star, teacher, near_angle=near_angle,
-                                                  up_to_sign=up_to_sign))
+            if step in (steps // 2, (3 * steps) // 4):
+                checkpoints[step] = (loss, *recovery_metrics(a, weights, a_star, teacher, near_angle=near_angle,
+                                                             up_to_sign=up_to_sign))
             a = a - step_size * (gradient_a + lam * a)
             weights = weights - step_size * (gradient_w + lam * weights)
             if not (np.all(np.isfinite(a)) and np.all(np.isfinite(weights))):
                 raise FloatingPointError("gradient descent diverged")
         loss = population_loss_and_gradient(a, weights, a_star, teacher)[0]
         mass, far, angular = recovery_metrics(a, weights, a_star, teacher, near_angle=near_angle, up_to_sign=up_to_sign)
-        records.append(StageRecord(lam, loss, mass, far, angular, *before))
+        records.append(StageRecord(lam, loss, mass, far, angular, *checkpoints[(3 * steps) // 4],
+                                   *checkpoints[steps // 2]))
         lam /= 2
     return records
