@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from checkers.equivalence.ridge import ridge_errors
+from checkers.equivalence.ridge import fit_ridge, ridge_errors
 from checkers.equivalence.spiked_features import spiked_step
 from checkers.equivalence.srf_constants import expected_direction_energy
 from theorems.activations import activation
@@ -24,9 +24,20 @@ def test_ridge_matches_a_direct_solve_in_primal_and_dual_form(samples, width):
         assert errors.weight_norms[k] == pytest.approx(weights @ weights, rel=1e-9)
 
 
+@pytest.mark.parametrize("samples, width", [(60, 20), (20, 60)])
+def test_one_readout_in_primal_or_dual_form_is_the_direct_solve(samples, width):
+    rng = np.random.default_rng(1)
+    features, labels = rng.standard_normal((samples, width)) / np.sqrt(width), rng.standard_normal(samples)
+    direct = np.linalg.solve(features.T @ features / samples + 0.3 / width * np.eye(width),
+                             features.T @ labels / samples)
+    assert fit_ridge(features, labels, 0.3) == pytest.approx(direct, rel=1e-9, abs=1e-12)
+
+
 def test_ridge_rejects_non_positive_penalties():
     with pytest.raises(ValueError):
         ridge_errors(np.ones((3, 2)), np.ones(3), np.ones((1, 2)), np.ones(1), (0.0,))
+    with pytest.raises(ValueError):
+        fit_ridge(np.ones((3, 2)), np.ones(3), 0.0)
 
 
 def test_spiked_step_keeps_unit_rows_and_a_unit_direction():

@@ -25,6 +25,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import scipy.linalg
 
 
 @dataclass(frozen=True)
@@ -59,6 +60,20 @@ def ridge_errors(features: np.ndarray, labels: np.ndarray, test_features: np.nda
         test.append(np.mean((test_targets - test_features @ weights) ** 2))
         norms.append(float(weights @ weights))
     return RidgeErrors(penalties, np.array(train), np.array(test), np.array(norms))
+
+
+def fit_ridge(features: np.ndarray, labels: np.ndarray, penalty: float) -> np.ndarray:
+    """The Ba-normalized ridge readout a = (Phi^T Phi / n + (lambda/N) I)^{-1} Phi^T y / n for one penalty, by a
+    Cholesky solve of the smaller system (the dual one, a = Phi^T (Phi Phi^T / n + lambda/N)^{-1} y / n, when
+    n < N)."""
+    n, width = features.shape
+    if not penalty > 0:
+        raise ValueError("the ridge penalty must be positive")
+    if width <= n:
+        system = features.T @ features / n + (penalty / width) * np.eye(width)
+        return scipy.linalg.solve(system, features.T @ labels / n, assume_a="pos")
+    system = features @ features.T / n + (penalty / width) * np.eye(n)
+    return features.T @ scipy.linalg.solve(system, labels / n, assume_a="pos")
 
 
 def readout(step, weights: np.ndarray, feature_maps: dict, penalties, rng: np.random.Generator, *,
