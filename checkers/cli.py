@@ -22,7 +22,7 @@ import sympy
 from checkers import registry
 from checkers.check import DEFAULT_FALSE_FAIL_RATE, FIDELITIES, run_check
 from checkers.report import build_report
-from checkers.stats import FAIL, PASS
+from checkers.stats import FAIL, INCONCLUSIVE, PASS
 from checkers.sweep import ERROR, EXECUTORS, parse_grid, plan, progress_bar, sweep
 from checkers.verdict import Verdict, format_header, format_table, format_verdict_row, table_widths
 from theorems.activations import Activation, activation, builtin_names
@@ -401,6 +401,12 @@ def _check(arguments) -> int:
     ordered = [verdicts[checker.id] for checker, _, _ in jobs]
     _print_verdicts(arguments, ordered, with_table=False)
     outcomes = {v.outcome for v in ordered}
+    undecided = [v.theorem for v in ordered if v.outcome == INCONCLUSIVE]
+    if undecided and arguments.fidelity != "high":
+        sharper = "default" if arguments.fidelity == "quick" else "high"
+        print(f"thmcheck: {len(undecided)} check(s) inconclusive at {arguments.fidelity} fidelity: their samples do "
+              f"not resolve the stated resolution there (a true statement may be inconclusive, never fails); "
+              f"rerun with more: thmcheck check {' '.join(undecided)} --fidelity {sharper}", file=sys.stderr)
     if FAIL in outcomes:
         return EXIT_FAIL
     if outcomes == {PASS}:

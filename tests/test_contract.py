@@ -11,7 +11,7 @@ import pytest
 
 from checkers import registry
 from checkers.check import run_check
-from checkers.stats import PASS
+from checkers.stats import INCONCLUSIVE, PASS
 from checkers.testing import assert_mutants_fail
 from tests.main_job import MAIN_JOB, forget_cached_draws, quick_verdict
 from tests.snapshots import check_snapshot
@@ -20,6 +20,9 @@ from theorems.statement import PROVENANCES
 
 CHECKERS = registry.builtin_checkers()
 IDS = [c.id for c in CHECKERS]
+# The checks whose stated resolution needs more than quick fidelity's samples (the test below keeps this list from
+# growing unnoticed): gaussian-equivalence resolves 2% of the risk after extrapolating three sizes in 1/d
+RESOLVED_ONLY_AT_DEFAULT = {"gaussian-equivalence"}
 
 
 @pytest.mark.parametrize("checker", CHECKERS, ids=IDS)
@@ -64,8 +67,19 @@ def test_constants_derive_and_match_snapshot(checker):
 
 @MAIN_JOB
 @pytest.mark.parametrize("checker", CHECKERS, ids=IDS)
-def test_true_statement_passes_quick_check(checker):
+def test_true_statement_never_fails_at_quick_fidelity(checker):
+    """At quick fidelity a true statement passes, or is inconclusive where the quick samples cannot resolve its
+    stated resolution (the default-fidelity pass is the slow test below); it never fails."""
     verdict = quick_verdict(checker)
+    assert verdict.outcome in (PASS, INCONCLUSIVE), verdict.explain()
+    if verdict.outcome == INCONCLUSIVE:
+        assert checker.id in RESOLVED_ONLY_AT_DEFAULT, verdict.explain()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("checker", CHECKERS, ids=IDS)
+def test_true_statement_passes_at_default_fidelity(checker):
+    verdict = run_check(checker, seed=0, fidelity="default")
     assert verdict.outcome == PASS, verdict.explain()
 
 
