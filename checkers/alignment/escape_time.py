@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from checkers.alignment.runs import class_norms, data, data_key, half_time, polar_run, slope_with_convergence
+from checkers.alignment.runs import class_norms, data, data_key, half_time, polar_run
 from checkers.check import Budget, Checker, Exact
+from checkers.convergence import settled_limit
 from theorems.alignment import escape_time
 from theorems.statement import Instance
 
@@ -34,10 +35,14 @@ def _slope(instance: Instance, budget: Budget, *, positive: bool) -> Exact:
         halves.append(half_time(run.times, run.losses(x, y, loss)[:, rows].sum(axis=1)))
         spacing = max(spacing, end / points)
     logs = -np.array(LOG_EPSILONS)
-    slope, pull = slope_with_convergence(logs, np.array(halves))
-    tolerance = (pull + spacing / (logs[-1] - logs[0])) * norm
-    return Exact(slope * norm, tolerance, f"polar flow at log epsilon {LOG_EPSILONS}; t_half = "
-                 + ", ".join(f"{t:.4f}" for t in halves) + f"; ||x|| = {norm:.5g}")
+    # the slopes between neighbouring epsilons converge as epsilon -> 0; each half-time is exact to the grid
+    # spacing (the crossing lies in its grid interval), so a slope over a step Delta L is exact to 2 spacing/Delta L
+    local = np.diff(np.array(halves)) / np.diff(logs) * norm
+    floor = 2 * spacing / float(np.min(np.diff(logs))) * norm
+    value, accuracy = settled_limit(*local[-3:], floor=floor, what="the slope of t_half")
+    return Exact(value, accuracy, f"polar flow at log epsilon {LOG_EPSILONS}; t_half = "
+                 + ", ".join(f"{t:.4f}" for t in halves) + f"; ||x|| = {norm:.5g}; local slopes x ||x|| "
+                 + ", ".join(f"{v:.7f}" for v in local))
 
 
 CHECKER = Checker(

@@ -6,6 +6,7 @@ import numpy as np
 
 from checkers.alignment.runs import data, data_key, polar_run
 from checkers.check import Budget, Checker, Exact
+from checkers.convergence import settled_limit
 from theorems.alignment import peak_alignment
 from theorems.alignment.common import class_directions, region_codes
 from theorems.errors import NumericalError
@@ -50,11 +51,12 @@ def read_exponent(instance: Instance, budget: Budget, seed: np.random.SeedSequen
     if np.any(gaps <= 0):
         raise NumericalError("the gap reached round-off: use larger epsilons")
     logs = np.array(LOG_EPSILONS)
-    # local exponents between neighbouring epsilons converge (from above) as epsilon -> 0: the last is the
-    # observation, and its change from the one before bounds what is left (the changes shrink geometrically)
+    # local exponents between neighbouring epsilons converge as epsilon -> 0: the last is the observation, with
+    # the geometric-tail bound of its last changes (the model checked), on the floor of the peak's refinement
     local = np.diff(np.log(gaps)) / np.diff(logs)
     refinement = 2 * max(error / gap for gap, error in results) / float(np.min(np.diff(logs)))
-    return Exact(float(local[-1]), float(abs(local[-1] - local[-2])) + refinement,
+    value, accuracy = settled_limit(*local[-3:], floor=refinement, what="the local exponent")
+    return Exact(value, accuracy,
                  f"polar flow at log epsilon {LOG_EPSILONS}, rtol 1e-12; gaps "
                  + ", ".join(f"{g:.3e}" for g in gaps)
                  + "; local exponents " + ", ".join(f"{e:.4f}" for e in local))

@@ -51,13 +51,6 @@ def class_norms(x, y):
     return float(np.linalg.norm(positive)), float(np.linalg.norm(negative))
 
 
-def slope_with_convergence(abscissae, values) -> tuple[float, float]:
-    """(least-squares slope over all points, |that - the slope without the first point|): the second is how far
-    the finite-size points still pull the slope."""
-    slope = float(np.polyfit(abscissae, values, 1)[0])
-    return slope, abs(slope - float(np.polyfit(abscissae[1:], values[1:], 1)[0]))
-
-
 def half_time(times, losses) -> float:
     """The first time the summed loss falls to half its initial value (linear interpolation on the grid)."""
     below = np.nonzero(losses <= losses[0] / 2)[0]

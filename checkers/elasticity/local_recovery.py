@@ -1,17 +1,17 @@
 """Checker of local-recovery: staged GD on the exact regularized population loss, read off at the last stage.
 
 One run per check, shared by the predictions (`shared_draws`). Each observation is deterministic given the
-start, so it is an `Exact` value with an accuracy. The accuracy is an a-posteriori bound for a geometrically
-converging iteration, with its model checked: with the quantity at 1/2, 3/4 and the end of the last stage, the
-changes over the two last quarters are c1 and c2; GD must be contracting (q = c2/c1 <= 1/2, else the reading is
-unresolved), and then what remains is at most c2 q/(1 - q). Plus round-off (1e-12 of the quantity's scale).
+start, so it is an `Exact` value with an accuracy: the bound of `checkers.convergence.settled_limit` on the
+quantity at 1/2, 3/4 and the end of the last stage (GD must contract geometrically there, which is checked),
+with round-off (1e-12 of the quantity's scale) as its floor.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from checkers.check import Budget, Checker, Exact, Unresolved
+from checkers.check import Budget, Checker, Exact
+from checkers.convergence import settled_limit
 from checkers.elasticity.recovery import local_start, run_stages
 from checkers.shared_draws import cached
 from theorems.elasticity import local_recovery
@@ -39,21 +39,9 @@ def _run(key: tuple, up_to_sign: bool, entropy: tuple, steps: int):
         raise NumericalError(str(error)) from None
 
 
-CONTRACTION = 0.5
-
-
 def _settle(final: float, before: float, halfway: float, scale: float = 1.0) -> tuple[float, float]:
     """(final, the bound on |limit - final|) for a quantity at 1/2, 3/4 and the end of the last stage."""
-    round_off = ROUND_OFF * scale
-    first, second = abs(before - halfway), abs(final - before)
-    if second <= round_off:
-        return final, round_off  # settled to round-off
-    ratio = second / first if first > 0 else np.inf
-    if ratio > CONTRACTION:
-        raise Unresolved(f"GD has not settled: the last quarter of the stage changed the reading by {second:.3g}, "
-                         f"the quarter before by {first:.3g} (contraction {ratio:.2f} > {CONTRACTION}); more steps "
-                         "per stage (a higher fidelity) would resolve it")
-    return final, second * ratio / (1 - ratio) + round_off
+    return settled_limit(halfway, before, final, floor=ROUND_OFF * scale, what="GD in the last stage")
 
 
 def _reader(settle):

@@ -1,0 +1,23 @@
+"""checkers.convergence: the geometric-tail bound holds on geometric sequences and refuses others."""
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from checkers.check import Unresolved
+from checkers.convergence import CONTRACTION, settled_limit
+
+
+@given(limit=st.floats(-10, 10), start=st.floats(1e-6, 1.0), ratio=st.floats(0.01, CONTRACTION),
+       sign=st.sampled_from([-1.0, 1.0]), steps=st.integers(0, 20))
+def test_the_bound_contains_the_limit_of_a_geometric_sequence(limit, start, ratio, sign, steps):
+    terms = [limit + sign * start * ratio ** (steps + k) for k in range(3)]
+    value, accuracy = settled_limit(*terms, floor=0.0, what="x")
+    round_off = 8 * 2.0**-52 * max(1.0, abs(limit))  # the terms' own rounding, which the floor stands for in use
+    assert value == terms[-1] and abs(value - limit) <= accuracy + round_off
+
+
+def test_a_sequence_that_is_not_yet_geometric_is_unresolved_and_a_settled_one_has_its_floor():
+    with pytest.raises(Unresolved, match="has not settled"):
+        settled_limit(1.0, 1.1, 1.19, floor=1e-12, what="x")
+    assert settled_limit(1.0, 2.0, 2.0 + 1e-13, floor=1e-12, what="x") == (2.0 + 1e-13, 1e-12)
