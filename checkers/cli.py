@@ -20,6 +20,7 @@ from pathlib import Path
 import sympy
 
 from checkers import registry
+from checkers.calibrate import calibrate, format_calibration
 from checkers.check import DEFAULT_FALSE_FAIL_RATE, FIDELITIES, run_check
 from checkers.report import build_report
 from checkers.stats import FAIL, INCONCLUSIVE, PASS
@@ -180,6 +181,27 @@ def build_parser() -> argparse.ArgumentParser:
                        help="SQLite result store; tasks already in it are skipped (default thmcheck-results.sqlite)")
     sweep.add_argument("--json", action="store_true", help="print a JSON summary (and no progress bar)")
 
+    calibrate = commands.add_parser("calibrate", parents=[common],
+                                    help="the true statement and every mutant over many seeds: observed rates")
+    calibrate.add_argument("theorems", nargs="*", metavar="ID", help="theorem ids (see thmcheck list)")
+    calibrate.add_argument("--all", action="store_true", help="calibrate every registered theorem")
+    calibrate.add_argument("--seeds", type=_bounded_int("seeds", 1, 10**6), default=20,
+                           help="seeds per version (default 20)")
+    calibrate.add_argument("--fidelity", choices=list(FIDELITIES), default="quick", help="(default: quick)")
+    calibrate.add_argument("--false-fail-rate", type=_rate, default=DEFAULT_FALSE_FAIL_RATE,
+                           help=f"the stated rate each check runs at (default {DEFAULT_FALSE_FAIL_RATE:g})")
+    calibrate.add_argument("--root-seed", type=_bounded_int("root seed", 0, 2**63 - 1), default=0,
+                           help="the root seed of the sweep machinery (default 0)")
+    calibrate.add_argument("--executor", choices=list(EXECUTORS),
+                           help="default: dask with --scheduler, else a local process pool")
+    calibrate.add_argument("--workers", type=_bounded_int("workers", 1, 4096),
+                           help="worker processes (default: the CPU count)")
+    calibrate.add_argument("--scheduler", metavar="ADDRESS",
+                           help="a running dask scheduler (tcp://host:port), or 'local' to start a LocalCluster")
+    calibrate.add_argument("--store", metavar="PATH",
+                           help="SQLite store, so a calibration resumes (default: a temporary file, not kept)")
+    calibrate.add_argument("--json", action="store_true", help="print the rates as JSON (and no progress bar)")
+
     report = commands.add_parser("report", parents=[common], help="a static HTML page of verdicts and plots")
     report.add_argument("theorems", nargs="*", metavar="ID", help="theorem ids to check now (without --from)")
     report.add_argument("--all", action="store_true", help="check every registered theorem now")
@@ -201,6 +223,7 @@ def main(argv: list[str] | None = None) -> int:
         for module in arguments.plugins_before + arguments.plugin:
             registry.load_plugin(module)
         commands = {"list": _list, "show": _show, "hermite": _hermite, "check": _check, "sweep": _sweep,
+                    "calibrate": _calibrate,
                     "report": _report}
         return commands[arguments.command](arguments)
     except ThmcheckError as error:
@@ -496,6 +519,35 @@ def _sweep(arguments) -> int:
     if set(summary.outcomes) <= {PASS}:
         return EXIT_PASS
     return EXIT_UNDECIDED
+
+
+def _calibrate(arguments) -> int:
+    """Calibrate the theorems; exit 1 where a true statement fails more often than stated, or (at default fidelity
+    or above) a mutant survives a run; 4 where a task raised an error."""
+    import tempfile
+
+    if arguments.all and arguments.theorems:
+        raise InvalidInput("give theorem ids or --all, not both")
+    if not arguments.all and not arguments.theorems:
+        raise InvalidInput("name at least one theorem id, or --all (see thmcheck list)")
+    theorems = [c.id for c in registry.all_checkers()] if arguments.all else \
+        [registry.checker(i).id for i in arguments.theorems]
+    executor = arguments.executor or ("dask" if arguments.scheduler else "processes")
+    if arguments.scheduler and executor != "dask":
+        raise InvalidInput("--scheduler needs the dask executor")
+    with tempfile.TemporaryDirectory() as scratch:
+        store = arguments.store or str(Path(scratch) / "calibration.sqlite")
+        results = calibrate(theorems, store, seeds=arguments.seeds, fidelity=arguments.fidelity,
+                            false_fail_rate=arguments.false_fail_rate, root_seed=arguments.root_seed,
+                            executor=executor, workers=arguments.workers, scheduler=arguments.scheduler,
+                            progress=not arguments.json, plugins=arguments.plugins_before + arguments.plugin)
+    if arguments.json:
+        print(json.dumps([c.to_dict() for c in results], indent=2, allow_nan=False))
+    else:
+        print(format_calibration(results))
+    if any(c.true_statement.errors or any(m.errors for m in c.mutants) for c in results):
+        return EXIT_INTERNAL
+    return EXIT_PASS if all(c.contract_holds for c in results) else EXIT_FAIL
 
 
 def _report(arguments) -> int:

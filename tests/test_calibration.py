@@ -1,16 +1,17 @@
-"""Calibration (slow): the false-alarm rate of each registered check on the true statement.
+"""Calibration (slow): the false-alarm rate of each registered check on the true statement, by `thmcheck
+calibrate`'s machinery (checkers.calibrate).
 
 Each check runs over many seeds at quick fidelity with the default false-fail rate (1e-6 for the whole
 check): a fail on the true statement is a false alarm, and more than 1% of seeds failing means the
-check is miscalibrated (a biased estimator or an underestimated standard error). Run with
-`pytest -m slow tests/test_calibration.py`; the measured counts are printed (`-s`).
+check is miscalibrated (a biased estimator or an underestimated standard error). The exact binomial interval
+of the observed rate must also be consistent with the stated rate. Run with `pytest -m slow
+tests/test_calibration.py`; the measured table is printed (`-s`).
 """
 
 import pytest
 
 from checkers import registry
-from checkers.check import run_check
-from checkers.stats import FAIL
+from checkers.calibrate import calibrate, format_calibration
 
 CHECKERS = registry.builtin_checkers()
 DEFAULT_SEEDS = 20
@@ -28,8 +29,10 @@ def test_seed_table_names_only_registered_theorems():
 
 @pytest.mark.slow
 @pytest.mark.parametrize("checker", CHECKERS, ids=[c.id for c in CHECKERS])
-def test_false_alarm_rate_of_true_statement(checker):
+def test_false_alarm_rate_of_true_statement(checker, tmp_path):
     seeds = SEEDS.get(checker.id, DEFAULT_SEEDS)
-    alarms = sum(run_check(checker, seed=1000 + seed, fidelity="quick").outcome == FAIL for seed in range(seeds))
-    print(f"{checker.id}: {alarms} false alarms in {seeds} seeds")
-    assert alarms <= seeds // 100
+    (result,) = calibrate([checker.id], tmp_path / "calibration.sqlite", seeds=seeds, root_seed=1000,
+                          executor="serial", progress=False)
+    print("\n" + format_calibration([result]))
+    assert result.true_statement.errors == 0 and not result.miscalibrated
+    assert result.true_statement.failed <= seeds // 100

@@ -1,0 +1,153 @@
+"""Calibration: a theorem's true statement and each of its mutants over many seeds, and what the rates say.
+
+For each theorem, the true statement and every mutant run over `seeds` seeds on the sweep machinery (so a
+calibration is stored task by task, resumes where it stopped, and runs on local processes or a dask cluster).
+Reported per version:
+- the true statement: its observed false-fail rate (fails / runs) with the exact (Clopper-Pearson) binomial 95%
+  interval, beside the stated false-fail rate the checks were run at; and its inconclusive rate;
+- each mutant: its kill rate (fails / runs), with the same interval.
+A true statement is miscalibrated when the interval's lower end lies above the stated rate (its checks fail
+more often than they claim to). A mutant that survives a run at default fidelity or above breaks the
+contract that every mutant fails there; at quick fidelity a surviving mutant is reported, not counted against.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import scipy.stats
+
+from checkers import registry
+from checkers.check import DEFAULT_FALSE_FAIL_RATE
+from checkers.stats import FAIL, INCONCLUSIVE, PASS
+from checkers.store import ResultStore
+from checkers.sweep import ERROR, Task, plan, sweep
+from checkers.verdict import OUTSIDE
+
+AS_STATED = "as stated"
+
+
+@dataclass(frozen=True)
+class VersionRates:
+    """The outcomes of one version (the theorem as stated, or a mutant) over the seeds."""
+
+    version: str
+    runs: int
+    passed: int
+    failed: int
+    inconclusive: int
+    outside: int
+    errors: int
+
+    @property
+    def fail_rate(self) -> float:
+        return self.failed / self.runs if self.runs else float("nan")
+
+    @property
+    def fail_interval(self) -> tuple[float, float]:
+        """The exact binomial 95% interval of the fail rate."""
+        if not self.runs:
+            return (0.0, 1.0)
+        interval = scipy.stats.binomtest(self.failed, self.runs).proportion_ci(0.95, method="exact")
+        return (float(interval.low), float(interval.high))
+
+    def to_dict(self) -> dict:
+        return {**asdict(self), "fail_rate": self.fail_rate, "fail_interval": list(self.fail_interval)}
+
+
+@dataclass(frozen=True)
+class Calibration:
+    theorem: str
+    fidelity: str
+    seeds: int
+    stated_false_fail_rate: float
+    true_statement: VersionRates
+    mutants: tuple[VersionRates, ...]
+
+    @property
+    def miscalibrated(self) -> bool:
+        """The true statement fails more often than its stated rate allows (95% interval above it)."""
+        return self.true_statement.fail_interval[0] > self.stated_false_fail_rate
+
+    @property
+    def surviving_mutants(self) -> list[str]:
+        return [m.version for m in self.mutants if m.failed < m.runs]
+
+    @property
+    def contract_holds(self) -> bool:
+        """No miscalibration, no error, and (at default fidelity or above) every mutant killed in every run."""
+        errors = self.true_statement.errors + sum(m.errors for m in self.mutants)
+        strict = self.fidelity != "quick"
+        return not self.miscalibrated and not errors and not (strict and self.surviving_mutants)
+
+    def to_dict(self) -> dict:
+        return {"theorem": self.theorem, "fidelity": self.fidelity, "seeds": self.seeds,
+                "stated_false_fail_rate": self.stated_false_fail_rate,
+                "true_statement": self.true_statement.to_dict(), "mutants": [m.to_dict() for m in self.mutants],
+                "miscalibrated": self.miscalibrated, "surviving_mutants": self.surviving_mutants,
+                "contract_holds": self.contract_holds}
+
+
+def calibration_tasks(theorem: str, seeds: int, *, fidelity: str = "quick",
+                      false_fail_rate: float = DEFAULT_FALSE_FAIL_RATE, root_seed: int = 0,
+                      plugins=()) -> list[Task]:
+    """The true statement's tasks and each mutant's, at default parameters, `seeds` seeds each."""
+    tasks = plan(theorem, {}, seeds, fidelity=fidelity, false_fail_rate=false_fail_rate, root_seed=root_seed,
+                 plugins=plugins)
+    for mutant in registry.checker(theorem).theorem.mutants:
+        tasks += plan(theorem, {}, seeds, fidelity=fidelity, false_fail_rate=false_fail_rate, root_seed=root_seed,
+                      mutant=mutant.name, plugins=plugins)
+    return tasks
+
+
+def _rates(version: str, outcomes: list[str]) -> VersionRates:
+    return VersionRates(version=version, runs=len(outcomes), passed=outcomes.count(PASS),
+                        failed=outcomes.count(FAIL), inconclusive=outcomes.count(INCONCLUSIVE),
+                        outside=outcomes.count(OUTSIDE), errors=outcomes.count(ERROR))
+
+
+def calibrate(theorems: list[str], store: str | Path, *, seeds: int, fidelity: str = "quick",
+              false_fail_rate: float = DEFAULT_FALSE_FAIL_RATE, root_seed: int = 0, executor: str = "processes",
+              workers: int | None = None, scheduler: str | None = None, progress: bool = True,
+              plugins=()) -> list[Calibration]:
+    """Run (or resume) the calibration of each theorem in `store`, and summarise it."""
+    results = []
+    for theorem in theorems:
+        tasks = calibration_tasks(theorem, seeds, fidelity=fidelity, false_fail_rate=false_fail_rate,
+                                  root_seed=root_seed, plugins=plugins)
+        sweep(tasks, store, executor=executor, workers=workers, scheduler=scheduler, progress=progress)
+        wanted = {task.key: task.mutant or AS_STATED for task in tasks}
+        by_version: dict[str, list[str]] = {version: [] for version in dict.fromkeys(wanted.values())}
+        with ResultStore(store) as opened:
+            for record in opened.records([theorem]):
+                if record.task_key in wanted:
+                    by_version[wanted[record.task_key]].append(record.outcome)
+        results.append(Calibration(
+            theorem=theorem, fidelity=fidelity, seeds=seeds, stated_false_fail_rate=false_fail_rate,
+            true_statement=_rates(AS_STATED, by_version.pop(AS_STATED)),
+            mutants=tuple(_rates(version, outcomes) for version, outcomes in by_version.items())))
+    return results
+
+
+def format_calibration(calibrations: list[Calibration]) -> str:
+    """A fixed-width table: one row per version, the true statement first."""
+    header = ("theorem", "version", "runs", "pass", "fail", "inconcl.", "fail rate [95% interval]", "reading")
+    rows = []
+    for c in calibrations:
+        for rates in (c.true_statement, *c.mutants):
+            low, high = rates.fail_interval
+            if rates.version == AS_STATED:
+                reading = (f"false-fail rate stated {c.stated_false_fail_rate:g}: "
+                           + ("MISCALIBRATED" if c.miscalibrated else "consistent"))
+            else:
+                reading = "killed in every run" if rates.failed == rates.runs else (
+                    f"survived {rates.runs - rates.failed} run(s)")
+            if rates.errors:
+                reading += f"; {rates.errors} error(s)"
+            rows.append((c.theorem, rates.version, str(rates.runs), str(rates.passed), str(rates.failed),
+                         str(rates.inconclusive), f"{rates.fail_rate:.3f} [{low:.3f}, {high:.3f}]", reading))
+    widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header))]
+    lines = ["  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip() for row in [header, *rows]]
+    lines.insert(1, "  ".join("-" * width for width in widths))
+    return "\n".join(lines)
