@@ -29,9 +29,16 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from checkers.seeds import seed_sequence
-from checkers.stats import INCONCLUSIVE, Estimate, compare_exact, compare_to_target, split_false_fail_rate
+from checkers.stats import (
+    INCONCLUSIVE,
+    Estimate,
+    compare_exact,
+    compare_to_target,
+    rejection_power,
+    split_false_fail_rate,
+)
 from checkers.verdict import SKIPPED, PredictionResult, Verdict, overall_outcome
-from theorems.errors import CheckError, DeclarationError, InvalidInput, NumericalError
+from theorems.errors import CheckError, DeclarationError, InvalidInput, NumericalError, ThmcheckError
 from theorems.statement import Instance, Prediction, Theorem
 
 DEFAULT_FALSE_FAIL_RATE = 1e-6
@@ -178,6 +185,32 @@ def _run_check(checker: Checker, parameters: Mapping[str, Any] | None, overrides
         elapsed_seconds=time.perf_counter() - started, mutant=mutant)
 
 
+def _power_against_mutants(instance: Instance, prediction: Prediction, interval: tuple[float, float],
+                           observation: Estimate, rate: float) -> dict[str, float] | None:
+    """For each mutant whose version of this prediction lies outside the tested interval: the probability that
+    the test, at this standard error, rejects it (the false-pass rate is one minus it). Mutants that change the
+    simulation rather than the prediction (other parameters, dropped assumptions) are not in it: their effect
+    shows in their own runs (`thmcheck calibrate`). None when run on a mutant or an override."""
+    theorem = instance.theorem
+    if instance.overrides or not theorem.mutants:  # a mutated theorem has no mutants of its own
+        return None
+    powers = {}
+    for mutant in theorem.mutants:
+        if mutant.parameters or mutant.dropped_assumptions:
+            continue
+        try:
+            other = theorem.mutated(mutant.name).instance(instance.describe_parameters())
+            version = next(p for p in other.theorem.predictions if p.name == prediction.name)
+            target = version.predict(other)
+        except (ThmcheckError, ArithmeticError):  # not evaluable for this mutant: no power is claimed
+            continue
+        shift = max(float(target.lower) - interval[1], interval[0] - float(target.upper), 0.0)
+        if shift > 0:
+            powers[mutant.name] = rejection_power(shift, observation.standard_error,
+                                                  observation.degrees_of_freedom, rate)
+    return powers or None
+
+
 def _check_prediction(checker: Checker, instance: Instance, prediction: Prediction, fidelity: Fidelity,
                       seed: int, rate_each: float, outside: bool) -> PredictionResult:
     common = dict(name=prediction.name, kind=prediction.kind, statement=prediction.statement)
@@ -245,4 +278,5 @@ def _check_prediction(checker: Checker, instance: Instance, prediction: Predicti
         degrees_of_freedom=observation.degrees_of_freedom, samples=observation.samples, method=observation.method,
         distance=comparison.distance, statistic=comparison.statistic, p_value=comparison.p_value,
         detectable=comparison.detectable, resolution=resolution, false_fail_rate=rate_each * stages,
-        stages=stage + 1, message=target.note, **common)
+        stages=stage + 1, message=target.note,
+        power=_power_against_mutants(instance, prediction, (lower, upper), observation, rate_each), **common)

@@ -107,6 +107,18 @@ def detectable_discrepancy(standard_error: float, degrees_of_freedom: float, fal
     return (critical + beta) * standard_error
 
 
+def rejection_power(shift: float, standard_error: float, degrees_of_freedom: float, false_fail_rate: float) -> float:
+    """Probability that the two-sided test at `false_fail_rate` rejects when the observable's mean lies `shift`
+    outside the tested interval: P(|T + shift/se| > critical), T Student's t (normal when the degrees of freedom
+    are infinite). This is the power against a version whose prediction lies `shift` away."""
+    if standard_error <= 0:
+        return 1.0 if shift > 0 else 0.0
+    critical = critical_value(false_fail_rate, degrees_of_freedom)
+    law = scipy.stats.norm if math.isinf(degrees_of_freedom) else scipy.stats.t(degrees_of_freedom)
+    centre = shift / standard_error
+    return float(law.sf(critical - centre) + law.cdf(-critical - centre))
+
+
 def samples_needed(standard_deviation: float, resolution: float, false_fail_rate: float,
                    *, power: float = 0.9) -> int:
     """Samples n such that a discrepancy `resolution` is detected with probability `power`, for iid

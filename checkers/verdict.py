@@ -55,6 +55,7 @@ class PredictionResult:
     stages: int = 0
     message: str = ""
     tolerance: float | None = None  # the stated accuracy of an exact (deterministic) observation
+    power: dict[str, float] | None = None  # per mutant whose prediction differs: the chance this test rejects it
 
     def to_dict(self) -> dict:
         return _json_safe(asdict(self))
@@ -124,6 +125,9 @@ class Verdict:
                 lines.append(f"      predicted {predicted}; observed {observed}")
                 lines.append(f"      off by {p.distance:.3g}; detectable {p.detectable:.3g} "
                              f"(resolution {p.resolution:.3g}); false-fail rate {p.false_fail_rate:.2g}")
+            if p.power:
+                lines.append("      power against mutants (chance of rejecting each at these samples): "
+                             + ", ".join(f"{name} {value:.2f}" for name, value in p.power.items()))
             if p.message:
                 lines.append(f"      {p.message}")
         return "\n".join(lines)

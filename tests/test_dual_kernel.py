@@ -56,3 +56,17 @@ def test_false_alarm_rate_over_200_seeds(activation):
     alarms = _false_alarm_count(activation, 0.05)
     upper = scipy.stats.binom.ppf(0.999, 200, 0.05)
     assert 1 <= alarms <= upper, alarms
+
+
+def test_a_monte_carlo_verdict_states_its_power_against_each_mutant_that_moves_its_prediction():
+    checker = registry.checker("dual-kernel")
+    verdict = run_check(checker, {"activation": "tanh", "rho": "0.7"}, fidelity="quick")
+    monte_carlo = next(p for p in verdict.predictions if p.name == "monte-carlo")
+    assert set(monte_carlo.power) == {m.name for m in checker.theorem.mutants}
+    assert all(0.9 <= power <= 1 for power in monte_carlo.power.values())
+    assert "power against mutants" in verdict.explain()
+    # an exact observation, a mutant's own run and a conjecture claim no power
+    assert next(p for p in verdict.predictions if p.name == "tail-bound").power is None
+    mutant = run_check(checker, {"activation": "tanh", "rho": "0.7"}, fidelity="quick", mutant="c1-nudged")
+    conjecture = run_check(checker, {"activation": "tanh", "rho": "0.7"}, {"c1": "0.5"}, fidelity="quick")
+    assert all(p.power is None for p in (*mutant.predictions, *conjecture.predictions))

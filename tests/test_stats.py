@@ -17,6 +17,7 @@ from checkers.stats import (
     detectable_discrepancy,
     fit_rate,
     mean_estimate,
+    rejection_power,
     samples_needed,
     split_false_fail_rate,
 )
@@ -116,3 +117,16 @@ def test_control_variate_estimate_is_unbiased_and_sharper():
     assert abs(np.mean(values) - 2.0) < 3 * np.std(values) / np.sqrt(400)
     assert np.std(values) == pytest.approx(np.mean(errors), rel=0.15)  # the stated error is the real spread
     assert np.mean(errors) < 0.1 * 3.0 / np.sqrt(50)  # far below the plain mean's error
+
+
+@pytest.mark.parametrize("dof", [math.inf, 30.0])
+def test_rejection_power_is_the_false_fail_rate_at_no_shift_and_the_stated_power_at_the_detectable_one(dof):
+    rate, error = 1e-3, 0.01
+    assert rejection_power(0.0, error, dof, rate) == pytest.approx(rate, rel=1e-6)
+    detectable = detectable_discrepancy(error, dof, rate, power=0.9)
+    # detectable_discrepancy counts only the near tail, rejection_power both: equal to within the far tail
+    assert rejection_power(detectable, error, dof, rate) == pytest.approx(0.9, abs=1e-6)
+    assert rejection_power(10 * detectable, error, dof, rate) == pytest.approx(1.0)
+    shifts = [0.0, 0.01, 0.02, 0.05]
+    powers = [rejection_power(s, error, dof, rate) for s in shifts]
+    assert powers == sorted(powers)
