@@ -20,10 +20,12 @@ def _():
     from checkers.equivalence.ridge import readout
     from checkers.onestep.simulation import OneStepSetting, one_step
     from theorems.activations import activation
+    from theorems.equivalence.gaussian_equivalent_oracle import gaussian_equivalent_errors
     from theorems.equivalence.large_step_beats_linear import tau_numeric
     from theorems.hermite import hermite_coefficients, mu_star_squared, second_moment
-    return (OneStepSetting, activation, erf, gaussian_equivalent_map, hermite_coefficients, hermite_surrogate_map,
-            mixture_errors, mo, mu_star_squared, np, one_step, plt, readout, second_moment, tau_numeric)
+    return (OneStepSetting, activation, erf, gaussian_equivalent_errors, gaussian_equivalent_map, hermite_coefficients,
+            hermite_surrogate_map, mixture_errors, mo, mu_star_squared, np, one_step, plt, readout, second_moment,
+            tau_numeric)
 
 
 @app.cell
@@ -52,7 +54,10 @@ def _(mo):
     mo.md(r"""
     ## 1. Test error against the learning-rate exponent
     The network, its Gaussian equivalent and the Hermite surrogates of degree 1 to 3 on the same draws; the
-    points are means over the draws with 95% intervals (slightly offset so the bars do not overlap).
+    points are means over the draws with 95% intervals (slightly offset so the bars do not overlap). The grey
+    line is exact: the deterministic equivalent of the GE model's risk given each draw's W_1
+    (`docs/derivations/limits.md#ge-oracle`), averaged over the draws. Where the network leaves it (beyond
+    alpha = 1/4) Gaussian equivalence has broken.
     """)
     return
 
@@ -66,8 +71,8 @@ def _(mo):
 
 
 @app.cell
-def _(OneStepSetting, activation, draws, gaussian_equivalent_map, hermite_coefficients, hermite_surrogate_map,
-      mu_star_squared, np, one_step, plt, readout, second_moment, size):
+def _(OneStepSetting, activation, draws, gaussian_equivalent_errors, gaussian_equivalent_map, hermite_coefficients,
+      hermite_surrogate_map, mu_star_squared, np, one_step, plt, readout, second_moment, size):
     _sigma = activation("log(1 + exp(z)) + tanh(z)")
     _teacher = activation("z + (z**2 - 1)/sqrt(2)")
     _coefficients = [float(c) for c in hermite_coefficients(_sigma, 3, digits=20).coefficients]
@@ -79,6 +84,9 @@ def _(OneStepSetting, activation, draws, gaussian_equivalent_map, hermite_coeffi
              "Gaussian equivalent": gaussian_equivalent_map(_coefficients[1], _mu_star)}
     _maps.update({f"Hermite degree {k}": hermite_surrogate_map(_coefficients[:k + 1], _moment) for k in (1, 2, 3)})
     _errors = {_name: np.zeros((len(_exponents), draws.value)) for _name in _maps}
+    _oracle = np.zeros((len(_exponents), draws.value))
+    _teacher_mu1 = float(hermite_coefficients(_teacher, 1, digits=20).coefficients[1])
+    _label_moment = float(second_moment(_teacher, digits=20).value) + 0.01  # E y^2 with noise 0.1
     for _i, _alpha in enumerate(_exponents):
         for _draw in range(draws.value):
             _rng = np.random.default_rng([_draw, int(1000 * _alpha)])
@@ -86,7 +94,13 @@ def _(OneStepSetting, activation, draws, gaussian_equivalent_map, hermite_coeffi
             _result = readout(_step, _step.updated_weights(), _maps, [0.8], _rng, test_samples=4 * _n)
             for _name in _maps:
                 _errors[_name][_i, _draw] = _result[_name].test[0]
+            _oracle[_i, _draw] = gaussian_equivalent_errors(
+                _step.updated_weights(), _step.teacher_direction, mu1=_coefficients[1], mu_star=_mu_star,
+                teacher_mu1=_teacher_mu1, label_moment=_label_moment, samples=_n, ridge=0.8,
+                noise_variance=0.01).risk
     _figure, _axis = plt.subplots(figsize=(8, 4.5))
+    _axis.plot(_exponents, _oracle.mean(axis=1), "-", color="k", lw=2, alpha=0.5,
+               label="theory: deterministic equivalent of the GE model given each W_1")
     for _k, (_name, _values) in enumerate(_errors.items()):
         _axis.errorbar(_exponents + 0.004 * (_k - 2), _values.mean(axis=1),
                        yerr=1.96 * _values.std(axis=1, ddof=1) / np.sqrt(draws.value), capsize=3,

@@ -88,8 +88,15 @@ def test_every_mutant_fails_at_default_fidelity(checker):
     assert_mutants_fail(checker, fidelity="default")
 
 
+# The reruns that take 15-40 s each run on request (-m slow); every family, and every way of sharing draws
+# (shared_draws, cached runs, searches), keeps a rerun in the default suite
+SAME_SEED_ONLY_SLOW = {"hermite-equivalence", "cohesion-separability", "collapse-training", "spike-count",
+                       "large-step-beats-linear", "mixture-equivalence", "gaussian-equivalence"}
+
+
 @MAIN_JOB
-@pytest.mark.parametrize("checker", CHECKERS, ids=IDS)
+@pytest.mark.parametrize("checker", [pytest.param(c, marks=pytest.mark.slow) if c.id in SAME_SEED_ONLY_SLOW else c
+                                     for c in CHECKERS], ids=IDS)
 def test_same_seed_same_numbers(checker):
     """A rerun with the memoized draws forgotten recomputes the same numbers: to 1e-9 relative, since numpy's SIMD
     reductions round differently with the alignment of their arrays (last-ulp changes between two runs in one
