@@ -202,6 +202,20 @@ def build_parser() -> argparse.ArgumentParser:
                            help="SQLite store, so a calibration resumes (default: a temporary file, not kept)")
     calibrate.add_argument("--json", action="store_true", help="print the rates as JSON (and no progress bar)")
 
+    oracle = commands.add_parser("oracle", parents=[common],
+                                 help="the exact curve of the GE ridge risk after one step against a parameter")
+    oracle.add_argument("--vary", required=True, metavar="NAME=START:STOP:COUNT[:log]",
+                        help="learning_rate, penalty (the ridge lambda) or ridge_ratio (ridge samples per dimension)")
+    oracle.add_argument("--param", action="append", type=_key_value, default=[], metavar="NAME=VALUE",
+                        help="a parameter of gaussian-equivalence held fixed (repeatable; see thmcheck show "
+                             "gaussian-equivalence)")
+    oracle.add_argument("--dimension", type=_bounded_int("dimension", 2, 4000), default=200,
+                        help="d of the drawn step (n = psi1 d, N = psi2 d; default 200)")
+    oracle.add_argument("--seed", type=_bounded_int("seed", 0, 2**63 - 1), default=0,
+                        help="seed of the drawn step (default 0)")
+    oracle.add_argument("--plot", metavar="FILE", help="also draw the curve to a PNG file (needs matplotlib)")
+    oracle.add_argument("--json", action="store_true", help="print the curve as JSON")
+
     report = commands.add_parser("report", parents=[common], help="a static HTML page of verdicts and plots")
     report.add_argument("theorems", nargs="*", metavar="ID", help="theorem ids to check now (without --from)")
     report.add_argument("--all", action="store_true", help="check every registered theorem now")
@@ -223,7 +237,7 @@ def main(argv: list[str] | None = None) -> int:
         for module in arguments.plugins_before + arguments.plugin:
             registry.load_plugin(module)
         commands = {"list": _list, "show": _show, "hermite": _hermite, "check": _check, "sweep": _sweep,
-                    "calibrate": _calibrate,
+                    "calibrate": _calibrate, "oracle": _oracle,
                     "report": _report}
         return commands[arguments.command](arguments)
     except ThmcheckError as error:
@@ -548,6 +562,43 @@ def _calibrate(arguments) -> int:
     if any(c.true_statement.errors or any(m.errors for m in c.mutants) for c in results):
         return EXIT_INTERNAL
     return EXIT_PASS if all(c.contract_holds for c in results) else EXIT_FAIL
+
+
+def _oracle(arguments) -> int:
+    from checkers.equivalence.oracle_curve import oracle_curve, parse_range
+
+    variable, values = parse_range(arguments.vary)
+    points = oracle_curve(variable, values, dict(arguments.param), dimension=arguments.dimension,
+                          seed=arguments.seed)
+    if arguments.plot:
+        try:
+            import matplotlib
+            matplotlib.use("Agg")
+            import matplotlib.pyplot as plt
+        except ImportError:
+            raise InvalidInput("--plot needs matplotlib: pip install 'thmcheck[plots]'") from None
+        figure, axis = plt.subplots(figsize=(6.4, 4))
+        axis.plot([p.value for p in points], [p.risk for p in points], label="risk (noiseless teacher)")
+        axis.plot([p.value for p in points], [p.train_error for p in points], "--", label="train error")
+        axis.set_xlabel(variable)
+        axis.set_ylabel("deterministic equivalent (dimensionless)")
+        axis.set_title(f"Gaussian-equivalent ridge after one step, d = {arguments.dimension}, seed {arguments.seed}",
+                       fontsize=9)
+        axis.legend(fontsize=8)
+        figure.tight_layout()
+        figure.savefig(arguments.plot, dpi=100)
+        plt.close(figure)
+    if arguments.json:
+        print(json.dumps({"variable": variable, "dimension": arguments.dimension, "seed": arguments.seed,
+                          "parameters": dict(arguments.param),
+                          "points": [vars(p) for p in points]}, indent=2, allow_nan=False))
+        return EXIT_PASS
+    print(f"deterministic equivalent of ridge on the Gaussian-equivalent features after one step (d = "
+          f"{arguments.dimension}, seed {arguments.seed}); risk against the noiseless teacher")
+    print(f"{variable:>14}  {'risk':>12}  {'test error':>12}  {'train error':>12}  {'kappa':>12}")
+    for p in points:
+        print(f"{p.value:>14.6g}  {p.risk:>12.8g}  {p.test_error:>12.8g}  {p.train_error:>12.8g}  {p.kappa:>12.6g}")
+    return EXIT_PASS
 
 
 def _report(arguments) -> int:

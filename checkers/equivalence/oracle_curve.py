@@ -1,0 +1,93 @@
+"""The exact curve of the Gaussian-equivalent ridge errors after one step, against one parameter (`thmcheck oracle`).
+
+Setting: gaussian-equivalence's (Ba et al.'s normalization, `theorems.equivalence.gaussian_equivalence`). One
+first step is drawn at dimension d from the seed (W_0, the step's data and the second layer a); the curve is
+then exact given that draw: for each value of the varied parameter, the deterministic equivalent
+(`theorems.deterministic_equivalent`) of ridge on the Gaussian-equivalent features of W_1 gives the risk
+(against the noiseless teacher), the test error (against a noisy label) and the train error. Varying:
+- `learning_rate`: W_1 = W_0 + eta sqrt(N) G_0 with the same W_0 and G_0 for every eta (one gradient);
+- `penalty`: lambda of the ridge, on one W_1;
+- `ridge_ratio`: the ridge stage's samples per dimension n_ridge/d, on one W_1 (the step keeps psi1).
+A researcher can put this curve beside their own simulation of the same setting.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from checkers import registry
+from checkers.onestep.draws import setting_for
+from checkers.onestep.simulation import one_step
+from theorems.deterministic_equivalent import ridge_errors
+from theorems.equivalence.gaussian_equivalent_oracle import gram_spectrum, spectrum_from_gram
+from theorems.errors import InvalidInput
+
+VARIABLES = ("learning_rate", "penalty", "ridge_ratio")
+MAX_POINTS = 1000
+MAX_DIMENSION = 4000
+
+
+@dataclass(frozen=True)
+class CurvePoint:
+    value: float
+    risk: float
+    test_error: float
+    train_error: float
+    kappa: float
+
+
+def parse_range(text: str) -> tuple[str, list[float]]:
+    """NAME=START:STOP:COUNT (evenly spaced; geometric with NAME=START:STOP:COUNT:log) -> (name, values)."""
+    name, _, spec = text.partition("=")
+    name, parts = name.strip(), spec.split(":")
+    if name not in VARIABLES:
+        raise InvalidInput(f"--vary takes one of {', '.join(VARIABLES)}, got {name!r}")
+    if len(parts) not in (3, 4) or (len(parts) == 4 and parts[3] != "log"):
+        raise InvalidInput(f"--vary needs NAME=START:STOP:COUNT[:log], got {text!r}")
+    try:
+        start, stop, count = float(parts[0]), float(parts[1]), int(parts[2])
+    except ValueError:
+        raise InvalidInput(f"--vary needs numbers in START:STOP:COUNT, got {spec!r}") from None
+    if not (math.isfinite(start) and math.isfinite(stop)) or not 2 <= count <= MAX_POINTS:
+        raise InvalidInput(f"--vary needs finite ends and 2 to {MAX_POINTS} points, got {spec!r}")
+    if len(parts) == 4:
+        if start <= 0 or stop <= 0:
+            raise InvalidInput("a geometric range needs positive ends")
+        return name, list(np.geomspace(start, stop, count))
+    return name, list(np.linspace(start, stop, count))
+
+
+def oracle_curve(variable: str, values: list[float], parameters: dict | None = None, *, dimension: int = 200,
+                 seed: int = 0) -> list[CurvePoint]:
+    """The deterministic-equivalent errors of the GE model after one step drawn at `dimension` from `seed`."""
+    if variable not in VARIABLES:
+        raise InvalidInput(f"the curve varies one of {', '.join(VARIABLES)}, got {variable!r}")
+    if not 2 <= dimension <= MAX_DIMENSION:
+        raise InvalidInput(f"dimension must lie in [2, {MAX_DIMENSION}], got {dimension}")
+    instance = registry.checker("gaussian-equivalence").theorem.instance(parameters or {})
+    constants = dict(mu1=float(instance.constant("mu1")), mu_star=float(instance.constant("mu_star")),
+                     teacher_mu1=float(instance.constant("teacher_mu1")))
+    moment, noise = float(instance.constant("label_moment")), float(instance["noise"])
+    step = one_step(setting_for(instance, dimension, learning_rate=0.0), np.random.default_rng(seed))
+    width = step.gradient.shape[1]
+
+    def spectrum(learning_rate: float):
+        weights = step.initial_weights + learning_rate * math.sqrt(width) * step.gradient
+        return spectrum_from_gram(*gram_spectrum(weights, step.teacher_direction), width, **constants)
+
+    fixed = spectrum(float(instance["learning_rate"])) if variable != "learning_rate" else None
+    points = []
+    for value in values:
+        eigenvalues, projections = spectrum(value) if variable == "learning_rate" else fixed
+        penalty = value if variable == "penalty" else float(instance["penalty"])
+        samples = max(1, round(value * dimension)) if variable == "ridge_ratio" else step.setting.samples
+        if penalty < 0 or (variable == "learning_rate" and value < 0):
+            raise InvalidInput(f"{variable} must be >= 0, got {value}")
+        errors = ridge_errors(eigenvalues, projections, label_moment=moment, samples=samples, ridge=penalty,
+                              noise_variance=noise**2)
+        points.append(CurvePoint(value=float(value), risk=errors.risk, test_error=errors.test_error,
+                                 train_error=errors.train_error, kappa=errors.kappa))
+    return points
