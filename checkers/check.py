@@ -188,9 +188,10 @@ def _run_check(checker: Checker, parameters: Mapping[str, Any] | None, overrides
 def _power_against_mutants(instance: Instance, prediction: Prediction, interval: tuple[float, float],
                            observation: Estimate, rate: float) -> dict[str, float] | None:
     """For each mutant whose version of this prediction lies outside the tested interval: the probability that
-    the test, at this standard error, rejects it (the false-pass rate is one minus it). Mutants that change the
-    simulation rather than the prediction (other parameters, dropped assumptions) are not in it: their effect
-    shows in their own runs (`thmcheck calibrate`). None when run on a mutant or an override."""
+    the test, at this standard error, rejects it (the false-pass rate is one minus it). Mutants that change what
+    is observed rather than what is predicted (other parameters, dropped assumptions, constants or definitions
+    the simulation reads) are not in it: their effect shows in their own runs (`thmcheck calibrate`). None when
+    run on a mutant or an override."""
     theorem = instance.theorem
     if instance.overrides or not theorem.mutants:  # a mutated theorem has no mutants of its own
         return None

@@ -88,10 +88,11 @@ def test_every_mutant_fails_at_default_fidelity(checker):
     assert_mutants_fail(checker, fidelity="default")
 
 
-# The reruns that take 15-40 s each run on request (-m slow); every family, and every way of sharing draws
+# The reruns that take 10-40 s each run on request (-m slow); every family, and every way of sharing draws
 # (shared_draws, cached runs, searches), keeps a rerun in the default suite
 SAME_SEED_ONLY_SLOW = {"hermite-equivalence", "cohesion-separability", "collapse-training", "spike-count",
-                       "large-step-beats-linear", "mixture-equivalence", "gaussian-equivalence"}
+                       "large-step-beats-linear", "mixture-equivalence", "gaussian-equivalence", "spike-outlier",
+                       "elasticity-polynomial"}
 
 
 @MAIN_JOB
