@@ -15,8 +15,9 @@ The Gaussian-equivalent model cannot do that: R_GE >= ||P_{>1} f*||^2 always (Fa
 Exact parts [D]:
 - E_xi2 erf(a + xi2) = erf(a/sqrt(3)). sympy proves it: both sides are odd in a, so they vanish at a = 0, and
   their a-derivatives agree, since d/da E erf(a + Z) = (2/sqrt(pi)) E exp(-(a + Z)^2) = (2/sqrt(3 pi)) exp(-a^2/3).
-  Hence at kappa_* = sqrt(3), E_xi2 erf(kappa_* xi1 + xi2) = erf(xi1), and tau_* = 0 for erf/erf. The value
-  tau_*(sqrt(3)) = E(erf(xi) - erf(xi))^2 is evaluated through the identity in mpmath at 30 digits.
+  Hence at kappa_* = sqrt(3), E_xi2 erf(kappa_* xi1 + xi2) = erf(xi1), and tau_* = 0 for erf/erf. The check
+  computes tau(sqrt 3) by a two-dimensional quadrature that never uses the identity (it finds 0 to 1e-13); the
+  identity route `tau_erf` is kept as the tests' second route to tau.
 - tanh/tanh: tau_* = 9.4527e-5 at kappa = 1.58827. This is a numeric minimum: Gauss-Hermite on both
   expectations, then a bounded scalar search. It lies well below ||P_{>1} tanh||^2 / 10 = 0.00274.
 
@@ -49,7 +50,8 @@ def smoothing_identity_residual(variance: int = 3) -> sympy.Expr:
 
 
 def tau_erf(kappa, digits: int) -> mpmath.mpf:
-    """E_xi [(erf(xi) - erf(kappa xi / sqrt(3)))^2] through the identity, in mpmath."""
+    """E_xi [(erf(xi) - erf(kappa xi / sqrt(3)))^2]: tau for erf/erf through the identity, in mpmath (a second
+    route to tau for the tests; the check does not use it)."""
     with mpmath.workdps(digits + 10):
         kappa = mpmath.mpf(kappa)
 
@@ -112,7 +114,8 @@ THEOREM = Theorem(
         Prediction(name="smoothing-identity", kind="identity",
                    statement="d/da [E erf(a + Z) - erf(a/sqrt 3)] simplifies to 0 (sympy)",
                    predict=lambda instance: Target.point(0), resolution=lambda instance: 0.5),
-        Prediction(name="erf-tau-star", kind="identity", statement="tau(kappa_star) for erf/erf: 0 (mpmath, 30 digits)",
+        Prediction(name="erf-tau-star", kind="identity",
+                   statement="tau(kappa_star) for erf/erf: 0 (by two-dimensional quadrature, to 1e-13)",
                    predict=lambda instance: Target.point(0), resolution=lambda instance: 1e-6),
         Prediction(name="tanh-tau-star", kind="inequality",
                    statement="1 - 10 tau(kappa_tanh) / ||P_>1 tanh||^2 >= 0 (Corollary 8's tanh "

@@ -1,0 +1,20 @@
+"""large-step-beats-linear's two routes to tau for erf/erf: through the smoothing identity (one-dimensional, mpmath)
+and by two-dimensional Gauss-Hermite quadrature (the check's, which never uses the identity), and the erf identity."""
+
+import numpy as np
+import pytest
+import scipy.special
+
+from checkers.equivalence.large_step_beats_linear import TAU_ACCURACY, TAU_NODES
+from theorems.equivalence.large_step_beats_linear import smoothing_identity_residual, tau_erf, tau_numeric
+
+
+@pytest.mark.parametrize("kappa", [0.5, 1.0, 1.5, np.sqrt(3), 2.5])
+def test_the_two_routes_to_tau_agree_to_the_stated_accuracy(kappa):
+    quadrature = tau_numeric(scipy.special.erf, scipy.special.erf, kappa, TAU_NODES)
+    assert abs(quadrature - float(tau_erf(kappa, 20))) <= TAU_ACCURACY
+
+
+def test_the_smoothing_identity_holds_at_variance_three_only():
+    assert smoothing_identity_residual(3) == 0
+    assert smoothing_identity_residual(2) != 0
