@@ -146,9 +146,12 @@ def test_from_moments_diagonalizes_once_and_agrees_with_the_spectrum_route():
     basis = np.linalg.qr(rng.standard_normal((30, 30)))[0]
     eigenvalues, projections, moment = _power_law(30, rng)
     covariance = basis @ np.diag(eigenvalues) @ basis.T
-    direct = ridge_errors_from_moments(covariance, basis @ projections, label_moment=moment, samples=40, ridge=0.1)
-    assert direct.test_error == pytest.approx(
-        ridge_errors(eigenvalues, projections, label_moment=moment, samples=40, ridge=0.1).test_error, rel=1e-9)
+    for samples, ridge in ((40, 0.1), (20, 0.1), (40, 0.0), (20, 0.0)):  # ridgeless takes the eigenvector route
+        direct = ridge_errors_from_moments(covariance, basis @ projections, label_moment=moment, samples=samples,
+                                           ridge=ridge)
+        spectral = ridge_errors(eigenvalues, projections, label_moment=moment, samples=samples, ridge=ridge)
+        assert direct.test_error == pytest.approx(spectral.test_error, rel=1e-9)
+        assert direct.train_error == pytest.approx(spectral.train_error, rel=1e-9, abs=1e-12)
 
 
 @pytest.mark.parametrize("dimension, width", [(20, 35), (35, 20)])

@@ -143,15 +143,38 @@ def ridge_errors(eigenvalues, projections, *, label_moment: float, samples: int,
 
 def ridge_errors_from_moments(covariance, cross, *, label_moment: float, samples: int, ridge: float,
                               noise_variance: float = 0.0) -> RidgeErrors:
-    """`ridge_errors` from Sigma (p x p, symmetric) and psi (p): one eigendecomposition."""
+    """`ridge_errors` from Sigma (p x p, symmetric) and psi (p). With lambda > 0 it needs only Sigma's eigenvalues
+    (for kappa and the denominator) and one Cholesky solve u = (Sigma + kappa)^(-1) psi, since
+    sum_i psi_i^2 (omega_i + 2 kappa)/(omega_i + kappa)^2 = psi . u + kappa u . u; no eigenvectors. Ridgeless, it
+    diagonalizes Sigma fully (the pseudo-inverse needs the null space)."""
     covariance = np.asarray(covariance, dtype=float)
-    if covariance.ndim != 2 or covariance.shape[0] != covariance.shape[1]:
-        raise InvalidInput(f"Sigma must be a square matrix, got shape {covariance.shape}")
+    cross = np.asarray(cross, dtype=float).ravel()
+    if covariance.ndim != 2 or covariance.shape[0] != covariance.shape[1] or cross.shape != covariance.shape[:1]:
+        raise InvalidInput(f"Sigma must be a square matrix and psi a vector of its size, got {covariance.shape} "
+                           f"and {cross.shape}")
+    if not (np.all(np.isfinite(covariance)) and np.all(np.isfinite(cross))):
+        raise InvalidInput("Sigma and psi must be finite")
     if not np.allclose(covariance, covariance.T, rtol=1e-10, atol=1e-12 * float(np.max(np.abs(covariance)))):
         raise InvalidInput("Sigma must be symmetric")
-    eigenvalues, vectors = scipy.linalg.eigh(covariance, driver="evd")
-    return ridge_errors(eigenvalues, vectors.T @ np.asarray(cross, dtype=float), label_moment=label_moment,
-                        samples=samples, ridge=ridge, noise_variance=noise_variance)
+    if not (isinstance(ridge, (int, float)) and ridge > 0):
+        eigenvalues, vectors = scipy.linalg.eigh(covariance, driver="evd")
+        return ridge_errors(eigenvalues, vectors.T @ cross, label_moment=label_moment, samples=samples,
+                            ridge=ridge, noise_variance=noise_variance)
+    eigenvalues = scipy.linalg.eigvalsh(covariance, driver="evd")
+    eigenvalues, _, samples = _validated(eigenvalues, np.zeros_like(eigenvalues), label_moment, samples, ridge,
+                                         noise_variance)
+    kappa = solve_kappa(eigenvalues, samples, ridge)
+    solve = scipy.linalg.cho_factor(covariance + kappa * np.eye(len(cross)))
+    u = scipy.linalg.cho_solve(solve, cross)
+    explained = float(cross @ u + kappa * (u @ u))
+    positive = eigenvalues[eigenvalues > 0]
+    denominator = ridge / kappa + (kappa / samples) * float(np.sum(positive / (positive + kappa) ** 2))
+    test = (label_moment - explained) / denominator
+    if test < -1e-9 * max(label_moment, 1.0):
+        raise InvalidInput(f"E y^2 = {label_moment!r} is below what psi explains: no joint law has these moments")
+    return RidgeErrors(kappa=kappa, test_error=test, risk=test - noise_variance,
+                       train_error=(ridge / kappa) ** 2 * test, degrees_of_freedom=_degrees_of_freedom(positive, kappa),
+                       denominator=denominator)
 
 
 def ridge_errors_mpmath(eigenvalues, projections, *, label_moment, samples: int, ridge, noise_variance=0,
