@@ -225,6 +225,23 @@ def fit_rate(sizes, values, standard_errors=None, *, confidence: float = 0.95) -
                    float(math.exp(coefficients[0])), confidence, tuple(sizes.tolist()))
 
 
+def extrapolation_fit(sizes, estimates: list[Estimate], *, exponent: float) -> float:
+    """The p-value of the finite-size model value(size) = L + B size^(-exponent) on the estimates: the chi-square
+    of its weighted least-squares residuals on (sizes - 2) degrees of freedom (1.0 with two sizes, where the model
+    fits exactly and cannot be checked). A small p-value rejects the model, so the limit it gives is not
+    evidence."""
+    sizes = np.asarray(sizes, dtype=float)
+    if sizes.size < 3:
+        return 1.0
+    values = np.array([e.value for e in estimates])
+    errors = np.array([e.standard_error for e in estimates])
+    design = np.column_stack([np.ones_like(sizes), sizes ** (-exponent)])
+    weights = 1.0 / errors**2
+    coefficients = np.linalg.solve(design.T @ (weights[:, None] * design), design.T @ (weights * values))
+    residuals = (values - design @ coefficients) / errors
+    return float(scipy.stats.chi2.sf(float(residuals @ residuals), sizes.size - 2))
+
+
 def extrapolate_limit(sizes, estimates: list[Estimate], *, exponent: float, method: str = "") -> Estimate:
     """The limit L of a finite-size estimate modelled as value(size) = L + B size^(-exponent).
 

@@ -15,6 +15,7 @@ from checkers.stats import (
     compare_to_target,
     critical_value,
     detectable_discrepancy,
+    extrapolation_fit,
     fit_rate,
     mean_estimate,
     rejection_power,
@@ -130,3 +131,15 @@ def test_rejection_power_is_the_false_fail_rate_at_no_shift_and_the_stated_power
     shifts = [0.0, 0.01, 0.02, 0.05]
     powers = [rejection_power(s, error, dof, rate) for s in shifts]
     assert powers == sorted(powers)
+
+
+def test_the_extrapolation_model_check_rejects_a_wrong_exponent_and_cannot_judge_two_sizes():
+    sizes = [100, 200, 400]
+
+    def estimates(exponent, error=1e-4):
+        return [Estimate(0.5 + 2.0 * d ** (-exponent), error, 100.0, 100) for d in sizes]
+
+    assert extrapolation_fit(sizes, estimates(0.5), exponent=0.5) == pytest.approx(1.0)
+    assert extrapolation_fit(sizes, estimates(1.0), exponent=0.5) < 1e-6  # 1/d data read as d^-1/2
+    assert extrapolation_fit(sizes, estimates(1.0, error=1.0), exponent=0.5) > 0.5  # too noisy to tell
+    assert extrapolation_fit(sizes[:2], estimates(1.0)[:2], exponent=0.5) == 1.0

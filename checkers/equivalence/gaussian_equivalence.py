@@ -14,7 +14,6 @@ from __future__ import annotations
 import math
 
 import numpy as np
-import scipy.stats
 
 from checkers.check import Budget, Checker, Unresolved
 from checkers.equivalence.exact_risk import erf_feature_moments, readout_risk
@@ -22,7 +21,7 @@ from checkers.equivalence.ridge import fit_ridge
 from checkers.onestep.draws import setting_for
 from checkers.onestep.simulation import draw_data, one_step
 from checkers.shared_draws import cached
-from checkers.stats import extrapolate_limit, mean_estimate
+from checkers.stats import extrapolate_limit, extrapolation_fit, mean_estimate
 from theorems.deterministic_equivalent import ridge_errors
 from theorems.equivalence import gaussian_equivalence
 from theorems.equivalence.gaussian_equivalent_oracle import gram_spectrum, spectrum_from_gram
@@ -77,21 +76,11 @@ def read_risk_gap(instance: Instance, budget: Budget, seed: np.random.SeedSequen
                           for d, e in zip(EQUIVALENCE_SIZES, estimates))
     limit = extrapolate_limit(EQUIVALENCE_SIZES, estimates, exponent=1.0,
                               method=f"R_CK/DE_GE(W_1) - 1, paired: {described}; extrapolated as L + B/d")
-    _check_model(estimates, limit, described)
-    return limit
-
-
-def _check_model(estimates, limit, described: str) -> None:
-    """The 1/d model must fit the three sizes: the chi-square of the weighted fit on one degree of freedom."""
-    sizes = np.array(EQUIVALENCE_SIZES, dtype=float)
-    values = np.array([e.value for e in estimates])
-    errors = np.array([e.standard_error for e in estimates])
-    slope = np.polyfit(1 / sizes, values, 1, w=1 / errors)[0]
-    residuals = (values - limit.value - slope / sizes) / errors
-    p_value = float(scipy.stats.chi2.sf(float(residuals @ residuals), len(sizes) - 2))
+    p_value = extrapolation_fit(EQUIVALENCE_SIZES, estimates, exponent=1.0)
     if p_value < MODEL_REJECTION:
         raise Unresolved(f"the gaps do not follow L + B/d across the sizes (chi-square p = {p_value:.2g}): "
                          f"{described}")
+    return limit
 
 
 CHECKER = Checker(

@@ -1,15 +1,15 @@
-"""Checker of spike-outlier: overlaps of the top singular vector of W_1 at two sizes, with the realized spike
-strength as control variate, extrapolated."""
+"""Checker of spike-outlier: overlaps of the top singular vector of W_1 at three sizes, with the realized spike
+strength as control variate, extrapolated after a check of the finite-size model."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from checkers.check import Budget, Checker
+from checkers.check import Budget, Checker, Unresolved
 from checkers.onestep.draws import draw_generators, setting_for
 from checkers.onestep.simulation import one_step, spike_direction_overlap, top_left_singular_vector
 from checkers.shared_draws import draw_key, memoized
-from checkers.stats import Estimate, extrapolate_limit, mean_estimate
+from checkers.stats import Estimate, extrapolate_limit, extrapolation_fit, mean_estimate
 from theorems.onestep import spike_outlier
 from theorems.statement import Instance
 
@@ -36,26 +36,34 @@ def _read(*, teacher: bool):
     return read
 
 
+MODEL_REJECTION = 1e-3
+
+
 def _observe(instance: Instance, budget: Budget, seed: np.random.SeedSequence, *, teacher: bool) -> Estimate:
-    """Control-variate overlaps at sizes d and 4d (four times as many draws at d), extrapolated to the
-    limit under a finite-size bias O(d^-1/2): at d = 400 the network's overlap exceeds the limit by about
-    0.02 (a pure spiked Gaussian matrix of the same shape shows no such excess), and the excess shrinks
-    with d, so a single size would reject a true limit."""
+    """Control-variate overlaps at sizes d/4, d/2 and d (4, 2 and 1 times the draws), extrapolated to the limit
+    under a finite-size bias O(d^-1/2): at d = 400 the network's overlap exceeds the limit by about 0.02 (a pure
+    spiked Gaussian matrix of the same shape shows no such excess), and the excess shrinks with d, so a single
+    size would reject a true limit. The model is checked on the three sizes (the chi-square of its fit must not
+    reject it at the 1e-3 level; else the reading is unresolved)."""
     # sizes grow every second level; a sequential stage in between doubles the draws instead
     large, draws = 100 * 2 ** (budget.level // 2 + 2), 48 * 2 ** (budget.level % 2)
-    sizes, counts = (large // 4, large), (4 * draws, draws)
+    sizes, counts = (large // 4, large // 2, large), (4 * draws, 2 * draws, draws)
     estimates = []
     for index, (dimension, count) in enumerate(zip(sizes, counts)):
         child = np.random.SeedSequence(seed.entropy, spawn_key=(*seed.spawn_key, index))
         rows = memoized(draw_key(instance, budget, child, "outlier", dimension),
                          lambda: _outlier_draws(instance, dimension, count, child))
         estimates.append(mean_estimate(_outlier_values(instance, rows, teacher=teacher)))
+    described = "; ".join(f"d = {d}: {e.value:.4f} +- {e.standard_error:.4f} ({n} draws)"
+                          for d, e, n in zip(sizes, estimates, counts))
+    p_value = extrapolation_fit(sizes, estimates, exponent=OUTLIER_BIAS_EXPONENT)
+    if p_value < MODEL_REJECTION:
+        raise Unresolved(f"the overlaps do not follow L + B d^-1/2 across the sizes (chi-square p = {p_value:.2g}):"
+                         f" {described}")
     limit = extrapolate_limit(sizes, estimates, exponent=OUTLIER_BIAS_EXPONENT)
     return Estimate(limit.value, limit.standard_error, limit.degrees_of_freedom, limit.samples,
-                    f"overlaps at d = {sizes[0]} ({estimates[0].value:.4f} +- {estimates[0].standard_error:.4f}, "
-                    f"{counts[0]} draws) and d = {sizes[1]} ({estimates[1].value:.4f} +- "
-                    f"{estimates[1].standard_error:.4f}, {counts[1]} draws), realized spike strength as control "
-                    f"variate, extrapolated as L + B d^-1/2")
+                    f"overlaps at {described}; realized spike strength as control variate; extrapolated as "
+                    f"L + B d^-1/2 (fit p = {p_value:.2g})")
 
 
 def _outlier_values(instance: Instance, rows: np.ndarray, *, teacher: bool) -> np.ndarray:
@@ -73,7 +81,7 @@ def _outlier_values(instance: Instance, rows: np.ndarray, *, teacher: bool) -> n
 
 CHECKER = Checker(
     theorem=spike_outlier.THEOREM,
-    simulation="control variate, two sizes extrapolated",
+    simulation="control variate, three sizes extrapolated in d^-1/2 after a chi-square check of that model",
     readers={"spike-overlap": _read(teacher=False), "teacher-overlap": _read(teacher=True)},
     shared_draws=True,
 )

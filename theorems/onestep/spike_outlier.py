@@ -18,7 +18,8 @@ Measured for tanh/tanh at eta = 4 (this project): the overlap exceeds the limit 
 d = 100 and 0.015 at d = 400 (a pure spiked Gaussian matrix of the same shape shows no excess), and the
 overlap given the realized outlier singular value exceeds the BBP relation by 0.046 and 0.025: an
 excess decaying roughly like d^(-1/2), presumably from the gradient's remainder (Prop. 2). The check
-therefore extrapolates from two sizes, which costs resolving power: it resolves about 0.05 in overlap.
+therefore extrapolates from three sizes (the d^(-1/2) model checked on them), which costs resolving power:
+it resolves about 0.05 in overlap.
 Reference (n = 1500, d = 1000, N = 1500, tanh/tanh, noise 0.1): threshold 2.29; at eta = 4 the
 overlap with u is 0.6924, with beta_* 0.3930.
 """
