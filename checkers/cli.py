@@ -155,7 +155,22 @@ def build_parser() -> argparse.ArgumentParser:
                             f"every usable core, {usable_cores()} here)")
     check.add_argument("--json", action="store_true", help=json_help)
 
-    sweep = commands.add_parser("sweep", parents=[common], help="one theorem over a grid and many seeds, stored")
+    # the options of the sweep machinery, shared by sweep and calibrate
+    tasks = argparse.ArgumentParser(add_help=False)
+    tasks.add_argument("--root-seed", type=_bounded_int("root seed", 0, 2**63 - 1), default=0,
+                       help="the root seed; each task's seed is spawned from it at the task's identity (default 0)")
+    tasks.add_argument("--fidelity", choices=list(FIDELITIES), default="quick", help="(default: quick)")
+    tasks.add_argument("--false-fail-rate", type=_rate, default=DEFAULT_FALSE_FAIL_RATE,
+                       help=f"per check (default {DEFAULT_FALSE_FAIL_RATE:g})")
+    tasks.add_argument("--executor", choices=list(EXECUTORS),
+                       help="default: dask with --scheduler, else a local process pool")
+    tasks.add_argument("--workers", type=_bounded_int("workers", 1, 4096),
+                       help="worker processes (default: the CPU count; 2 for --scheduler local)")
+    tasks.add_argument("--scheduler", metavar="ADDRESS",
+                       help="a running dask scheduler (tcp://host:port), or 'local' to start a LocalCluster")
+
+    sweep = commands.add_parser("sweep", parents=[common, tasks],
+                                help="one theorem over a grid and many seeds, stored")
     sweep.add_argument("theorem", metavar="ID", help="a theorem id (see thmcheck list)")
     sweep.add_argument("--grid", action="append", default=[], metavar="NAME=V1,V2,...",
                        help="swept parameter values (repeatable; values split at commas outside parentheses)")
@@ -165,39 +180,17 @@ def build_parser() -> argparse.ArgumentParser:
                        dest="overrides", help="override a named constant in every task (repeatable)")
     sweep.add_argument("--seeds", type=_bounded_int("seeds", 1, 10**6), default=1,
                        help="seeds per grid point (default 1)")
-    sweep.add_argument("--root-seed", type=_bounded_int("root seed", 0, 2**63 - 1), default=0,
-                       help="the root seed; each task's seed is spawned from it at the task's identity (default 0)")
-    sweep.add_argument("--fidelity", choices=list(FIDELITIES), default="quick", help="(default: quick)")
-    sweep.add_argument("--false-fail-rate", type=_rate, default=DEFAULT_FALSE_FAIL_RATE,
-                       help=f"per check (default {DEFAULT_FALSE_FAIL_RATE:g})")
     sweep.add_argument("--mutant", metavar="NAME", help="sweep a named wrong version of the theorem")
-    sweep.add_argument("--executor", choices=list(EXECUTORS),
-                       help="default: dask with --scheduler, else a local process pool")
-    sweep.add_argument("--workers", type=_bounded_int("workers", 1, 4096),
-                       help="worker processes (default: the CPU count; 2 for --scheduler local)")
-    sweep.add_argument("--scheduler", metavar="ADDRESS",
-                       help="a running dask scheduler (tcp://host:port), or 'local' to start a LocalCluster")
     sweep.add_argument("--store", default="thmcheck-results.sqlite", metavar="PATH",
                        help="SQLite result store; tasks already in it are skipped (default thmcheck-results.sqlite)")
     sweep.add_argument("--json", action="store_true", help="print a JSON summary (and no progress bar)")
 
-    calibrate = commands.add_parser("calibrate", parents=[common],
+    calibrate = commands.add_parser("calibrate", parents=[common, tasks],
                                     help="the true statement and every mutant over many seeds: observed rates")
     calibrate.add_argument("theorems", nargs="*", metavar="ID", help="theorem ids (see thmcheck list)")
     calibrate.add_argument("--all", action="store_true", help="calibrate every registered theorem")
     calibrate.add_argument("--seeds", type=_bounded_int("seeds", 1, 10**6), default=20,
                            help="seeds per version (default 20)")
-    calibrate.add_argument("--fidelity", choices=list(FIDELITIES), default="quick", help="(default: quick)")
-    calibrate.add_argument("--false-fail-rate", type=_rate, default=DEFAULT_FALSE_FAIL_RATE,
-                           help=f"the stated rate each check runs at (default {DEFAULT_FALSE_FAIL_RATE:g})")
-    calibrate.add_argument("--root-seed", type=_bounded_int("root seed", 0, 2**63 - 1), default=0,
-                           help="the root seed of the sweep machinery (default 0)")
-    calibrate.add_argument("--executor", choices=list(EXECUTORS),
-                           help="default: dask with --scheduler, else a local process pool")
-    calibrate.add_argument("--workers", type=_bounded_int("workers", 1, 4096),
-                           help="worker processes (default: the CPU count)")
-    calibrate.add_argument("--scheduler", metavar="ADDRESS",
-                           help="a running dask scheduler (tcp://host:port), or 'local' to start a LocalCluster")
     calibrate.add_argument("--store", metavar="PATH",
                            help="SQLite store, so a calibration resumes (default: a temporary file, not kept)")
     calibrate.add_argument("--json", action="store_true", help="print the rates as JSON (and no progress bar)")
@@ -508,10 +501,16 @@ def _progress(total: int, *, enabled: bool):
     return progress_bar(total, enabled and sys.stderr.isatty(), "check")
 
 
-def _sweep(arguments) -> int:
+def _executor(arguments) -> str:
+    """The sweep machinery's executor: dask with --scheduler, else a local process pool, unless chosen."""
     executor = arguments.executor or ("dask" if arguments.scheduler else "processes")
     if arguments.scheduler and executor != "dask":
         raise InvalidInput("--scheduler needs the dask executor")
+    return executor
+
+
+def _sweep(arguments) -> int:
+    executor = _executor(arguments)
     tasks = plan(arguments.theorem, parse_grid(arguments.grid), arguments.seeds, fixed=dict(arguments.param),
                  fidelity=arguments.fidelity, false_fail_rate=arguments.false_fail_rate,
                  root_seed=arguments.root_seed, overrides=dict(arguments.overrides), mutant=arguments.mutant,
@@ -546,9 +545,7 @@ def _calibrate(arguments) -> int:
         raise InvalidInput("name at least one theorem id, or --all (see thmcheck list)")
     theorems = [c.id for c in registry.all_checkers()] if arguments.all else \
         [registry.checker(i).id for i in arguments.theorems]
-    executor = arguments.executor or ("dask" if arguments.scheduler else "processes")
-    if arguments.scheduler and executor != "dask":
-        raise InvalidInput("--scheduler needs the dask executor")
+    executor = _executor(arguments)
     with tempfile.TemporaryDirectory() as scratch:
         store = arguments.store or str(Path(scratch) / "calibration.sqlite")
         results = calibrate(theorems, store, seeds=arguments.seeds, fidelity=arguments.fidelity,
