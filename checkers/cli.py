@@ -22,7 +22,7 @@ import sympy
 from checkers import registry
 from checkers.calibrate import calibrate, format_calibration
 from checkers.check import DEFAULT_FALSE_FAIL_RATE, FIDELITIES, run_check
-from checkers.report import build_report
+from checkers.report import build_report, pyplot
 from checkers.stats import FAIL, INCONCLUSIVE, PASS
 from checkers.sweep import ERROR, EXECUTORS, parse_grid, plan, progress_bar, sweep
 from checkers.verdict import Verdict, format_header, format_table, format_verdict_row, table_widths
@@ -568,12 +568,7 @@ def _oracle(arguments) -> int:
     points = oracle_curve(variable, values, dict(arguments.param), dimension=arguments.dimension,
                           seed=arguments.seed)
     if arguments.plot:
-        try:
-            import matplotlib
-            matplotlib.use("Agg")
-            import matplotlib.pyplot as plt
-        except ImportError:
-            raise InvalidInput("--plot needs matplotlib: pip install 'thmcheck[plots]'") from None
+        plt = pyplot("plots")
         figure, axis = plt.subplots(figsize=(6.4, 4))
         axis.plot([p.value for p in points], [p.risk for p in points], label="risk (noiseless teacher)")
         axis.plot([p.value for p in points], [p.train_error for p in points], "--", label="train error")

@@ -20,10 +20,9 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
-import scipy.stats
-
 from checkers import registry
 from checkers.check import run_check
+from checkers.stats import critical_value
 from checkers.store import ResultStore, code_version
 from checkers.verdict import SKIPPED
 from theorems.errors import InvalidInput, ThmcheckError
@@ -34,15 +33,21 @@ MAX_ROWS = 200
 MAX_SERIES = 6
 
 
-def build_report(out_dir: str | Path, theorem_ids: list[str] | None = None, *, store: str | Path | None = None,
-                 fidelity: str = "quick", seed: int = 0) -> Path:
-    """Write out_dir/index.html and out_dir/figures/*.png; return the page's path."""
+def pyplot(what: str):
+    """matplotlib.pyplot on the file-only Agg backend, or a clear error naming what needs it."""
     try:
         import matplotlib
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
     except ImportError:
-        raise InvalidInput("reports need matplotlib: pip install 'thmcheck[plots]'") from None
+        raise InvalidInput(f"{what} need matplotlib: pip install 'thmcheck[plots]'") from None
+    return plt
+
+
+def build_report(out_dir: str | Path, theorem_ids: list[str] | None = None, *, store: str | Path | None = None,
+                 fidelity: str = "quick", seed: int = 0) -> Path:
+    """Write out_dir/index.html and out_dir/figures/*.png; return the page's path."""
+    plt = pyplot("reports")
     out = Path(out_dir)
     (out / "figures").mkdir(parents=True, exist_ok=True)
     groups = _from_store(store, theorem_ids) if store else _from_checks(theorem_ids, fidelity, seed)
@@ -139,7 +144,7 @@ def _versions(records: list[dict]) -> list[tuple[str, list[dict]]]:
 def _critical(degrees_of_freedom) -> float:
     """The two-sided 95% critical value: Student's t with the stored degrees of freedom, normal without them."""
     dof = _number(degrees_of_freedom)
-    return 1.959963984540054 if dof is None or not math.isfinite(dof) else float(scipy.stats.t.isf(0.025, dof))
+    return critical_value(0.05, math.inf if dof is None or math.isnan(dof) else dof)
 
 
 def _points(records: list[dict], xs: list, series_of: list[str], label: str, name: str) -> list[dict]:
