@@ -55,22 +55,26 @@ def _simulated(parameters: tuple, dimension: int, entropy, spawn_key) -> tuple[f
     return (risk, *gram_spectrum(weights, beta), width)
 
 
+def equivalent_risk(instance: Instance, squares, along, width: int, samples: int, ridge: float | None = None):
+    """The deterministic equivalent of the GE model's ridge errors from a W_1's Gram spectrum (`gram_spectrum`),
+    with the instance's mu1, mu_star, c_1(sigma_*), E y^2 and noise (a mutant's or an override's, where given)."""
+    eigenvalues, projections = spectrum_from_gram(
+        squares, along, width, mu1=float(instance.constant("mu1")), mu_star=float(instance.constant("mu_star")),
+        teacher_mu1=float(instance.constant("teacher_mu1")))
+    return ridge_errors(eigenvalues, projections, label_moment=float(instance.constant("label_moment")),
+                        samples=samples, ridge=float(instance["penalty"]) if ridge is None else ridge,
+                        noise_variance=float(instance["noise"]) ** 2)
+
+
 def read_risk_gap(instance: Instance, budget: Budget, seed: np.random.SeedSequence):
-    noise = float(instance["noise"])
-    constants = dict(mu1=float(instance.constant("mu1")), mu_star=float(instance.constant("mu_star")),
-                     teacher_mu1=float(instance.constant("teacher_mu1")))
     parameters = tuple(sorted(instance.describe_parameters().items()))
     factor = 2 ** budget.level
     estimates = []
     for dimension, size_seed in zip(EQUIVALENCE_SIZES, seed.spawn(len(EQUIVALENCE_SIZES))):
-        gaps = []
+        samples, gaps = setting_for(instance, dimension).samples, []
         for child in size_seed.spawn(DRAWS[dimension] * factor):
             risk, squares, along, width = _simulated(parameters, dimension, child.entropy, child.spawn_key)
-            eigenvalues, projections = spectrum_from_gram(squares, along, width, **constants)
-            oracle = ridge_errors(eigenvalues, projections, label_moment=float(instance.constant("label_moment")),
-                                  samples=setting_for(instance, dimension).samples, ridge=float(instance["penalty"]),
-                                  noise_variance=noise**2)
-            gaps.append(risk / oracle.risk - 1)
+            gaps.append(risk / equivalent_risk(instance, squares, along, width, samples).risk - 1)
         estimates.append(mean_estimate(np.array(gaps)))
     described = "; ".join(f"d = {d}: {e.value:+.4f} +- {e.standard_error:.2g} ({e.samples} draws)"
                           for d, e in zip(EQUIVALENCE_SIZES, estimates))

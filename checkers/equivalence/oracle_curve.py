@@ -19,10 +19,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from checkers import registry
+from checkers.equivalence.gaussian_equivalence import equivalent_risk
 from checkers.onestep.draws import setting_for
 from checkers.onestep.simulation import one_step
-from theorems.deterministic_equivalent import ridge_errors
-from theorems.equivalence.gaussian_equivalent_oracle import gram_spectrum, spectrum_from_gram
+from theorems.equivalence.gaussian_equivalent_oracle import gram_spectrum
 from theorems.errors import InvalidInput
 
 VARIABLES = ("learning_rate", "penalty", "ridge_ratio")
@@ -68,26 +68,22 @@ def oracle_curve(variable: str, values: list[float], parameters: dict | None = N
     if not 2 <= dimension <= MAX_DIMENSION:
         raise InvalidInput(f"dimension must lie in [2, {MAX_DIMENSION}], got {dimension}")
     instance = registry.checker("gaussian-equivalence").theorem.instance(parameters or {})
-    constants = dict(mu1=float(instance.constant("mu1")), mu_star=float(instance.constant("mu_star")),
-                     teacher_mu1=float(instance.constant("teacher_mu1")))
-    moment, noise = float(instance.constant("label_moment")), float(instance["noise"])
     step = one_step(setting_for(instance, dimension, learning_rate=0.0), np.random.default_rng(seed))
     width = step.gradient.shape[1]
 
-    def spectrum(learning_rate: float):
-        weights = step.initial_weights + learning_rate * math.sqrt(width) * step.gradient
-        return spectrum_from_gram(*gram_spectrum(weights, step.teacher_direction), width, **constants)
+    def gram(learning_rate: float):
+        return gram_spectrum(step.initial_weights + learning_rate * math.sqrt(width) * step.gradient,
+                             step.teacher_direction)
 
-    fixed = spectrum(float(instance["learning_rate"])) if variable != "learning_rate" else None
+    fixed = gram(float(instance["learning_rate"])) if variable != "learning_rate" else None
     points = []
     for value in values:
-        eigenvalues, projections = spectrum(value) if variable == "learning_rate" else fixed
-        penalty = value if variable == "penalty" else float(instance["penalty"])
-        samples = max(1, round(value * dimension)) if variable == "ridge_ratio" else step.setting.samples
-        if penalty < 0 or (variable == "learning_rate" and value < 0):
+        if value < 0 and variable in ("learning_rate", "penalty"):
             raise InvalidInput(f"{variable} must be >= 0, got {value}")
-        errors = ridge_errors(eigenvalues, projections, label_moment=moment, samples=samples, ridge=penalty,
-                              noise_variance=noise**2)
+        squares, along = gram(value) if variable == "learning_rate" else fixed
+        samples = max(1, round(value * dimension)) if variable == "ridge_ratio" else step.setting.samples
+        errors = equivalent_risk(instance, squares, along, width, samples,
+                                 ridge=value if variable == "penalty" else None)
         points.append(CurvePoint(value=float(value), risk=errors.risk, test_error=errors.test_error,
                                  train_error=errors.train_error, kappa=errors.kappa))
     return points
