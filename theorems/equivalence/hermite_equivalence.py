@@ -39,6 +39,7 @@ checked here (docs/derivations/equivalence.md#hermite-equivalence reports test e
 from __future__ import annotations
 
 from theorems.hermite import Quantity
+from theorems.onestep import common as onestep
 from theorems.statement import (
     Assumption,
     Constant,
@@ -90,14 +91,7 @@ THEOREM = Theorem(
     statement="the ridge test error with sigma^_degree (Hermite truncation + independent Gaussian rest) in the ridge "
               "stage equals that with sigma, for degree >= ell_*(alpha) (checked at n = 400)",
     parameters=(
-        Parameter(name="activation", description="the student's activation sigma", kind="activation",
-                  default="log(1 + exp(z)) + tanh(z)"),
-        Parameter(name="teacher", description="the teacher's activation sigma_*", kind="activation",
-                  default="z + (z**2 - 1)/sqrt(2)"),
-        Parameter(name="noise", description="standard deviation of the label noise", kind="real", default="0.1",
-                  lower=0.0, upper=10.0),
-        Parameter(name="alpha", description="learning-rate exponent: eta = n^alpha", kind="real", default="0.3",
-                  lower=0.0, upper=0.45),
+        *onestep.growing_step_parameters("0.3", largest_alpha=0.45),
         Parameter(name="penalty", description="ridge lambda in Ba's normalization", kind="real", default="0.8",
                   lower=1e-6, upper=1e3),
     ),

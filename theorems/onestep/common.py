@@ -41,7 +41,7 @@ def parameters(*, activation: str = "tanh", teacher: str = "tanh", noise: str = 
     return tuple(chosen)
 
 
-def growing_step_parameters(alpha: str) -> tuple[Parameter, ...]:
+def growing_step_parameters(alpha: str, *, largest_alpha: float = 0.5) -> tuple[Parameter, ...]:
     """Parameters of the eta = n^alpha family (Moniri et al.; docs/derivations/onestep.md#spike-count, 8): softplus +
     tanh, whose
     c_1, c_2, c_3 are all non-zero, and a teacher with a quadratic part, He_1 + He_2/sqrt(2)."""
@@ -53,7 +53,7 @@ def growing_step_parameters(alpha: str) -> tuple[Parameter, ...]:
         Parameter(name="noise", description="standard deviation of the label noise", kind="real", default="0.1",
                   lower=0.0, upper=10.0),
         Parameter(name="alpha", description="learning-rate exponent: eta = n^alpha", kind="real", default=alpha,
-                  lower=0.0, upper=0.5),
+                  lower=0.0, upper=largest_alpha),
     )
 
 
