@@ -174,7 +174,8 @@ def _run_check(checker: Checker, parameters: Mapping[str, Any] | None, overrides
     chosen = FIDELITIES[fidelity]
     stochastic_count = sum(_stochastic(p) for p in theorem.predictions)
     rate_each = split_false_fail_rate(false_fail_rate, stochastic_count * chosen.stages)
-    results = [_check_prediction(checker, instance, prediction, chosen, seed, rate_each, bool(failures))
+    versions = _mutant_versions(instance) if stochastic_count else {}
+    results = [_check_prediction(checker, instance, prediction, chosen, seed, rate_each, bool(failures), versions)
                for prediction in theorem.predictions]
     return Verdict(
         theorem=theorem.id, title=theorem.title, provenance=theorem.provenance,
@@ -185,35 +186,44 @@ def _run_check(checker: Checker, parameters: Mapping[str, Any] | None, overrides
         elapsed_seconds=time.perf_counter() - started, mutant=mutant)
 
 
-def _power_against_mutants(instance: Instance, prediction: Prediction, interval: tuple[float, float],
-                           observation: Estimate, rate: float) -> dict[str, float] | None:
-    """For each mutant whose version of this prediction lies outside the tested interval: the probability that
-    the test, at this standard error, rejects it (the false-pass rate is one minus it). Mutants that change what
-    is observed rather than what is predicted (other parameters, dropped assumptions, constants or definitions
-    the simulation reads) are not in it: their effect shows in their own runs (`thmcheck calibrate`). None when
-    run on a mutant or an override."""
+def _mutant_versions(instance: Instance) -> dict[str, Instance]:
+    """The instance as each mutant states it, for the mutants that change what is predicted (constants,
+    definitions, predictions), built once per check; none on a mutant's own run or under an override."""
     theorem = instance.theorem
     if instance.overrides or not theorem.mutants:  # a mutated theorem has no mutants of its own
-        return None
-    powers = {}
+        return {}
+    versions = {}
     for mutant in theorem.mutants:
         if mutant.parameters or mutant.dropped_assumptions:
             continue
         try:
-            other = theorem.mutated(mutant.name).instance(instance.describe_parameters())
+            versions[mutant.name] = theorem.mutated(mutant.name).instance(instance.describe_parameters())
+        except (ThmcheckError, ArithmeticError):  # not evaluable for this mutant: no power is claimed
+            continue
+    return versions
+
+
+def _power_against_mutants(versions: dict[str, Instance], prediction: Prediction, interval: tuple[float, float],
+                           observation: Estimate, rate: float) -> dict[str, float] | None:
+    """For each mutant whose version of this prediction lies outside the tested interval: the probability that
+    the test, at this standard error, rejects it (the false-pass rate is one minus it). Mutants that change what
+    is observed rather than what is predicted (other parameters, dropped assumptions, constants or definitions
+    the simulation reads) are not in it: their effect shows in their own runs (`thmcheck calibrate`)."""
+    powers = {}
+    for name, other in versions.items():
+        try:
             version = next(p for p in other.theorem.predictions if p.name == prediction.name)
             target = version.predict(other)
         except (ThmcheckError, ArithmeticError):  # not evaluable for this mutant: no power is claimed
             continue
         shift = max(float(target.lower) - interval[1], interval[0] - float(target.upper), 0.0)
         if shift > 0:
-            powers[mutant.name] = rejection_power(shift, observation.standard_error,
-                                                  observation.degrees_of_freedom, rate)
+            powers[name] = rejection_power(shift, observation.standard_error, observation.degrees_of_freedom, rate)
     return powers or None
 
 
 def _check_prediction(checker: Checker, instance: Instance, prediction: Prediction, fidelity: Fidelity,
-                      seed: int, rate_each: float, outside: bool) -> PredictionResult:
+                      seed: int, rate_each: float, outside: bool, versions: dict[str, Instance]) -> PredictionResult:
     common = dict(name=prediction.name, kind=prediction.kind, statement=prediction.statement)
     try:
         reason = prediction.applies(instance)
@@ -280,4 +290,4 @@ def _check_prediction(checker: Checker, instance: Instance, prediction: Predicti
         distance=comparison.distance, statistic=comparison.statistic, p_value=comparison.p_value,
         detectable=comparison.detectable, resolution=resolution, false_fail_rate=rate_each * stages,
         stages=stage + 1, message=target.note,
-        power=_power_against_mutants(instance, prediction, (lower, upper), observation, rate_each), **common)
+        power=_power_against_mutants(versions, prediction, (lower, upper), observation, rate_each), **common)
