@@ -354,7 +354,7 @@ def _hermite(arguments) -> int:
     sigma: Activation = activation(arguments.activation)
     if arguments.scale != "1":
         sigma = sigma.scaled(parse_number(arguments.scale))
-    # E sigma^2 first: second_moment refuses a square that is not integrable before any quadrature chases it
+    # E sigma^2 is printed beside the coefficients; both refuse a square that is not integrable before any quadrature
     moment = second_moment(sigma, digits=arguments.digits, route=arguments.route)
     table = hermite_coefficients(sigma, arguments.degree, digits=arguments.digits, route=arguments.route)
     if arguments.json:
