@@ -1,12 +1,17 @@
 """Benchmark: the ridge deterministic equivalent (the limit oracle) against the simulation it replaces.
 
-Targets (issue: limit oracle): one DE solve at p = 2000 under 1 s, eigendecomposition included. Measured beside
+Targets (issue: limit oracle): one DE solve at p = 2000 under 1 s, eigendecomposition included, and a curve of
+Cui et al.'s Result 3.3 over 20 sample ratios under 10 s. Measured beside
 numpy's own float64 matmul (n = 1000) in the same run, and each time is also printed in units of that matmul:
 - the DE from Sigma (p x p): its eigenvalues, the scalar root, one Cholesky solve;
 - the DE from a spectrum already in hand (what a curve over lambda or n costs per point);
 - the Gaussian-equivalent DE given a realized W_1 (d = 1000, N = 2000: an eigh of the 1000 x 1000 Gram matrix);
 - one simulated ridge readout at the same size (n = 4000 samples of p = 2000 features), what a simulation pays
-  per draw, before it averages many draws.
+  per draw, before it averages many draws;
+- Result 3.3 in the limit along 20 sample ratios (tanh/tanh, Cui et al.'s Simulations.ipynb setting), and on one
+  realized first layer at p = d = 1000 (its eigendecomposition included);
+- one simulated giant step with its readout and a 10^4-sample test error at p = d = 1000, what giant-step-risk
+  pays per draw.
 
     python benchmarks/bench_oracle.py
 """
@@ -17,9 +22,13 @@ import time
 
 import numpy as np
 
+from checkers.equivalence.giant_step_risk import TEST_SAMPLES
 from checkers.equivalence.ridge import fit_ridge
+from checkers.equivalence.spiked_features import spiked_step
+from theorems.activations import activation
 from theorems.deterministic_equivalent import ridge_errors, ridge_errors_from_moments
 from theorems.equivalence.gaussian_equivalent_oracle import gaussian_equivalent_errors
+from theorems.equivalence.giant_step_oracle import limit_curve, realized_errors, realized_features
 
 P, D, N_SAMPLES = 2000, 1000, 4000
 
@@ -31,6 +40,20 @@ def best_of(function, repeats: int = 3) -> float:
         function()
         best = min(best, time.perf_counter() - started)
     return best
+
+
+TANH = activation("tanh")
+
+
+def simulated_draw(rng) -> float:
+    """What giant-step-risk's checker does per draw at p = d = 1000 (B6 setting), without Result 3.3."""
+    step = spiked_step(1000, 1000, 2.0, 3.0, TANH, TANH, 0.1, rng)
+    x = rng.standard_normal((2000, 1000))
+    y = TANH(x @ step.teacher) + 0.1 * rng.standard_normal(2000)
+    readout = fit_ridge(TANH(x @ step.updated_weights.T) / np.sqrt(1000), y, 0.05)
+    test = rng.standard_normal((TEST_SAMPLES, 1000))
+    return float(np.mean((TANH(test @ step.teacher) - TANH(test @ step.updated_weights.T) @ readout / np.sqrt(1000))
+                         ** 2))
 
 
 def main() -> None:
@@ -50,6 +73,7 @@ def main() -> None:
     beta /= np.linalg.norm(beta)
     features = rng.standard_normal((N_SAMPLES, P)) * np.sqrt(eigenvalues) / np.sqrt(P)
     labels = rng.standard_normal(N_SAMPLES)
+    step = spiked_step(1000, 1000, 2.0, 3.0, TANH, TANH, 0.1, rng)
 
     rows = [
         ("DE from Sigma, p = 2000 (eigenvalues, root, one Cholesky)", 1.0,
@@ -63,6 +87,14 @@ def main() -> None:
                                                     label_moment=0.48, samples=N_SAMPLES, ridge=1e-3))),
         ("one simulated ridge fit, n = 4000, p = 2000", None,
          best_of(lambda: fit_ridge(features, labels, 1e-3))),
+        ("Result 3.3 curve, 20 sample ratios (limit)", 10.0,
+         best_of(lambda: limit_curve(np.tanh, np.tanh, spike=0.6511, inflation=1.0769, overlap=0.5635,
+                                     width_ratio=1.0, sample_ratios=np.linspace(0.2, 3.0, 20), ridge=0.01))),
+        ("Result 3.3 on a realized W_1, p = d = 1000", None, best_of(lambda: realized_errors(
+            np.tanh, np.tanh, realized_features(step.updated_weights, step.direction, step.teacher),
+            sample_ratio=2.0, ridge=0.1, noise=0.1))),
+        ("one simulated giant step + readout + test error, p = d = 1000", None,
+         best_of(lambda: simulated_draw(rng), 1)),
     ]
     for name, target, seconds in rows:
         verdict = "" if target is None else (f" (target < {target:g} s) " + ("OK" if seconds < target else "MISSED"))

@@ -82,8 +82,12 @@ def _graph(*, ratio_in_numerator: bool = False, raw_moment: bool = False) -> tup
     )
 
 
-def _mutant(name, **options) -> Constant:
+def mutant_constant(name: str, **options) -> Constant:
+    """One node of the graph as a mutant states it (`_graph`'s options)."""
     return next(node for node in _graph(**options) if node.name == name)
+
+
+CONSTANTS = _graph()
 
 
 def _point(name):
@@ -115,7 +119,7 @@ THEOREM = Theorem(
     ),
     assumptions=(Assumption(name="centred-student", statement="mu0 = E sigma(Z) = 0", check=_centred),
                  square_integrable_teacher()),
-    constants=_graph(),
+    constants=CONSTANTS,
     predictions=(
         Prediction(name="spike", kind="limit", statement="mean_j <w_j(1), v^> -> r", predict=_point("r"),
                    resolution=_relative("r", 0.03)),
@@ -127,9 +131,9 @@ THEOREM = Theorem(
     ),
     mutants=(
         Mutant(name="ratio-misplaced", description="alpha0 multiplying E[y^2] instead of dividing it",
-               constants={name: _mutant(name, ratio_in_numerator=True) for name in ("r", "c", "gamma")}),
+               constants={name: mutant_constant(name, ratio_in_numerator=True) for name in ("r", "c", "gamma")}),
         Mutant(name="raw-derivative-moment", description="E sigma'^2 in place of Var sigma' in the bulk inflation",
-               constants={"derivative_spread": _mutant("derivative_spread", raw_moment=True)}),
+               constants={"derivative_spread": mutant_constant("derivative_spread", raw_moment=True)}),
     ),
     notes="What the data support: the three formulas hold to 3% (extrapolated in 1/d) for a centred student, "
           "mu0 = E sigma(Z) = 0. With mu0 != 0 they do not (ReLU, alpha0 = 2, eta~ = 3: c = 1.08 measured against "
