@@ -214,3 +214,39 @@ def test_the_erf_feature_moments_are_williams_arcsine_kernel():
     for name, (samples, exact) in products.items():
         mean, error = samples.mean(axis=0), samples.std(axis=0) / math.sqrt(len(x))
         assert np.all(np.abs(mean - exact) <= 4.5 * error), name
+
+
+# DE_GE's deterministic limit after a small step (docs/derivations/limits.md#small-step-limit): reference values of a
+# separate mpmath port made for the spec, to the 19 digits it printed
+SMALL_STEP_REFERENCES = [
+    ({"learning_rate": "0"}, "0.1011555432094946216"),
+    ({}, "0.0977467042950331320"),
+    ({"psi1": "2", "psi2": "2"}, "0.4181563620362153660"),
+    ({"activation": "tanh", "teacher": "tanh", "psi1": "2", "psi2": "1", "penalty": "0.1"}, "0.1844087473514684637"),
+]
+
+
+@pytest.mark.parametrize("parameters, reference", SMALL_STEP_REFERENCES)
+def test_the_small_step_limit_reproduces_the_reference_values(parameters, reference):
+    import mpmath
+
+    from theorems.equivalence.gaussian_equivalence import THEOREM
+    limit = THEOREM.instance(parameters).constant("risk_limit")
+    with mpmath.workdps(40):
+        assert abs(limit - mpmath.mpf(reference)) < 1e-19
+
+
+@pytest.mark.parametrize("psi1, psi2", [(8, 2), (2, 1), (1, 3), (4, 0.5)])
+def test_without_step_the_limit_is_cuis_fixed_point_without_spike(psi1, psi2):
+    # two derivations of ridge on random features at initialization: the Marchenko-Pastur traces of the DE, and Cui
+    # et al.'s seven-overlap fixed point at r = 0 (p = N, alpha = n/p = psi1/psi2, lambda_C = lambda_Ba n/p); they
+    # agree to the fixed point's quadrature accuracy (about 1e-10 relative)
+    from theorems.equivalence.gaussian_equivalence import THEOREM
+    from theorems.equivalence.giant_step_oracle import limit_errors
+    parameters = {"learning_rate": "0", "psi1": str(psi1), "psi2": str(psi2), "activation": "tanh",
+                  "teacher": "tanh", "penalty": "0.05"}
+    limit = float(THEOREM.instance(parameters).constant("risk_limit"))
+    instance = THEOREM.instance(parameters)
+    cui = limit_errors(instance["activation"], instance["teacher"], spike=0.0, inflation=1.0, overlap=0.3,
+                       width_ratio=psi2, sample_ratio=psi1 / psi2, ridge=0.05 * psi1 / psi2, noise=0.1)
+    assert cui.test_error == pytest.approx(limit, rel=1e-9)

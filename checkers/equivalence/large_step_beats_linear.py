@@ -4,6 +4,7 @@ linear bound."""
 
 from __future__ import annotations
 
+import mpmath
 import numpy as np
 import scipy.special
 
@@ -15,7 +16,13 @@ from checkers.onestep.simulation import one_step
 from checkers.shared_draws import draw_key, memoized
 from checkers.stats import mean_estimate
 from theorems.equivalence import large_step_beats_linear
-from theorems.equivalence.large_step_beats_linear import smoothing_identity_residual, tau_numeric
+from theorems.equivalence.large_step_beats_linear import (
+    MPMATH_NODES,
+    smoothing_identity_residual,
+    tanh_tau_mpmath,
+    tau_derivative,
+    tau_numeric,
+)
 from theorems.hermite import hermite_coefficients, mu_star_squared
 from theorems.statement import Instance
 
@@ -49,6 +56,29 @@ def read_tanh_tau_star(instance: Instance, budget: Budget, seed: np.random.SeedS
     return Exact(1 - 10 * tau / beyond_linear, 1e-9,
                  f"Gauss-Hermite (100 x 100 nodes): tau({kappa:.6g}) = {tau:.5g}, ||P_>1 tanh||^2 = "
                  f"{beyond_linear:.5g}")
+
+
+# the mpmath route's accuracy: its 160- and 200-node values of tau differ by 1.5e-15 and the error shrinks
+# geometrically with the nodes, so at 200 nodes tau is good to 1e-16 and the Newton distance to 1e-15
+MPMATH_TAU_ACCURACY = 1e-16
+MPMATH_ROOT_ACCURACY = 1e-15
+
+
+def read_tanh_kappa_root(instance: Instance, budget: Budget, seed: np.random.SeedSequence) -> Exact:
+    kappa = instance.constant("kappa_tanh")
+    _, derivative = tanh_tau_mpmath(mpmath.nstr(kappa, 20))
+    step = 1e-4  # tau'' by a central difference of the float64 route (it only scales the distance)
+    curvature = (tau_derivative(np.tanh, np.tanh, float(kappa) + step)
+                 - tau_derivative(np.tanh, np.tanh, float(kappa) - step)) / (2 * step)
+    return Exact(derivative / curvature, MPMATH_ROOT_ACCURACY,
+                 f"tau'(kappa_tanh) = {mpmath.nstr(derivative, 3)} in mpmath ({MPMATH_NODES}-node Gauss-Hermite, 30 "
+                 f"digits), over tau'' = {curvature:.5g}")
+
+
+def read_tanh_tau_value(instance: Instance, budget: Budget, seed: np.random.SeedSequence) -> Exact:
+    tau, _ = tanh_tau_mpmath(mpmath.nstr(instance.constant("kappa_tanh"), 20))
+    return Exact(tau - instance.constant("tau_tanh"), MPMATH_TAU_ACCURACY,
+                 f"tau(kappa_tanh) = {mpmath.nstr(tau, 14)} in mpmath ({MPMATH_NODES}-node Gauss-Hermite, 30 digits)")
 
 
 def _read_margin(*, network: bool):
@@ -90,7 +120,8 @@ CHECKER = Checker(
     theorem=large_step_beats_linear.THEOREM,
     simulation="sympy proof of the erf smoothing identity; mpmath at 30 digits; risk margins over draws",
     readers={"smoothing-identity": read_smoothing_identity, "erf-tau-star": read_erf_tau_star,
-             "tanh-tau-star": read_tanh_tau_star, "beats-linear": _read_margin(network=True),
+             "tanh-tau-star": read_tanh_tau_star, "tanh-kappa-root": read_tanh_kappa_root,
+             "tanh-tau-value": read_tanh_tau_value, "beats-linear": _read_margin(network=True),
              "equivalent-stays-linear": _read_margin(network=False)},
     shared_draws=True,
 )

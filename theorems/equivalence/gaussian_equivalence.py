@@ -29,7 +29,11 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from theorems.hermite import combine, hermite_coefficients, mu_star_squared, second_moment, square_root
+import mpmath
+
+from theorems.equivalence.gaussian_equivalent_oracle import small_step_limit
+from theorems.formula import exact_number
+from theorems.hermite import Quantity, combine, hermite_coefficients, mu_star_squared, second_moment, square_root
 from theorems.onestep import common as onestep
 from theorems.statement import Constant, Mutant, Parameter, Prediction, Target, Theorem, parameter_quantity
 
@@ -46,6 +50,25 @@ CONSTANTS = (
                                  parameter_quantity("noise", parameters, digits)], lambda m, s: m + s**2),
              description="E y^2 = E sigma_*(Z)^2 + noise^2"),
 )
+
+
+def _limit(*, step: bool = True):
+    """DE_GE's deterministic limit after the step (or, for the mutant, without it)."""
+    def derive(parameters, dependencies, digits):
+        def exact(name):
+            return mpmath.mpf(str(exact_number(parameters[name]).evalf(digits + 10)))
+        with mpmath.workdps(digits + 10):
+            errors = small_step_limit(
+                **{name: dependencies[name].value for name in ("mu1", "mu_star", "teacher_mu1", "label_moment")},
+                noise_variance=exact("noise") ** 2, learning_rate=exact("learning_rate") if step else 0,
+                sample_ratio=exact("psi1"), width_ratio=exact("psi2"), ridge=exact("penalty"), digits=digits)
+        return Quantity(name="risk_limit", value=errors.risk, route="mpmath", digits=digits)
+    return Constant(name="risk_limit", derive=derive, depends_on=("mu1", "mu_star", "teacher_mu1", "label_moment"),
+                    description="the limit of DE_GE(W_1) as d, n, N grow (derived: rank-two change of the random-"
+                                "features covariance, Marchenko-Pastur traces)")
+
+
+CONSTANTS = (*CONSTANTS, _limit())
 
 
 def _without_noise(parameters, digits):
@@ -84,6 +107,12 @@ THEOREM = Theorem(
                    predict=lambda instance: Target.point(0, note="relative risk gap; resolution 0.02: the nearest "
                                                          "derivation error (mu1 5% off) moves it by 0.035"),
                    resolution=lambda instance: 0.02),
+        Prediction(name="equivalent-limit", kind="limit",
+                   statement="the mean of DE_GE(W_1) over draws, extrapolated in 1/d, -> risk_limit (derived)",
+                   predict=lambda instance: Target.point(instance.constant("risk_limit"), note=(
+                       "resolution 2.5% of the limit: the nearest derivation errors, the step left out of the limit "
+                       "and lambda scaled by n/N, move it by +3.5% and -2.9%")),
+                   resolution=lambda instance: 0.025 * float(instance.constant("risk_limit"))),
     ),
     mutants=(
         Mutant(name="mu-star-as-c2", description="mu_star replaced by the Hermite c_2 (the naming collision of "
@@ -98,5 +127,8 @@ THEOREM = Theorem(
                constant_factors={"mu_star": 0}),
         Mutant(name="noise-left-out", description="E y^2 without the label noise",
                constants={"label_moment": _without_noise}),
+        Mutant(name="step-left-out-of-limit", description="the limit of DE_GE taken at eta = 0 (the rank-two change "
+                                                          "of the step dropped)",
+               constants={"risk_limit": _limit(step=False)}),
     ),
 )

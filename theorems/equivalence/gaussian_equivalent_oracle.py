@@ -15,11 +15,15 @@ mu_star^2 with multiplicity N - rank on the rest, where psi has none.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
+import mpmath
 import numpy as np
 import scipy.linalg
 
 from theorems.deterministic_equivalent import RidgeErrors, ridge_errors
-from theorems.errors import InvalidInput
+from theorems.errors import InvalidInput, NumericalError
+from theorems.marchenko_pastur import stieltjes
 
 
 def gram_spectrum(first_layer, teacher_direction) -> tuple[np.ndarray, np.ndarray]:
@@ -65,3 +69,60 @@ def gaussian_equivalent_errors(first_layer, teacher_direction, *, mu1: float, mu
                                                             mu_star=mu_star, teacher_mu1=teacher_mu1)
     return ridge_errors(eigenvalues, projections, label_moment=label_moment, samples=samples, ridge=ridge,
                         noise_variance=noise_variance)
+
+
+@dataclass(frozen=True)
+class LimitErrors:
+    """The GE model's ridge errors in the proportional limit, as mpmath numbers."""
+
+    kappa: mpmath.mpf
+    risk: mpmath.mpf  # against the noiseless teacher
+    train_error: mpmath.mpf
+
+
+def small_step_limit(*, mu1, mu_star, teacher_mu1, label_moment, noise_variance, learning_rate, sample_ratio,
+                     width_ratio, ridge, digits: int = 30) -> LimitErrors:
+    """DE_GE in the limit d, n, N -> infinity with n/d = sample_ratio (psi1), N/d = width_ratio (psi2), after a step
+    eta = Theta(1) in Ba's normalization (docs/derivations/limits.md#small-step-limit), in mpmath at `digits`.
+
+    W_1 = W_0 + t zeta a^T + (negligible), t = eta mu1, with ||zeta||^2 -> mu1_star^2 + E y^2/psi1,
+    zeta . beta -> mu1_star and ||a|| -> 1: Sigma_1 is the random-features covariance mu1^2 W_0^T W_0 + mu_star^2 I
+    plus a rank-two change, which leaves kappa unchanged and changes psi^T (Sigma + kappa)^-1 psi by Woodbury's
+    formula; the traces come from the Marchenko-Pastur law of W_0^T W_0 (ratio psi2, `theorems.marchenko_pastur`)."""
+    with mpmath.workdps(digits + 10):
+        a, rest = mpmath.mpf(mu1) ** 2, mpmath.mpf(mu_star) ** 2
+        m, moment, noise = mpmath.mpf(teacher_mu1), mpmath.mpf(label_moment), mpmath.mpf(noise_variance)
+        y, per_width = mpmath.mpf(width_ratio), mpmath.mpf(width_ratio) / mpmath.mpf(sample_ratio)  # N/d, N/n
+        lam, t = mpmath.mpf(ridge), mpmath.mpf(learning_rate) * mpmath.mpf(mu1)
+        zeta_squared = m**2 + moment / mpmath.mpf(sample_ratio)
+        if a <= 0 or lam <= 0:
+            raise InvalidInput("the small-step limit needs mu1 != 0 and a ridge lambda > 0")
+
+        def traces(kappa):
+            """(tau0, tau1, tr Q^2 / N) with Q = (Sigma_0 + kappa)^-1: (1/N) tr Q, (1/d) tr(Q W_0^T W_0)."""
+            s = (rest + kappa) / a
+            g, g_prime = stieltjes(s, y)
+            return g / a, y * (1 - s * g) / a, g_prime / a**2
+
+        def excess(kappa):  # kappa - lambda - kappa (N/n) df1/N, df1/N = 1 - kappa tau0
+            return kappa - lam - kappa * per_width * (1 - kappa * traces(kappa)[0])
+
+        upper = lam + per_width * (a + rest) + 1
+        kappa = mpmath.findroot(excess, (lam, upper), solver="anderson")
+        if not lam <= kappa <= upper:
+            raise NumericalError(f"the effective ridge kappa = {kappa} left its bracket [{lam}, {upper}]")
+
+        def teacher_form(k):
+            """psi_1^T (Sigma_1 + k)^-1 psi_1 for the rank-two change (Woodbury)."""
+            tau0, tau1, _ = traces(k)
+            scale = a * m**2  # (mu1 mu1_star)^2
+            u = mpmath.matrix([mpmath.sqrt(scale) * m * tau1, mpmath.sqrt(scale) * t * m * tau0])
+            if t == 0:
+                return scale * tau1
+            inner = mpmath.matrix([[-zeta_squared / a + zeta_squared * tau1, 1 / (a * t)], [1 / (a * t), tau0]])
+            return scale * (tau1 + t**2 * m**2 * tau0) - (u.T * mpmath.inverse(inner) * u)[0]
+
+        tau0, _, trace_q2 = traces(kappa)
+        denominator = lam / kappa + per_width * kappa * (tau0 - kappa * trace_q2)  # 1 - df2/n, a sum of positives
+        test = (moment - teacher_form(kappa) + kappa * mpmath.diff(teacher_form, kappa)) / denominator
+        return LimitErrors(kappa=+kappa, risk=+(test - noise), train_error=+((lam / kappa) ** 2 * test))

@@ -133,7 +133,12 @@ def _strength(instance: Instance) -> str | None:
 
 
 def _gap(instance: Instance) -> Target:
-    return Target.point(0, note="relative gap (Hermite - network)/network as n = m = k grows")
+    return Target.point(0, note=(
+        "relative gap (Hermite - network)/network as n = m = k grows. Resolution 4%: what two sizes (n = 250, 500) "
+        "resolve at default fidelity (about 2.2%), with the spec's 3% criterion at n = 500 inside it. It can reject "
+        "a model without the linear term (+17% extrapolated); it cannot reject a model without the Gaussian rest "
+        "(-0.5%) or with all of E sigma^2 as the rest (gaps shrinking like n^-3/4), so a pass does not single out "
+        "the Hermite model's rest"))
 
 
 THEOREM = Theorem(
@@ -147,7 +152,8 @@ THEOREM = Theorem(
               "those of the network after one step as n = m = k grows, D = ceil(beta/(1 - beta)), b = sqrt(n/Tr "
               "Sigma_c); "
               "mechanism (Thm 3): conditionally on the component c and the structural coordinates g_c^T x the "
-              "features are Gaussian-equivalent",
+              "features are Gaussian-equivalent. Checked at n = 250 and 500 to 4%: a model without the linear term is "
+              "rejected, one without the Gaussian rest (or with too much of it) is not",
     parameters=(
         Parameter(name="activation", description="the student's activation sigma", kind="activation", default="tanh"),
         Parameter(name="alpha", description="share of the strength in the learning rate: eta = n^(alpha beta)",
