@@ -29,3 +29,4 @@ def test_quick_fidelity_rejects_the_far_mutants(mutant):
     verdict = run_check(CHECKER, seed=0, fidelity="quick", mutant=mutant)
     assert verdict.outcome == FAIL, verdict.explain()
     assert {p.name: p.outcome for p in verdict.predictions}["test-error"] == FAIL
+

@@ -23,6 +23,14 @@ def test_ranges_parse_and_bad_ones_are_refused():
             parse_range(bad)
 
 
+def test_a_step_exponent_scales_the_learning_rate_by_n_to_that_power():
+    dimension, seed = 60, 3
+    width = setting_for(registry.checker("gaussian-equivalence").theorem.instance(), dimension).width
+    grown = oracle_curve("learning_rate", [1.0], {"step_exponent": "0.5"}, dimension=dimension, seed=seed)
+    plain = oracle_curve("learning_rate", [width**0.5], dimension=dimension, seed=seed)
+    assert grown[0].risk == pytest.approx(plain[0].risk, rel=1e-12)
+
+
 def test_the_curve_at_the_theorems_own_learning_rate_is_the_oracle_of_that_step():
     dimension, seed = 60, 3
     curve = oracle_curve("learning_rate", [0.0, 1.0], dimension=dimension, seed=seed)

@@ -42,10 +42,11 @@ def _simulated(parameters: tuple, dimension: int, entropy, spawn_key) -> tuple[f
     instance = gaussian_equivalence.THEOREM.instance(dict(parameters))
     sigma, teacher = instance["activation"], instance["teacher"]
     rng = np.random.default_rng(np.random.SeedSequence(entropy, spawn_key=spawn_key))
-    step = one_step(setting_for(instance, dimension, learning_rate=float(instance["learning_rate"])), rng)
+    width = setting_for(instance, dimension).width
+    learning_rate = float(instance["learning_rate"]) * width ** float(instance["step_exponent"])  # eta N^a
+    step = one_step(setting_for(instance, dimension, learning_rate=learning_rate), rng)
     weights, beta = step.updated_weights(), step.teacher_direction
     x, y, _ = draw_data(step.setting, rng, beta)
-    width = weights.shape[1]
     readout = fit_ridge(sigma(x @ weights) / math.sqrt(width), y, float(instance["penalty"]))
     if sigma.name == "erf" and teacher.name == "erf":
         risk = readout_risk(readout, *erf_feature_moments(weights, beta))

@@ -5,7 +5,8 @@ first step is drawn at dimension d from the seed (W_0, the step's data and the s
 then exact given that draw: for each value of the varied parameter, the deterministic equivalent
 (`theorems.deterministic_equivalent`) of ridge on the Gaussian-equivalent features of W_1 gives the risk
 (against the noiseless teacher), the test error (against a noisy label) and the train error. Varying:
-- `learning_rate`: W_1 = W_0 + eta sqrt(N) G_0 with the same W_0 and G_0 for every eta (one gradient);
+- `learning_rate`: W_1 = W_0 + eta sqrt(N) G_0 with the same W_0 and G_0 for every eta (one gradient), and
+  eta = learning_rate N^a with the instance's step_exponent a;
 - `penalty`: lambda of the ridge, on one W_1;
 - `ridge_ratio`: the ridge stage's samples per dimension n_ridge/d, on one W_1 (the step keeps psi1).
 A researcher can put this curve beside their own simulation of the same setting.
@@ -71,8 +72,10 @@ def oracle_curve(variable: str, values: list[float], parameters: dict | None = N
     step = one_step(setting_for(instance, dimension, learning_rate=0.0), np.random.default_rng(seed))
     width = step.gradient.shape[1]
 
+    growth = width ** float(instance["step_exponent"])  # eta = learning_rate N^a
+
     def gram(learning_rate: float):
-        return gram_spectrum(step.initial_weights + learning_rate * math.sqrt(width) * step.gradient,
+        return gram_spectrum(step.initial_weights + learning_rate * growth * math.sqrt(width) * step.gradient,
                              step.teacher_direction)
 
     fixed = gram(float(instance["learning_rate"])) if variable != "learning_rate" else None
