@@ -20,13 +20,14 @@ from theorems.statement import PROVENANCES
 CHECKERS = registry.builtin_checkers()
 IDS = [c.id for c in CHECKERS]
 # The checks whose stated resolution needs more than quick fidelity's samples (the test below keeps this list from
-# growing unnoticed): gaussian-equivalence resolves 2% of the risk, giant-step-risk 3-6% of its errors, both after
-# extrapolating three sizes in 1/d
-RESOLVED_ONLY_AT_DEFAULT = {"gaussian-equivalence", "giant-step-risk"}
-# The checks whose near mutants survive quick fidelity and cost minutes at default (giant-step-risk: about 2.5 min
-# of simulation for its two near mutants): their mutant test runs on request (-m slow); tests/test_<theorem>.py
-# keeps a default-suite test that quick fidelity rejects their far mutants
-MUTANTS_ONLY_SLOW = {"giant-step-risk"}
+# growing unnoticed): gaussian-equivalence resolves 2% of the risk, giant-step-risk 3-6% of its errors,
+# hermite-equivalence 3% and 8% of its gaps, each after extrapolating three sizes
+RESOLVED_ONLY_AT_DEFAULT = {"gaussian-equivalence", "giant-step-risk", "hermite-equivalence"}
+# The checks whose mutants survive quick fidelity and cost minutes at default (giant-step-risk: about 2.5 min of
+# simulation for its two near mutants; hermite-equivalence: about a minute for each of its two): their mutant test
+# runs on request (-m slow), and tests/test_<theorem>.py keeps a default-suite test that each mutant reaches the
+# simulation or is rejected at quick fidelity
+MUTANTS_ONLY_SLOW = {"giant-step-risk", "hermite-equivalence"}
 
 
 @pytest.mark.parametrize("checker", CHECKERS, ids=IDS)

@@ -13,8 +13,11 @@ def gaussian_equivalent_map(mu1: float, mu_star: float):
     return lambda pre, rng: mu1 * pre + mu_star * rng.standard_normal(pre.shape)
 
 
-def hermite_surrogate_map(coefficients, second_moment: float):
-    """H -> sum_k c_k He_k(H) + sqrt(E sigma^2 - sum_k k! c_k^2) Xi, Xi iid N(0, 1) per entry."""
+def hermite_surrogate_map(coefficients, second_moment: float, rest_variance: float | None = None):
+    """H -> sum_k c_k He_k(H) + rest Xi, Xi iid N(0, 1) per entry, with rest^2 = E sigma^2 - sum_k k! c_k^2 unless
+    `rest_variance` says otherwise (a statement's constant, which a mutant may change)."""
     coefficients = [float(c) for c in coefficients]
-    rest = math.sqrt(max(second_moment - sum(math.factorial(k) * c**2 for k, c in enumerate(coefficients)), 0.0))
+    if rest_variance is None:
+        rest_variance = second_moment - sum(math.factorial(k) * c**2 for k, c in enumerate(coefficients))
+    rest = math.sqrt(max(rest_variance, 0.0))
     return lambda pre, rng: hermeval(pre, coefficients) + rest * rng.standard_normal(pre.shape)
