@@ -196,16 +196,21 @@ def build_parser() -> argparse.ArgumentParser:
     calibrate.add_argument("--json", action="store_true", help="print the rates as JSON (and no progress bar)")
 
     oracle = commands.add_parser("oracle", parents=[common],
-                                 help="the exact curve of the GE ridge risk after one step against a parameter")
+                                 help="the exact curve of ridge errors after one step against a parameter")
+    oracle.add_argument("theorem", nargs="?", default="gaussian-equivalence",
+                        choices=("gaussian-equivalence", "giant-step-risk"),
+                        help="gaussian-equivalence (default): the GE model's deterministic equivalent given a drawn "
+                             "step; giant-step-risk: Cui et al.'s Result 3.3 in the limit")
     oracle.add_argument("--vary", required=True, metavar="NAME=START:STOP:COUNT[:log]",
-                        help="learning_rate, penalty (the ridge lambda) or ridge_ratio (ridge samples per dimension)")
+                        help="gaussian-equivalence: learning_rate, penalty (the ridge lambda) or ridge_ratio (ridge "
+                             "samples per dimension); giant-step-risk: sample_ratio (n/p), penalty (lambda_C), "
+                             "width_ratio (p/d), eta or alpha0")
     oracle.add_argument("--param", action="append", type=_key_value, default=[], metavar="NAME=VALUE",
-                        help="a parameter of gaussian-equivalence held fixed (repeatable; see thmcheck show "
-                             "gaussian-equivalence)")
+                        help="a parameter of the theorem held fixed (repeatable; see thmcheck show THEOREM)")
     oracle.add_argument("--dimension", type=_bounded_int("dimension", 2, 4000), default=200,
-                        help="d of the drawn step (n = psi1 d, N = psi2 d; default 200)")
+                        help="gaussian-equivalence: d of the drawn step (n = psi1 d, N = psi2 d; default 200)")
     oracle.add_argument("--seed", type=_bounded_int("seed", 0, 2**63 - 1), default=0,
-                        help="seed of the drawn step (default 0)")
+                        help="gaussian-equivalence: seed of the drawn step (default 0)")
     oracle.add_argument("--plot", metavar="FILE", help="also draw the curve to a PNG file (needs matplotlib)")
     oracle.add_argument("--json", action="store_true", help="print the curve as JSON")
 
@@ -562,9 +567,11 @@ def _calibrate(arguments) -> int:
 
 
 def _oracle(arguments) -> int:
-    from checkers.equivalence.oracle_curve import oracle_curve, parse_range
+    from checkers.equivalence.oracle_curve import THEOREMS, oracle_curve, parse_range
 
-    variable, values = parse_range(arguments.vary)
+    variable, values = parse_range(arguments.vary, THEOREMS[arguments.theorem])
+    if arguments.theorem == "giant-step-risk":
+        return _giant_step_oracle(arguments, variable, values)
     points = oracle_curve(variable, values, dict(arguments.param), dimension=arguments.dimension,
                           seed=arguments.seed)
     if arguments.plot:
@@ -590,6 +597,34 @@ def _oracle(arguments) -> int:
     print(f"{variable:>14}  {'risk':>12}  {'test error':>12}  {'train error':>12}  {'kappa':>12}")
     for p in points:
         print(f"{p.value:>14.6g}  {p.risk:>12.8g}  {p.test_error:>12.8g}  {p.train_error:>12.8g}  {p.kappa:>12.6g}")
+    return EXIT_PASS
+
+
+def _giant_step_oracle(arguments, variable: str, values: list[float]) -> int:
+    from checkers.equivalence.oracle_curve import giant_step_curve
+
+    points = giant_step_curve(variable, values, dict(arguments.param))
+    if arguments.plot:
+        plt = pyplot("plots")
+        figure, axis = plt.subplots(figsize=(6.4, 4))
+        axis.plot([p.value for p in points], [p.test_error for p in points], label="test error (noiseless teacher)")
+        axis.plot([p.value for p in points], [p.train_error for p in points], "--", label="train error")
+        axis.set_xlabel(variable)
+        axis.set_ylabel("Result 3.3 in the limit (dimensionless)")
+        axis.set_title("ridge after one giant step: Cui et al.'s Result 3.3", fontsize=9)
+        axis.legend(fontsize=8)
+        figure.tight_layout()
+        figure.savefig(arguments.plot, dpi=100)
+        plt.close(figure)
+    if arguments.json:
+        print(json.dumps({"theorem": "giant-step-risk", "variable": variable, "parameters": dict(arguments.param),
+                          "points": [vars(p) for p in points]}, indent=2, allow_nan=False))
+        return EXIT_PASS
+    print("Cui et al.'s Result 3.3 in the limit after one giant step; test error against the noiseless teacher")
+    print(f"{variable:>14}  {'test error':>12}  {'train error':>12}  {'iterations':>10}")
+    for p in points:
+        iterations = str(p.iterations) if p.iterations else "-"
+        print(f"{p.value:>14.6g}  {p.test_error:>12.8g}  {p.train_error:>12.8g}  {iterations:>10}")
     return EXIT_PASS
 
 

@@ -59,3 +59,26 @@ def test_the_command(capsys, tmp_path):
     assert "kappa" in capsys.readouterr().out
     assert main(["oracle", "--vary", "depth=1:2:3"]) == 2
     assert main(["oracle", "--vary", "penalty=0:1:3", "--param", "psi1=-1"]) == 2
+
+
+def test_the_giant_step_curve_passes_through_the_reference_settings():
+    # B6 (the defaults, alpha = n/p = 2) on a warm-started curve over alpha, and B2 (no noise, eta~ = 3) on a curve
+    # over eta~: the reference values of tests/test_giant_step_oracle.py
+    from checkers.equivalence.oracle_curve import giant_step_curve
+    from tests.test_giant_step_oracle import REFERENCES
+    by_ratio = giant_step_curve("sample_ratio", [0.5, 1.0, 2.0, 3.0])
+    assert by_ratio[2].test_error == pytest.approx(REFERENCES["B6"][1][0], abs=6e-9)
+    assert by_ratio[2].train_error == pytest.approx(REFERENCES["B6"][1][1], abs=6e-9)
+    assert all(p.iterations > 0 for p in by_ratio)
+    assert [p.test_error for p in by_ratio] == sorted((p.test_error for p in by_ratio), reverse=True)
+    by_step = giant_step_curve("eta", [3.0], {"noise": "0"})
+    assert by_step[0].test_error == pytest.approx(REFERENCES["B2"][1][0], abs=6e-9)
+    with pytest.raises(InvalidInput):
+        giant_step_curve("learning_rate", [1.0])
+
+
+def test_the_giant_step_command(capsys):
+    code = main(["oracle", "giant-step-risk", "--vary", "penalty=0.01:1:3:log", "--json"])
+    data = json.loads(capsys.readouterr().out)
+    assert code == 0 and data["theorem"] == "giant-step-risk" and len(data["points"]) == 3
+    assert main(["oracle", "giant-step-risk", "--vary", "ridge_ratio=1:2:3"]) == 2

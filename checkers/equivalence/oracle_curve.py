@@ -1,4 +1,5 @@
-"""The exact curve of the Gaussian-equivalent ridge errors after one step, against one parameter (`thmcheck oracle`).
+"""Exact curves of ridge errors after one step against one parameter (`thmcheck oracle`): the Gaussian-equivalent
+model given a drawn step, or Cui et al.'s Result 3.3 in the limit after a giant step.
 
 Setting: gaussian-equivalence's (Ba et al.'s normalization, `theorems.equivalence.gaussian_equivalence`). One
 first step is drawn at dimension d from the seed (W_0, the step's data and the second layer a); the curve is
@@ -10,6 +11,12 @@ then exact given that draw: for each value of the varied parameter, the determin
 - `penalty`: lambda of the ridge, on one W_1;
 - `ridge_ratio`: the ridge stage's samples per dimension n_ridge/d, on one W_1 (the step keeps psi1).
 A researcher can put this curve beside their own simulation of the same setting.
+
+Setting giant-step-risk's (Cui et al.'s conventions, `theorems.equivalence.giant_step_risk`): nothing is drawn; each
+point is Result 3.3's fixed point in the limit (`theorems.equivalence.giant_step_oracle`), the test error against
+the noiseless teacher and the training error, with the iterations it took. Varying `sample_ratio` (alpha = n/p),
+`penalty` (lambda_C) or `width_ratio` (p/d) reuses the Gaussian averages and warm-starts each point from the last;
+varying `eta` (the step eta~) or `alpha0` (the step's samples per dimension) recomputes r, c and gamma per point.
 """
 
 from __future__ import annotations
@@ -24,9 +31,12 @@ from checkers.equivalence.gaussian_equivalence import equivalent_risk
 from checkers.onestep.draws import setting_for
 from checkers.onestep.simulation import one_step
 from theorems.equivalence.gaussian_equivalent_oracle import gram_spectrum
+from theorems.equivalence.giant_step_oracle import MarchenkoPastur, channels, solve
 from theorems.errors import InvalidInput
 
 VARIABLES = ("learning_rate", "penalty", "ridge_ratio")
+GIANT_STEP_VARIABLES = ("sample_ratio", "penalty", "width_ratio", "eta", "alpha0")
+THEOREMS = {"gaussian-equivalence": VARIABLES, "giant-step-risk": GIANT_STEP_VARIABLES}
 MAX_POINTS = 1000
 MAX_DIMENSION = 4000
 
@@ -40,12 +50,20 @@ class CurvePoint:
     kappa: float
 
 
-def parse_range(text: str) -> tuple[str, list[float]]:
+@dataclass(frozen=True)
+class GiantStepPoint:
+    value: float
+    test_error: float
+    train_error: float
+    iterations: int
+
+
+def parse_range(text: str, variables: tuple[str, ...] = VARIABLES) -> tuple[str, list[float]]:
     """NAME=START:STOP:COUNT (evenly spaced; geometric with NAME=START:STOP:COUNT:log) -> (name, values)."""
     name, _, spec = text.partition("=")
     name, parts = name.strip(), spec.split(":")
-    if name not in VARIABLES:
-        raise InvalidInput(f"--vary takes one of {', '.join(VARIABLES)}, got {name!r}")
+    if name not in variables:
+        raise InvalidInput(f"--vary takes one of {', '.join(variables)}, got {name!r}")
     if len(parts) not in (3, 4) or (len(parts) == 4 and parts[3] != "log"):
         raise InvalidInput(f"--vary needs NAME=START:STOP:COUNT[:log], got {text!r}")
     try:
@@ -89,4 +107,37 @@ def oracle_curve(variable: str, values: list[float], parameters: dict | None = N
                                  ridge=value if variable == "penalty" else None)
         points.append(CurvePoint(value=float(value), risk=errors.risk, test_error=errors.test_error,
                                  train_error=errors.train_error, kappa=errors.kappa))
+    return points
+
+
+def giant_step_curve(variable: str, values: list[float], parameters: dict | None = None) -> list[GiantStepPoint]:
+    """Result 3.3's test and training errors in the limit along one parameter of giant-step-risk."""
+    if variable not in GIANT_STEP_VARIABLES:
+        raise InvalidInput(f"the curve varies one of {', '.join(GIANT_STEP_VARIABLES)}, got {variable!r}")
+    theorem = registry.checker("giant-step-risk").theorem
+    base = dict(parameters or {})
+    if variable in ("eta", "alpha0"):  # r, c and gamma change with the point: one instance each
+        points = []
+        for value in values:
+            instance = theorem.instance({**base, variable: repr(float(value))})
+            points.append(GiantStepPoint(float(value), float(instance.constant("test_error")),
+                                         float(instance.constant("train_error")), 0))
+        return points
+    instance = theorem.instance(base)
+    for value in values:  # validate every point before solving any
+        theorem.instance({**base, variable: repr(float(value))})
+    constants = {name: float(instance.constant(name)) for name in ("r", "c", "gamma")}
+    sigma, teacher = instance["activation"], instance["teacher"]
+    ch = channels(sigma, teacher, spike=constants["r"], inflation=constants["c"], overlap=constants["gamma"])
+    fixed = {"sample_ratio": float(instance["sample_ratio"]), "penalty": float(instance.constant("solver_penalty")),
+             "width_ratio": float(instance["width_ratio"])}
+    points, start = [], None
+    for value in values:
+        setting = {**fixed, variable: float(value)}
+        errors = solve(ch, MarchenkoPastur(constants["c"], setting["width_ratio"]),
+                       sample_ratio=setting["sample_ratio"], ridge=setting["penalty"],
+                       noise=float(instance.constant("readout_noise")), start=start)
+        start = tuple(errors.overlaps.values())
+        points.append(GiantStepPoint(float(value), errors.test_error + float(instance.constant("test_noise")),
+                                     errors.train_error, errors.iterations))
     return points
