@@ -16,6 +16,7 @@ def _():
     from scipy.special import erf
 
     from checkers.equivalence.feature_maps import gaussian_equivalent_map, hermite_surrogate_map
+    from checkers.equivalence.hermite_equivalence import degree_one_risk
     from checkers.equivalence.mixture_readout import mixture_errors
     from checkers.equivalence.ridge import readout
     from checkers.onestep.simulation import OneStepSetting, one_step
@@ -23,9 +24,9 @@ def _():
     from theorems.equivalence.gaussian_equivalent_oracle import gaussian_equivalent_errors
     from theorems.equivalence.large_step_beats_linear import tau_numeric
     from theorems.hermite import hermite_coefficients, mu_star_squared, second_moment
-    return (OneStepSetting, activation, erf, gaussian_equivalent_errors, gaussian_equivalent_map, hermite_coefficients,
-            hermite_surrogate_map, mixture_errors, mo, mu_star_squared, np, one_step, plt, readout, second_moment,
-            tau_numeric)
+    return (OneStepSetting, activation, degree_one_risk, erf, gaussian_equivalent_errors, gaussian_equivalent_map,
+            hermite_coefficients, hermite_surrogate_map, mixture_errors, mo, mu_star_squared, np, one_step, plt,
+            readout, second_moment, tau_numeric)
 
 
 @app.cell
@@ -57,7 +58,10 @@ def _(mo):
     points are means over the draws with 95% intervals (slightly offset so the bars do not overlap). The grey
     line is exact: the deterministic equivalent of the GE model's risk given each draw's W_1
     (`docs/derivations/limits.md#ge-oracle`), averaged over the draws. Where the network leaves it (beyond
-    alpha = 1/4) Gaussian equivalence has broken.
+    alpha = 1/4) Gaussian equivalence has broken. The dashed line is exact too: the degree-1 Hermite surrogate
+    $c_0 + c_1 u + $ rest is a Gaussian model, mean included, so the same deterministic equivalent gives its risk
+    (`docs/derivations/equivalence.md#hermite-equivalence`); the simulated degree-1 points should sit on it, and
+    the network leaves it once a second spike appears.
     """)
     return
 
@@ -65,14 +69,14 @@ def _(mo):
 @app.cell
 def _(mo):
     size = mo.ui.slider(100, 600, step=50, value=150, label="n = d = N")
-    draws = mo.ui.slider(2, 16, step=1, value=4, label="draws per point")
+    draws = mo.ui.slider(2, 24, step=1, value=8, label="draws per point")
     mo.hstack([size, draws], justify="start")
     return draws, size
 
 
 @app.cell
-def _(OneStepSetting, activation, draws, gaussian_equivalent_errors, gaussian_equivalent_map, hermite_coefficients,
-      hermite_surrogate_map, mu_star_squared, np, one_step, plt, readout, second_moment, size):
+def _(OneStepSetting, activation, degree_one_risk, draws, gaussian_equivalent_errors, gaussian_equivalent_map,
+      hermite_coefficients, hermite_surrogate_map, mu_star_squared, np, one_step, plt, readout, second_moment, size):
     _sigma = activation("log(1 + exp(z)) + tanh(z)")
     _teacher = activation("z + (z**2 - 1)/sqrt(2)")
     _coefficients = [float(c) for c in hermite_coefficients(_sigma, 3, digits=20).coefficients]
@@ -85,7 +89,9 @@ def _(OneStepSetting, activation, draws, gaussian_equivalent_errors, gaussian_eq
     _maps.update({f"Hermite degree {k}": hermite_surrogate_map(_coefficients[:k + 1], _moment) for k in (1, 2, 3)})
     _errors = {_name: np.zeros((len(_exponents), draws.value)) for _name in _maps}
     _oracle = np.zeros((len(_exponents), draws.value))
-    _teacher_mu1 = float(hermite_coefficients(_teacher, 1, digits=20).coefficients[1])
+    _degree_one = np.zeros((len(_exponents), draws.value))
+    _teacher_coefficients = [float(c) for c in hermite_coefficients(_teacher, 1, digits=20).coefficients]
+    _teacher_mu1 = _teacher_coefficients[1]
     _label_moment = float(second_moment(_teacher, digits=20).value) + 0.01  # E y^2 with noise 0.1
     for _i, _alpha in enumerate(_exponents):
         for _draw in range(draws.value):
@@ -98,9 +104,13 @@ def _(OneStepSetting, activation, draws, gaussian_equivalent_errors, gaussian_eq
                 _step.updated_weights(), _step.teacher_direction, mu1=_coefficients[1], mu_star=_mu_star,
                 teacher_mu1=_teacher_mu1, label_moment=_label_moment, samples=_n, ridge=0.8,
                 noise_variance=0.01).risk
+            _degree_one[_i, _draw] = degree_one_risk(_step.updated_weights(), _step.teacher_direction, _coefficients,
+                                                     _moment, _teacher_coefficients, _label_moment, _n, 0.8, 0.01)
     _figure, _axis = plt.subplots(figsize=(8, 4.5))
     _axis.plot(_exponents, _oracle.mean(axis=1), "-", color="k", lw=2, alpha=0.5,
                label="theory: deterministic equivalent of the GE model given each W_1")
+    _axis.plot(_exponents, _degree_one.mean(axis=1), "--", color="C2", lw=2, alpha=0.6,
+               label="theory: exact Hermite degree 1 (with its mean c_0) given each W_1")
     for _k, (_name, _values) in enumerate(_errors.items()):
         _axis.errorbar(_exponents + 0.004 * (_k - 2), _values.mean(axis=1),
                        yerr=1.96 * _values.std(axis=1, ddof=1) / np.sqrt(draws.value), capsize=3,
