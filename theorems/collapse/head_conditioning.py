@@ -50,7 +50,9 @@ THEOREM = Theorem(
         Prediction(name="weyl", kind="inequality",
                    statement="for every generated near-balanced chain: max_i |s_i(A)^2 - s_i(W_L)^(2 L2)| <= "
                              "bound_scale delta",
-                   predict=lambda instance: Target.at_least(0, note="smallest margin bound_scale - gap/delta"),
+                   predict=lambda instance: Target.at_least(0, note="smallest margin bound_scale - gap/delta; "
+                                                         "the near-tight construction (graded diagonal chain) is "
+                                                         "among the chains, so gap/delta reaches 1 - O(eps2/r^2)"),
                    resolution=lambda instance: 1e-6),
         Prediction(name="condition-bound", kind="inequality",
                    statement="for the same chains: kappa(W_L) <= ((s_1(A)^2 + delta)/(s_K(A)^2 - delta))^(1/(2 L2))",
@@ -65,6 +67,8 @@ THEOREM = Theorem(
         Mutant(name="root-exponent-off", description="kappa(W_L) = kappa(A)^(1/(L2 - 1))",
                definitions={"root_exponent": lambda depth: mpmath.mpf(1) / (depth - 1)}),
         Mutant(name="delta-halved", description="delta multiplied by 1/2", constant_factors={"bound_scale": 0.5}),
+        Mutant(name="delta-ten-percent-low", description="delta multiplied by 0.9 (a near error: the near-tight "
+               "construction reaches gap/delta = 0.9999)", constant_factors={"bound_scale": 0.9}),
     ),
     definitions={"root_exponent": lambda depth: mpmath.mpf(1) / depth},
 )
