@@ -1,5 +1,7 @@
 """The dual-kernel theorem: conjecture mode flips verdicts, edge cases, and its calibration (slow)."""
 
+import math
+
 import pytest
 import scipy.stats
 
@@ -22,12 +24,24 @@ def test_nudging_a_leading_constant_by_three_percent_fails(constant, factor):
 
 @pytest.mark.parametrize("activation", ["tanh", "sigmoid", "gelu", "softplus", "tanh(z) + 0.1*z**2"])
 def test_no_closed_form_activations_pass_by_monte_carlo_and_mutants_fail(activation):
+    # the tail bound is checked against a converged quadrature where no closed form is known
     verdict = run_check(CHECKER, {"activation": activation, "rho": "-0.4"}, fidelity="quick")
     assert verdict.outcome == PASS, verdict.explain()
     outcomes = {p.name: p.outcome for p in verdict.predictions}
-    assert outcomes == {"closed-form": "not applicable", "monte-carlo": PASS, "tail-bound": "not applicable"}
+    assert outcomes == {"closed-form": "not applicable", "monte-carlo": PASS, "tail-bound": PASS}
     for mutant in ("factorial-dropped", "coefficient-not-squared", "c1-nudged"):
         assert run_check(CHECKER, {"activation": activation, "rho": "-0.4"}, mutant=mutant).outcome == FAIL
+
+
+@pytest.mark.parametrize("rho", [-1.0, -0.37, 0.0, 0.5, 0.99, 1.0])
+def test_the_quadrature_reference_is_within_its_stated_accuracy_of_the_closed_form(rho):
+    # erf has Williams' arcsine kernel: the reference the tail bound uses where no closed form is known must agree
+    # with it within the accuracy it states for itself
+    from checkers.kernels.dual_kernel import quadrature_reference
+    instance = CHECKER.theorem.instance({"activation": "erf", "rho": repr(rho)})
+    value, accuracy = quadrature_reference(instance, rho)
+    exact = 2 / math.pi * math.asin(2 * rho / 3)
+    assert abs(value - exact) <= accuracy and accuracy < 1e-12
 
 
 @pytest.mark.parametrize("rho", ["1", "-1", "0"])
