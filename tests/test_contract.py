@@ -66,7 +66,8 @@ def test_constants_derive_and_match_snapshot(checker):
     for quantity in constants.values():
         assert mpmath.isfinite(quantity.value)
     check_snapshot(f"constants-{checker.id}", {
-        name: {"value": q.decimal(30), "route": q.route, "exact": None if q.exact is None else str(q.exact)}
+        name: {"value": q.decimal(min(30, q.digits)), "route": q.route,
+               "exact": None if q.exact is None else str(q.exact)}
         for name, q in constants.items()})
 
 

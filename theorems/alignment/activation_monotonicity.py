@@ -34,12 +34,15 @@ from theorems.alignment.common import (
 from theorems.hermite import Quantity
 from theorems.statement import Constant, Mutant, Prediction, Target, Theorem
 
+FLOAT64_DIGITS = 15  # a few float64 operations on the data (a minimum of cosines, one quotient): 15 digits hold
+
 
 def _data_constant(name, measure):
-    """A constant measured on the deterministic data (float64; W_max = 1)."""
+    """A constant measured on the deterministic data (float64, stated to FLOAT64_DIGITS digits; W_max = 1)."""
     def derive(parameters, digits):
         x, y = reference_data(parameters["per_class"], parameters["dimension"], parameters["configuration"])
-        return Quantity(name=name, value=measure(x, y, parameters), route="float64", digits=digits)
+        return Quantity(name=name, value=measure(x, y, parameters), route="float64",
+                        digits=min(digits, FLOAT64_DIGITS))
     return Constant.of_parameters(name, derive)
 
 
