@@ -22,11 +22,12 @@ def _():
     from checkers.onestep.simulation import OneStepSetting, one_step
     from theorems.activations import activation
     from theorems.equivalence.gaussian_equivalent_oracle import gaussian_equivalent_errors
+    from theorems.equivalence.kernel_oracle import kernel_errors
     from theorems.equivalence.large_step_beats_linear import tau_numeric
     from theorems.hermite import hermite_coefficients, mu_star_squared, second_moment
     return (OneStepSetting, activation, degree_one_risk, erf, gaussian_equivalent_errors, gaussian_equivalent_map,
-            hermite_coefficients, hermite_surrogate_map, mixture_errors, mo, mu_star_squared, np, one_step, plt,
-            readout, second_moment, tau_numeric)
+            hermite_coefficients, hermite_surrogate_map, kernel_errors, mixture_errors, mo, mu_star_squared, np,
+            one_step, plt, readout, second_moment, tau_numeric)
 
 
 @app.cell
@@ -61,7 +62,10 @@ def _(mo):
     alpha = 1/4) Gaussian equivalence has broken. The dashed line is exact too: the degree-1 Hermite surrogate
     $c_0 + c_1 u + $ rest is a Gaussian model, mean included, so the same deterministic equivalent gives its risk
     (`docs/derivations/equivalence.md#hermite-equivalence`); the simulated degree-1 points should sit on it, and
-    the network leaves it once a second spike appears.
+    the network leaves it once a second spike appears. The wide pale line is the network's own "kernel"
+    deterministic equivalent: ridge on Gaussian features with the network's exact feature moments given W_1
+    (`docs/derivations/limits.md#kernel-oracle`); it is not a theorem, and it tracks the network where its
+    non-Gaussian fluctuations do not matter.
     """)
     return
 
@@ -76,7 +80,8 @@ def _(mo):
 
 @app.cell
 def _(OneStepSetting, activation, degree_one_risk, draws, gaussian_equivalent_errors, gaussian_equivalent_map,
-      hermite_coefficients, hermite_surrogate_map, mu_star_squared, np, one_step, plt, readout, second_moment, size):
+      hermite_coefficients, hermite_surrogate_map, kernel_errors, mu_star_squared, np, one_step, plt, readout,
+      second_moment, size):
     _sigma = activation("log(1 + exp(z)) + tanh(z)")
     _teacher = activation("z + (z**2 - 1)/sqrt(2)")
     _coefficients = [float(c) for c in hermite_coefficients(_sigma, 3, digits=20).coefficients]
@@ -90,6 +95,7 @@ def _(OneStepSetting, activation, degree_one_risk, draws, gaussian_equivalent_er
     _errors = {_name: np.zeros((len(_exponents), draws.value)) for _name in _maps}
     _oracle = np.zeros((len(_exponents), draws.value))
     _degree_one = np.zeros((len(_exponents), draws.value))
+    _kernel = np.zeros((len(_exponents), draws.value))
     _teacher_coefficients = [float(c) for c in hermite_coefficients(_teacher, 1, digits=20).coefficients]
     _teacher_mu1 = _teacher_coefficients[1]
     _label_moment = float(second_moment(_teacher, digits=20).value) + 0.01  # E y^2 with noise 0.1
@@ -106,9 +112,13 @@ def _(OneStepSetting, activation, degree_one_risk, draws, gaussian_equivalent_er
                 noise_variance=0.01).risk
             _degree_one[_i, _draw] = degree_one_risk(_step.updated_weights(), _step.teacher_direction, _coefficients,
                                                      _moment, _teacher_coefficients, _label_moment, _n, 0.8, 0.01)
+            _kernel[_i, _draw] = kernel_errors(_step.updated_weights(), _step.teacher_direction, _sigma, _teacher,
+                                               samples=_n, ridge=0.8, noise_variance=0.01, nodes=24).risk
     _figure, _axis = plt.subplots(figsize=(8, 4.5))
     _axis.plot(_exponents, _oracle.mean(axis=1), "-", color="k", lw=2, alpha=0.5,
                label="theory: deterministic equivalent of the GE model given each W_1")
+    _axis.plot(_exponents, _kernel.mean(axis=1), "-", color="C0", lw=3, alpha=0.35,
+               label="the network's kernel DE given each W_1 (its own feature moments; empirical, not a theorem)")
     _axis.plot(_exponents, _degree_one.mean(axis=1), "--", color="C2", lw=2, alpha=0.6,
                label="theory: exact Hermite degree 1 (with its mean c_0) given each W_1")
     for _k, (_name, _values) in enumerate(_errors.items()):

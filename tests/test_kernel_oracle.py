@@ -1,0 +1,53 @@
+"""theorems.equivalence.kernel_oracle: the network's feature moments by Gauss-Hermite against closed forms (a
+polynomial, where the rule is exact; erf, where Williams' arcsine kernel gives them)."""
+
+import numpy as np
+
+from checkers.equivalence.exact_risk import erf_feature_moments
+from theorems.activations import activation
+from theorems.equivalence.kernel_oracle import kernel_errors, network_feature_moments
+
+
+def _layer(seed=0, d=40, width=30):
+    rng = np.random.default_rng(seed)
+    weights = rng.standard_normal((d, width)) / np.sqrt(d)
+    weights[:, :4] += 0.8 / np.sqrt(d)  # a few neurons share a direction, so the cosines are not all small
+    beta = rng.standard_normal(d)
+    return weights, beta / np.linalg.norm(beta)
+
+
+def test_a_polynomial_activation_is_integrated_exactly():
+    # E u^2 v^2 = |w_i|^2 |w_j|^2 + 2 (w_i . w_j)^2 and E u^2 (beta . x) = 0 for Gaussian (u, v)
+    weights, beta = _layer()
+    square, linear = activation("z**2"), activation("z")
+    covariance, cross, moment = network_feature_moments(weights, beta, square, linear, nodes=4)
+    gram = weights.T @ weights
+    norms = np.diag(gram)
+    assert np.allclose(covariance, np.outer(norms, norms) + 2 * gram**2, rtol=1e-12, atol=1e-14)
+    assert np.allclose(cross, 0.0, atol=1e-14) and abs(moment - 1) < 1e-14
+
+
+def test_erf_moments_converge_to_the_arcsine_kernel():
+    weights, beta = _layer(1)
+    width = weights.shape[1]
+    erf = activation("erf")
+    exact_covariance, exact_cross, exact_moment = erf_feature_moments(weights, beta)  # with 1/N, 1/sqrt(N) scaling
+    errors = []
+    for nodes in (16, 32, 48):
+        covariance, cross, moment = network_feature_moments(weights, beta, erf, erf, nodes=nodes)
+        errors.append(max(np.max(np.abs(covariance / width - exact_covariance)) * width,
+                          np.max(np.abs(cross / np.sqrt(width) - exact_cross)) * np.sqrt(width),
+                          abs(moment - exact_moment)))
+    assert errors[0] > errors[1] > errors[2] and errors[2] < 1e-5
+
+
+def test_the_kernel_equivalent_of_erf_features_is_the_arcsine_one():
+    from theorems.deterministic_equivalent import ridge_errors_from_moments
+    weights, beta = _layer(2)
+    width = weights.shape[1]
+    erf = activation("erf")
+    covariance, cross, moment = erf_feature_moments(weights, beta)
+    exact = ridge_errors_from_moments(covariance * width, cross * np.sqrt(width), label_moment=moment + 0.01,
+                                      samples=80, ridge=0.1, noise_variance=0.01)
+    quadrature = kernel_errors(weights, beta, erf, erf, samples=80, ridge=0.1, noise_variance=0.01, nodes=48)
+    assert abs(quadrature.risk / exact.risk - 1) < 1e-4
