@@ -183,7 +183,7 @@ def _run_check(checker: Checker, parameters: Mapping[str, Any] | None, overrides
         predictions=tuple(results), parameters=instance.describe_parameters(),
         overrides={name: str(value) for name, value in instance.overrides.items()},
         assumption_failures=tuple(failures), seed=seed, fidelity=fidelity, false_fail_rate=false_fail_rate,
-        elapsed_seconds=time.perf_counter() - started, mutant=mutant)
+        elapsed_seconds=time.perf_counter() - started, mutant=mutant, expected_failure=theorem.expected_failure)
 
 
 def _mutant_versions(instance: Instance) -> dict[str, Instance]:

@@ -78,10 +78,19 @@ class Verdict:
     false_fail_rate: float = 1e-6
     elapsed_seconds: float = 0.0
     mutant: str | None = None
+    expected_failure: str = ""  # the theorem's `expected_failure`: why this statement is known to fail its check
 
     @property
     def passed(self) -> bool:
         return self.outcome == PASS
+
+    @property
+    def as_expected(self) -> bool:
+        """False for a fail that was not expected and for a pass that was expected to fail (the outcomes that
+        make `thmcheck check` exit 1); a mutant's run is expected to fail, and is judged elsewhere."""
+        if self.expected_failure and self.mutant is None:
+            return self.outcome != PASS
+        return self.outcome != FAIL
 
     def to_dict(self) -> dict:
         return {
@@ -89,6 +98,7 @@ class Verdict:
             "title": self.title,
             "provenance": self.provenance,
             "verdict": self.outcome,
+            "expected_failure": self.expected_failure or None,
             "mutant": self.mutant,
             "parameters": self.parameters,
             "overrides": self.overrides,
@@ -108,6 +118,8 @@ class Verdict:
         """A few lines a person can read: the verdict, then each prediction's evidence."""
         parameters = ", ".join(f"{k}={v}" for k, v in self.parameters.items())
         lines = [f"{self.theorem} [{self.provenance}] ({parameters}): {self.outcome.upper()}"]
+        if self.expected_failure:
+            lines.append(f"  expected to fail: {self.expected_failure}")
         if self.overrides:
             lines.append("  constants overridden: " + ", ".join(f"{k}={v}" for k, v in self.overrides.items()))
         for name, reason in self.assumption_failures:
@@ -153,6 +165,9 @@ def _row(verdict: Verdict) -> tuple[str, str, str, str]:
     if verdict.assumption_failures:
         evidence = "; ".join(reason for _, reason in verdict.assumption_failures)
     name = verdict.theorem + (f" [mutant {verdict.mutant}]" if verdict.mutant else "")
+    if verdict.expected_failure and verdict.mutant is None:
+        evidence = ("as expected: " if verdict.outcome != PASS else "UNEXPECTED, this statement is known to fail: ") \
+            + evidence
     return name, verdict.provenance, str(verdict.outcome), evidence
 
 

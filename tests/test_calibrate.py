@@ -42,6 +42,15 @@ def test_the_exact_interval_decides_miscalibration_and_surviving_mutants_break_t
     assert _calibration(0, mutant_fails=9, fidelity="quick").contract_holds  # reported, not counted, at quick
 
 
+def test_a_statement_known_to_fail_is_miscalibrated_only_when_it_passes():
+    def known(true_fails):
+        calibration = _calibration(true_fails)
+        return Calibration(**{**calibration.__dict__, "expected_failure": "refuted here"})
+    assert not known(10).miscalibrated and known(10).contract_holds
+    assert known(9).miscalibrated and not known(9).contract_holds  # one pass of a refuted form
+    assert "known to fail: never passed" in format_calibration([known(10)])
+
+
 def test_the_command(capsys, tmp_path):
     code = main(["calibrate", "dual-kernel", "--seeds", "2", "--executor", "serial", "--json",
                  "--store", str(tmp_path / "s.sqlite")])

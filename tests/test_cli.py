@@ -272,3 +272,14 @@ def test_show_prints_no_more_digits_than_a_constant_is_accurate_to(capsys):
     # separately in mpmath with nested Gauss-Hermite rules gave 1.58826795092912279 at 160 nodes per axis)
     assert constants["kappa_tanh"]["value"] == "1.588267950929"
     assert len(constants["kappa_star"]["value"]) > 30  # sqrt(3), exact
+
+
+def test_a_statement_known_to_fail_fails_as_expected_and_does_not_fail_the_run(capsys):
+    # elasticity-polynomial states the paper's c_1^2, which its check refutes: the verdict is fail, the row says
+    # it was expected, the exit code is that of a pass; its corrected form passes beside it
+    code, out, error = run(capsys, "check", "elasticity-polynomial", "elasticity-leading-coefficient",
+                           "--fidelity", "quick", "--workers", "1")
+    assert code == 0, out + error
+    assert "as expected" in out and "failed as expected" in error and "elasticity-leading-coefficient" in error
+    code, out, _ = run(capsys, "check", "elasticity-polynomial", "--fidelity", "quick", "--json")
+    assert json.loads(out)["results"][0]["expected_failure"]
