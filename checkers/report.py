@@ -323,7 +323,7 @@ def _theorem_facts(theorem_id: str, records: list[dict]) -> dict:
     try:
         theorem = registry.checker(theorem_id).theorem
         return {"title": theorem.title, "provenance": theorem.provenance, "statement": theorem.statement,
-                "source": theorem.source}
+                "source": theorem.source, "expected_failure": theorem.expected_failure}
     except ThmcheckError:  # stored by a plugin that is not loaded here
         return {"title": verdict.get("title", theorem_id), "provenance": verdict.get("provenance", "?"),
                 "statement": "(theorem not registered in this session)", "source": ""}
@@ -345,10 +345,17 @@ def _summary_row(theorem_id: str, version: str, records: list[dict]) -> str:
     if version != AS_STATED and overall in ("fail", "pass"):
         # a conjecture or a mutant: its failing is the check telling it apart from the theorem
         overall = "rejected" if overall == "fail" else "not rejected"
+    elif facts.get("expected_failure") and overall in ("fail", "pass"):
+        overall = "fail, as expected" if overall == "fail" else "pass, UNEXPECTED (known to fail)"
     css = _css(overall) if version == AS_STATED else "other"
     return (f'<tr class="{css}"><td><a href="#{html.escape(theorem_id)}">{html.escape(theorem_id)}</a></td>'
             f"<td>{html.escape(version)}</td><td>{html.escape(facts['provenance'])}</td><td>{len(records)}</td>"
             f"<td>{html.escape(counts)}</td><td>{html.escape(overall)}</td></tr>")
+
+
+def _known_failure(facts: dict) -> str:
+    reason = facts.get("expected_failure")
+    return f"<p><b>Known to fail its check:</b> {html.escape(reason)}</p>\n" if reason else ""
 
 
 def _css(outcome: str) -> str:
@@ -371,7 +378,7 @@ def _section(theorem_id: str, parts: list[tuple[str, list[dict], list[tuple[str,
 <p><b>Provenance:</b> {html.escape(provenance)} ({html.escape(PROVENANCES.get(provenance, ''))}).
 <b>Source:</b> {html.escape(facts['source'])}</p>
 <p><b>Statement:</b> {html.escape(facts['statement'])}</p>
-{blocks}
+{_known_failure(facts)}{blocks}
 </section>"""
 
 
