@@ -202,11 +202,11 @@ class GiantStepErrors:
 
 def _update(state, ch: Channels, spectrum, *, sample_ratio, ridge, noise_variance):
     q1, q2, v1, v2, theta, psi, m = state
-    w, k, mu0, mu1, mu2 = ch.weights, ch.kappa, ch.mu0, ch.mu1, ch.mu2_squared
-    inverse = 1 / (1 + mu1**2 * v1 + mu2 * v2)
+    w, k, mu0, mu1, mu2_squared = ch.weights, ch.kappa, ch.mu0, ch.mu1, ch.mu2_squared
+    inverse = 1 / (1 + mu1**2 * v1 + mu2_squared * v2)
     a = sample_ratio
     v1_hat = a * w @ (mu1**2 * inverse)
-    v2_hat = a * w @ (mu2 * inverse)
+    v2_hat = a * w @ (mu2_squared * inverse)
     psi_hat = a * w @ (mu1 * ch.h1 * inverse)
     s = spectrum.sums(ridge, v1_hat, v2_hat)
     # theta's equation is affine in theta: theta = theta^ sum F/S with theta^ = offset - slope theta. It is solved
@@ -217,9 +217,10 @@ def _update(state, ch: Channels, spectrum, *, sample_ratio, ridge, noise_varianc
     theta = offset * s.f / (1 + slope * s.f)
     theta_hat = offset - slope * theta
     mean = mu0 * m + mu1 * k * theta
-    energy = (ch.hh + noise_variance - 2 * mean * ch.h - 2 * mu1 * psi * ch.h1 + mean**2 + mu1**2 * q1 + mu2 * q2)
+    energy = (ch.hh + noise_variance - 2 * mean * ch.h - 2 * mu1 * psi * ch.h1 + mean**2 + mu1**2 * q1
+              + mu2_squared * q2)
     q1_hat = a * w @ (mu1**2 * energy * inverse**2)
-    q2_hat = a * w @ (mu2 * energy * inverse**2)
+    q2_hat = a * w @ (mu2_squared * energy * inverse**2)
     # the mean direction is unregularized; for odd sigma at r = 0, mu0 = 0 and the equation is 0/0: m = 0
     scale = w @ (mu0**2 * inverse)
     m_new = float(w @ (mu0 * (ch.h - mu1 * k * theta) * inverse) / scale) if scale > 1e-28 else 0.0
@@ -233,11 +234,11 @@ def _update(state, ch: Channels, spectrum, *, sample_ratio, ridge, noise_varianc
 
 def _errors(state, ch: Channels, noise_variance):
     q1, q2, v1, v2, theta, psi, m = state
-    mu1, mu2 = ch.mu1, ch.mu2_squared
+    mu1, mu2_squared = ch.mu1, ch.mu2_squared
     mean = ch.mu0 * m + mu1 * ch.kappa * theta
-    conditional = -2 * mean * ch.h - 2 * mu1 * psi * ch.h1 + mean**2 + mu1**2 * q1 + mu2 * q2
+    conditional = -2 * mean * ch.h - 2 * mu1 * psi * ch.h1 + mean**2 + mu1**2 * q1 + mu2_squared * q2
     test = float(ch.weights @ (ch.hh + conditional))
-    train = float(ch.weights @ ((ch.hh + noise_variance + conditional) / (1 + mu1**2 * v1 + mu2 * v2) ** 2))
+    train = float(ch.weights @ ((ch.hh + noise_variance + conditional) / (1 + mu1**2 * v1 + mu2_squared * v2) ** 2))
     return test, train
 
 
