@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import math
 
-import mpmath
 import numpy as np
 import sympy
 from hypothesis import strategies as st
@@ -30,9 +29,9 @@ SEARCH_SLACK = 1e-8  # relative to E sigma^2; see read_tail_bound
 def series_accuracy(instance: Instance) -> float:
     """How accurate the series and its tail bound are as computed: each of the K + 2 quantities it sums (c_0..c_K
     and E sigma^2) is derived to `digits` significant digits, so the sum is good to (K + 2) 10^-digits (1 + E
-    sigma^2); the mpmath arithmetic itself works at digits + 10."""
-    return float((instance["degree"] + 2) * mpmath.mpf(10) ** (-instance.digits)
-                 * (1 + instance.constant("second_moment")))
+    sigma^2); the mpmath arithmetic itself works at digits + 10. Computed in float64, so that no process-wide
+    mpmath precision can change its last bit (a sweep stores it)."""
+    return (instance["degree"] + 2) * 10.0 ** (-instance.digits) * (1 + float(instance.constant("second_moment")))
 
 
 def quadrature_kernel(sigma, correlation: float, nodes: int) -> float:
