@@ -70,14 +70,16 @@ def read_tanh_kappa_root(instance: Instance, budget: Budget, seed: np.random.See
     step = 1e-4  # tau'' by a central difference of the float64 route (it only scales the distance)
     curvature = (tau_derivative(np.tanh, np.tanh, float(kappa) + step)
                  - tau_derivative(np.tanh, np.tanh, float(kappa) - step)) / (2 * step)
-    return Exact(derivative / curvature, MPMATH_ROOT_ACCURACY,
+    return Exact(float(derivative) / curvature, MPMATH_ROOT_ACCURACY,
                  f"tau'(kappa_tanh) = {mpmath.nstr(derivative, 3)} in mpmath ({MPMATH_NODES}-node Gauss-Hermite, 30 "
                  f"digits), over tau'' = {curvature:.5g}")
 
 
 def read_tanh_tau_value(instance: Instance, budget: Budget, seed: np.random.SeedSequence) -> Exact:
     tau, _ = tanh_tau_mpmath(mpmath.nstr(instance.constant("kappa_tanh"), 20))
-    return Exact(tau - instance.constant("tau_tanh"), MPMATH_TAU_ACCURACY,
+    # in float64: the difference (about 1e-17) is far above float64's resolution at 1e-4 (1e-20), and no
+    # process-wide mpmath precision can then change a stored bit
+    return Exact(float(tau) - float(instance.constant("tau_tanh")), MPMATH_TAU_ACCURACY,
                  f"tau(kappa_tanh) = {mpmath.nstr(tau, 14)} in mpmath ({MPMATH_NODES}-node Gauss-Hermite, 30 digits)")
 
 
