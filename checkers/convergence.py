@@ -14,8 +14,10 @@ from __future__ import annotations
 import math
 
 from checkers.check import Unresolved
+from checkers.stats import Estimate, extrapolate_limit, extrapolation_fit
 
 CONTRACTION = 0.5
+MODEL_REJECTION = 1e-3  # a finite-size model whose chi-square p-value falls below this is rejected
 
 
 def settled_limit(earlier: float, previous: float, last: float, *, floor: float, what: str) -> tuple[float, float]:
@@ -28,3 +30,20 @@ def settled_limit(earlier: float, previous: float, last: float, *, floor: float,
         raise Unresolved(f"{what} has not settled: its last changes are {first:.3g} then {second:.3g} (ratio "
                          f"{ratio:.2f} > {CONTRACTION}, not yet geometric); a higher fidelity would resolve it")
     return last, second * ratio / (1 - ratio) + floor
+
+
+def checked_extrapolation(sizes, estimates: list[Estimate], *, exponent: float, what: str,
+                          size_name: str = "d") -> Estimate:
+    """The limit L of value(size) = L + B size^-exponent from estimates at three or more sizes, after a chi-square
+    check of that model on them (`checkers.stats.extrapolation_fit`): a model the estimates reject (p below
+    MODEL_REJECTION) leaves the reading unresolved, since its limit would not be evidence. The evidence names each
+    size's estimate."""
+    described = "; ".join(f"{size_name} = {size}: {e.value:+.5g} +- {e.standard_error:.2g} ({e.samples} draws)"
+                          for size, e in zip(sizes, estimates))
+    model = f"L + B {size_name}^-{exponent:.3g}"
+    p_value = extrapolation_fit(sizes, estimates, exponent=exponent)
+    if p_value < MODEL_REJECTION:
+        raise Unresolved(f"{what} does not follow {model} across the sizes (chi-square p = {p_value:.2g}): "
+                         f"{described}")
+    return extrapolate_limit(sizes, estimates, exponent=exponent, method=f"{what}: {described}; extrapolated as "
+                                                                        f"{model}")

@@ -15,13 +15,14 @@ import math
 
 import numpy as np
 
-from checkers.check import Budget, Checker, Unresolved
+from checkers.check import Budget, Checker
+from checkers.convergence import checked_extrapolation
 from checkers.equivalence.exact_risk import erf_feature_moments, readout_risk
 from checkers.equivalence.ridge import fit_ridge
 from checkers.equivalence.spiked_features import spiked_step
 from checkers.equivalence.srf_constants import expected_direction_energy
 from checkers.shared_draws import cached
-from checkers.stats import Estimate, control_variate_estimate, extrapolate_limit, extrapolation_fit, mean_estimate
+from checkers.stats import Estimate, control_variate_estimate, mean_estimate
 from theorems.equivalence import giant_step_risk
 from theorems.equivalence.giant_step_oracle import realized_errors, realized_features
 from theorems.statement import Instance
@@ -33,7 +34,6 @@ SIZES = (100, 200, 400)
 # at default fidelity's last stage (x16) is about 0.6% (test) and 0.4% (realized gap)
 DRAWS = {100: 32, 200: 16, 400: 8}
 TEST_SAMPLES = 10_000
-MODEL_REJECTION = 1e-3
 
 
 @cached(maxsize=4096)
@@ -71,16 +71,6 @@ def _draws(instance: Instance, budget: Budget, seed: np.random.SeedSequence):
             for dimension, size_seed in zip(SIZES, seed.spawn(len(SIZES)))}
 
 
-def _extrapolated(estimates: list[Estimate], what: str) -> Estimate:
-    described = "; ".join(f"d = {d}: {e.value:.5g} +- {e.standard_error:.2g} ({e.samples} draws)"
-                          for d, e in zip(SIZES, estimates))
-    p_value = extrapolation_fit(SIZES, estimates, exponent=1.0)
-    if p_value < MODEL_REJECTION:
-        raise Unresolved(f"{what} does not follow L + B/d across the sizes (chi-square p = {p_value:.2g}): "
-                         f"{described}")
-    return extrapolate_limit(SIZES, estimates, exponent=1.0, method=f"{what}: {described}; extrapolated as L + B/d")
-
-
 def _read_error(column: int, what: str):
     """The mean of column 0 (test error) or 1 (training error) per size, with the control variates
     ||Z^T y/n_0||^2 and <Z^T y/n_0, theta> of the step, whose finite-size means are exact (they carry much of
@@ -93,7 +83,8 @@ def _read_error(column: int, what: str):
                                               max(1, round(float(instance["alpha0"]) * dimension)))
             controls = np.array([draw[4] for draw in draws]) - np.array(means)
             estimates.append(control_variate_estimate(np.array([draw[column] for draw in draws]), controls))
-        return _extrapolated(estimates, what + " (control variates ||Z^T y/n_0||^2, <Z^T y/n_0, theta>)")
+        return checked_extrapolation(SIZES, estimates, exponent=1.0,
+                                     what=what + " (control variates ||Z^T y/n_0||^2, <Z^T y/n_0, theta>)")
     return read
 
 
@@ -107,7 +98,8 @@ def read_realized_gap(instance: Instance, budget: Budget, seed: np.random.SeedSe
             test / (realized_errors(sigma, teacher, features, sample_ratio=samples / len(features.spectrum.eigenvalues),
                                     ridge=ridge, noise=noise).test_error + test_noise) - 1
             for test, _, features, samples, _ in draws])))
-    return _extrapolated(estimates, "test error / Result 3.3 on the draw's W_1 - 1, paired")
+    return checked_extrapolation(SIZES, estimates, exponent=1.0,
+                                 what="test error / Result 3.3 on the draw's W_1 - 1, paired")
 
 
 CHECKER = Checker(

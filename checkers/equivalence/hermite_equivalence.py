@@ -7,11 +7,12 @@ from __future__ import annotations
 import numpy as np
 
 from checkers.check import Budget, Checker, Unresolved
+from checkers.convergence import checked_extrapolation
 from checkers.equivalence.feature_maps import hermite_surrogate_map
 from checkers.equivalence.ridge import readout
 from checkers.onestep.simulation import OneStepSetting, one_step
 from checkers.shared_draws import draw_key, memoized
-from checkers.stats import extrapolate_limit, extrapolation_fit, mean_estimate
+from checkers.stats import mean_estimate
 from theorems.deterministic_equivalent import ridge_errors_from_moments
 from theorems.equivalence import hermite_equivalence
 from theorems.hermite import hermite_coefficients, second_moment
@@ -23,7 +24,6 @@ SIZES = (100, 200, 400)
 # gives an intercept standard error of about 0.37% (test) and 1.0% (training); the largest size keeps enough draws
 # for its degrees of freedom (the extrapolation takes the smallest) not to inflate the t quantile
 DRAWS = {100: 16, 200: 8, 400: 8}
-MODEL_REJECTION = 1e-3
 
 
 def hermite_gaps(instance: Instance, size: int, seeds) -> np.ndarray:
@@ -80,21 +80,14 @@ def _read(column: int, what: str):
         gaps = _draws(instance, budget, seed)
         exponent = 1 - 2 * float(instance["alpha"])
         estimates = [mean_estimate(per_size[:, column]) for per_size in gaps]
-        described = "; ".join(f"n = {n}: {e.value:+.4f} +- {e.standard_error:.2g} ({e.samples} draws)"
-                              for n, e in zip(SIZES, estimates))
         baseline = mean_estimate(gaps[-1][:, 2])
-        context = (f"degree {int(float(instance.constant('degree')))}, paired {what} gaps: {described}; the network's "
-                   f"test error against the exact degree-1 surrogate (deterministic equivalent given W_1) at "
-                   f"n = {SIZES[-1]}: {baseline.value:+.4f} +- {baseline.standard_error:.2g}")
+        context = (f"degree {int(float(instance.constant('degree')))}, paired {what} gaps (the network's test error "
+                   f"against the exact degree-1 surrogate, the deterministic equivalent given W_1, at n = "
+                   f"{SIZES[-1]}: {baseline.value:+.4f} +- {baseline.standard_error:.2g})")
         if exponent < 0.05:
             raise Unresolved(f"at alpha = {instance['alpha']} the finite-size correction n^(2 alpha - 1) barely "
                              f"decays between n = {SIZES[0]} and {SIZES[-1]}: no extrapolation ({context})")
-        p_value = extrapolation_fit(SIZES, estimates, exponent=exponent)
-        if p_value < MODEL_REJECTION:
-            raise Unresolved(f"the {what} gaps do not follow L + B n^{-exponent:.2g} (chi-square p = {p_value:.2g}): "
-                             f"{context}")
-        return extrapolate_limit(SIZES, estimates, exponent=exponent,
-                                 method=f"{context}; extrapolated as L + B n^-{exponent:.2g}")
+        return checked_extrapolation(SIZES, estimates, exponent=exponent, what=context, size_name="n")
     return read
 
 

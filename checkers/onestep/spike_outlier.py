@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from checkers.check import Budget, Checker, Unresolved
+from checkers.check import Budget, Checker
+from checkers.convergence import checked_extrapolation
 from checkers.onestep.draws import draw_generators, setting_for
 from checkers.onestep.simulation import one_step, spike_direction_overlap, top_left_singular_vector
 from checkers.shared_draws import draw_key, memoized
-from checkers.stats import Estimate, extrapolate_limit, extrapolation_fit, mean_estimate
+from checkers.stats import Estimate, mean_estimate
 from theorems.onestep import spike_outlier
 from theorems.statement import Instance
 
@@ -36,9 +37,6 @@ def _read(*, teacher: bool):
     return read
 
 
-MODEL_REJECTION = 1e-3
-
-
 def _observe(instance: Instance, budget: Budget, seed: np.random.SeedSequence, *, teacher: bool) -> Estimate:
     """Control-variate overlaps at sizes d/4, d/2 and d (4, 2 and 1 times the draws), extrapolated to the limit
     under a finite-size bias O(d^-1/2): at d = 400 the network's overlap exceeds the limit by about 0.02 (a pure
@@ -54,16 +52,8 @@ def _observe(instance: Instance, budget: Budget, seed: np.random.SeedSequence, *
         rows = memoized(draw_key(instance, budget, child, "outlier", dimension),
                          lambda: _outlier_draws(instance, dimension, count, child))
         estimates.append(mean_estimate(_outlier_values(instance, rows, teacher=teacher)))
-    described = "; ".join(f"d = {d}: {e.value:.4f} +- {e.standard_error:.4f} ({n} draws)"
-                          for d, e, n in zip(sizes, estimates, counts))
-    p_value = extrapolation_fit(sizes, estimates, exponent=OUTLIER_BIAS_EXPONENT)
-    if p_value < MODEL_REJECTION:
-        raise Unresolved(f"the overlaps do not follow L + B d^-1/2 across the sizes (chi-square p = {p_value:.2g}):"
-                         f" {described}")
-    limit = extrapolate_limit(sizes, estimates, exponent=OUTLIER_BIAS_EXPONENT)
-    return Estimate(limit.value, limit.standard_error, limit.degrees_of_freedom, limit.samples,
-                    f"overlaps at {described}; realized spike strength as control variate; extrapolated as "
-                    f"L + B d^-1/2 (fit p = {p_value:.2g})")
+    return checked_extrapolation(sizes, estimates, exponent=OUTLIER_BIAS_EXPONENT,
+                                 what="overlaps, realized spike strength as control variate")
 
 
 def _outlier_values(instance: Instance, rows: np.ndarray, *, teacher: bool) -> np.ndarray:
