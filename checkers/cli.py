@@ -581,18 +581,10 @@ def _oracle(arguments) -> int:
     points = oracle_curve(variable, values, dict(arguments.param), dimension=arguments.dimension,
                           seed=arguments.seed)
     if arguments.plot:
-        plt = pyplot("plots")
-        figure, axis = plt.subplots(figsize=(6.4, 4))
-        axis.plot([p.value for p in points], [p.risk for p in points], label="risk (noiseless teacher)")
-        axis.plot([p.value for p in points], [p.train_error for p in points], "--", label="train error")
-        axis.set_xlabel(variable)
-        axis.set_ylabel("deterministic equivalent (dimensionless)")
-        axis.set_title(f"Gaussian-equivalent ridge after one step, d = {arguments.dimension}, seed {arguments.seed}",
-                       fontsize=9)
-        axis.legend(fontsize=8)
-        figure.tight_layout()
-        figure.savefig(arguments.plot, dpi=100)
-        plt.close(figure)
+        _plot_curve(arguments.plot, variable, [p.value for p in points],
+                    {"risk (noiseless teacher)": [p.risk for p in points],
+                     "train error": [p.train_error for p in points]}, "deterministic equivalent (dimensionless)",
+                    f"Gaussian-equivalent ridge after one step, d = {arguments.dimension}, seed {arguments.seed}")
     if arguments.json:
         print(json.dumps({"variable": variable, "dimension": arguments.dimension, "seed": arguments.seed,
                           "parameters": dict(arguments.param),
@@ -606,22 +598,31 @@ def _oracle(arguments) -> int:
     return EXIT_PASS
 
 
+def _plot_curve(path: str, variable: str, values: list[float], curves: dict[str, list[float]], ylabel: str,
+                title: str) -> None:
+    """An oracle curve to a PNG file: the first curve solid, the others dashed."""
+    plt = pyplot("plots")
+    figure, axis = plt.subplots(figsize=(6.4, 4))
+    for index, (label, series) in enumerate(curves.items()):
+        axis.plot(values, series, "-" if index == 0 else "--", label=label)
+    axis.set_xlabel(variable)
+    axis.set_ylabel(ylabel)
+    axis.set_title(title, fontsize=9)
+    axis.legend(fontsize=8)
+    figure.tight_layout()
+    figure.savefig(path, dpi=100)
+    plt.close(figure)
+
+
 def _giant_step_oracle(arguments, variable: str, values: list[float]) -> int:
     from checkers.equivalence.oracle_curve import giant_step_curve
 
     points = giant_step_curve(variable, values, dict(arguments.param))
     if arguments.plot:
-        plt = pyplot("plots")
-        figure, axis = plt.subplots(figsize=(6.4, 4))
-        axis.plot([p.value for p in points], [p.test_error for p in points], label="test error (noiseless teacher)")
-        axis.plot([p.value for p in points], [p.train_error for p in points], "--", label="train error")
-        axis.set_xlabel(variable)
-        axis.set_ylabel("Result 3.3 in the limit (dimensionless)")
-        axis.set_title("ridge after one giant step: Cui et al.'s Result 3.3", fontsize=9)
-        axis.legend(fontsize=8)
-        figure.tight_layout()
-        figure.savefig(arguments.plot, dpi=100)
-        plt.close(figure)
+        _plot_curve(arguments.plot, variable, [p.value for p in points],
+                    {"test error (noiseless teacher)": [p.test_error for p in points],
+                     "train error": [p.train_error for p in points]}, "Result 3.3 in the limit (dimensionless)",
+                    "ridge after one giant step: Cui et al.'s Result 3.3")
     if arguments.json:
         print(json.dumps({"theorem": "giant-step-risk", "variable": variable, "parameters": dict(arguments.param),
                           "points": [vars(p) for p in points]}, indent=2, allow_nan=False))
