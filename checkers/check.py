@@ -77,12 +77,24 @@ class Budget:
 
 
 @dataclass(frozen=True)
+class Tightness:
+    """How close an inequality came to equality in the search: the largest ratio of its two sides attained
+    (1 is equality), where (`witness`), and the ratio a known construction attains, where one is known."""
+
+    best_ratio: float
+    witness: str
+    attainable: float | None = None
+    construction: str = ""
+
+
+@dataclass(frozen=True)
 class Exact:
-    """A deterministic observation: `value`, correct to within `tolerance`."""
+    """A deterministic observation: `value`, correct to within `tolerance`; for an inequality, how tight it got."""
 
     value: mpmath.mpf
     tolerance: float
     method: str = ""
+    tightness: Tightness | None = None
 
 
 Observation = Estimate | Exact
@@ -138,6 +150,13 @@ class Checker:
              ) -> Observation:
         """The observation of one prediction."""
         return self.readers[prediction](instance, budget, seed)
+
+
+def _tightness(observation: Exact) -> dict | None:
+    if observation.tightness is None:
+        return None
+    return {"best_ratio": observation.tightness.best_ratio, "witness": observation.tightness.witness,
+            "attainable": observation.tightness.attainable, "construction": observation.tightness.construction}
 
 
 def _stochastic(prediction: Prediction) -> bool:
@@ -279,7 +298,7 @@ def _check_prediction(checker: Checker, instance: Instance, prediction: Predicti
                 observed=float(observation.value), method=observation.method, distance=float(comparison.distance),
                 statistic=comparison.statistic, p_value=comparison.p_value, detectable=comparison.detectable,
                 resolution=resolution, false_fail_rate=0.0, stages=1, message=target.note,
-                tolerance=float(observation.tolerance), **common)
+                tolerance=float(observation.tolerance), tightness=_tightness(observation), **common)
         comparison = compare_to_target(observation, lower, upper, false_fail_rate=rate_each, resolution=resolution)
         if comparison.outcome != INCONCLUSIVE:
             break

@@ -25,7 +25,14 @@ from checkers.check import DEFAULT_FALSE_FAIL_RATE, FIDELITIES, run_check
 from checkers.report import build_report, pyplot
 from checkers.stats import FAIL, INCONCLUSIVE, PASS
 from checkers.sweep import ERROR, EXECUTORS, parse_grid, plan, progress_bar, sweep
-from checkers.verdict import Verdict, format_header, format_table, format_verdict_row, table_widths
+from checkers.verdict import (
+    Verdict,
+    describe_tightness,
+    format_header,
+    format_table,
+    format_verdict_row,
+    table_widths,
+)
 from theorems.activations import Activation, activation, builtin_names
 from theorems.errors import CheckError, DeclarationError, InvalidInput, ThmcheckError
 from theorems.formula import parse_number
@@ -195,6 +202,16 @@ def build_parser() -> argparse.ArgumentParser:
                            help="SQLite store, so a calibration resumes (default: a temporary file, not kept)")
     calibrate.add_argument("--json", action="store_true", help="print the rates as JSON (and no progress bar)")
 
+    tightness = commands.add_parser("tightness", parents=[common],
+                                    help="how close each inequality of a theorem came to equality in its search")
+    tightness.add_argument("theorem", metavar="ID", help="a theorem id (see thmcheck list)")
+    tightness.add_argument("--param", action="append", type=_key_value, default=[], metavar="NAME=VALUE",
+                           help="a parameter's value (repeatable)")
+    tightness.add_argument("--fidelity", choices=tuple(FIDELITIES), default="default",
+                           help="the search budget (default: default)")
+    tightness.add_argument("--seed", type=_bounded_int("seed", 0, 2**63 - 1), default=0, help="seed (default 0)")
+    tightness.add_argument("--json", action="store_true", help=json_help)
+
     oracle = commands.add_parser("oracle", parents=[common],
                                  help="the exact curve of ridge errors after one step against a parameter")
     oracle.add_argument("theorem", nargs="?", default="gaussian-equivalence",
@@ -235,7 +252,7 @@ def main(argv: list[str] | None = None) -> int:
         for module in arguments.plugins_before + arguments.plugin:
             registry.load_plugin(module)
         commands = {"list": _list, "show": _show, "hermite": _hermite, "check": _check, "sweep": _sweep,
-                    "calibrate": _calibrate, "oracle": _oracle,
+                    "calibrate": _calibrate, "oracle": _oracle, "tightness": _tightness,
                     "report": _report}
         return commands[arguments.command](arguments)
     except ThmcheckError as error:
@@ -595,6 +612,37 @@ def _oracle(arguments) -> int:
     print(f"{variable:>14}  {'risk':>12}  {'test error':>12}  {'train error':>12}  {'kappa':>12}")
     for p in points:
         print(f"{p.value:>14.6g}  {p.risk:>12.8g}  {p.test_error:>12.8g}  {p.train_error:>12.8g}  {p.kappa:>12.6g}")
+    return EXIT_PASS
+
+
+def _tightness(arguments) -> int:
+    """The best ratio of the two sides of each inequality a check searched, with its witness and the ratio a known
+    construction attains; an inequality whose check does not measure that ratio says so."""
+    checker = registry.checker(arguments.theorem)
+    verdict = run_check(checker, dict(arguments.param), seed=arguments.seed, fidelity=arguments.fidelity)
+    rows = []
+    for prediction in verdict.predictions:
+        if prediction.kind != "inequality":
+            continue
+        found = prediction.tightness or {}
+        rows.append({"prediction": prediction.name, "outcome": str(prediction.outcome),
+                     "best_ratio": found.get("best_ratio"), "witness": found.get("witness"),
+                     "attainable": found.get("attainable"), "construction": found.get("construction") or None,
+                     "statement": prediction.statement})
+    if arguments.json:
+        print(json.dumps({"theorem": checker.id, "fidelity": arguments.fidelity, "seed": arguments.seed,
+                          "inequalities": rows}, indent=2, allow_nan=False))
+        return EXIT_PASS
+    if not rows:
+        print(f"{checker.id} states no inequality")
+        return EXIT_PASS
+    for row in rows:
+        print(f"{checker.id} {row['prediction']} ({row['outcome']}): {row['statement']}")
+        if row["best_ratio"] is None:
+            print("  best ratio: not measured (this inequality's check reports a margin, not the ratio of its two "
+                  "sides)")
+        else:
+            print("  " + describe_tightness(row))
     return EXIT_PASS
 
 

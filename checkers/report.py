@@ -388,8 +388,11 @@ def _prediction_evidence(prediction: dict) -> str:
         reason = prediction.get("message") or ""
         return f"{prediction['name']}: {prediction['outcome']}" + (f" ({reason})" if reason else "")
     error = _format(prediction.get("standard_error")) if prediction.get("standard_error") else ""
+    tightness = prediction.get("tightness")
+    tight = "" if not tightness else f"; best ratio of the two sides {_format(tightness['best_ratio'])}" + (
+        f", {_format(tightness['attainable'])} attainable" if tightness.get("attainable") is not None else "")
     return (f"{prediction['name']}: {prediction['outcome']} (predicted {_format(prediction.get('predicted'))}, "
-            f"observed {_format(prediction.get('observed'))}" + (f" ± {error}" if error else "") + ")")
+            f"observed {_format(prediction.get('observed'))}" + (f" ± {error}" if error else "") + tight + ")")
 
 
 def _evidence(theorem_id: str, version: str, records: list[dict], figures: list[tuple[str, str]]) -> str:

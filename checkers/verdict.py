@@ -56,6 +56,9 @@ class PredictionResult:
     message: str = ""
     tolerance: float | None = None  # the stated accuracy of an exact (deterministic) observation
     power: dict[str, float] | None = None  # per mutant whose prediction differs: the chance this test rejects it
+    # for an inequality: best_ratio of its two sides attained in the search (1 = equality), witness, and the ratio
+    # a known construction attains (attainable, construction), where one is known
+    tightness: dict | None = None
 
     def to_dict(self) -> dict:
         return _json_safe(asdict(self))
@@ -137,12 +140,22 @@ class Verdict:
                 lines.append(f"      predicted {predicted}; observed {observed}")
                 lines.append(f"      off by {p.distance:.3g}; detectable {p.detectable:.3g} "
                              f"(resolution {p.resolution:.3g}); false-fail rate {p.false_fail_rate:.2g}")
+            if p.tightness:
+                lines.append("      tightness: " + describe_tightness(p.tightness))
             if p.power:
                 lines.append("      power against mutants (chance of rejecting each at these samples): "
                              + ", ".join(f"{name} {value:.2f}" for name, value in p.power.items()))
             if p.message:
                 lines.append(f"      {p.message}")
         return "\n".join(lines)
+
+
+def describe_tightness(tightness: dict) -> str:
+    """The best ratio of an inequality's two sides, where it was attained, and the known attainable ratio."""
+    text = f"best ratio {tightness['best_ratio']:.6g} of the two sides (1 = equality) at {tightness['witness']}"
+    if tightness.get("attainable") is not None:
+        text += f"; a known construction attains {tightness['attainable']:.6g} ({tightness['construction']})"
+    return text
 
 
 def overall_outcome(results: list[PredictionResult], assumptions_hold: bool) -> str:

@@ -283,3 +283,16 @@ def test_a_statement_known_to_fail_fails_as_expected_and_does_not_fail_the_run(c
     assert "as expected" in out and "failed as expected" in error and "elasticity-leading-coefficient" in error
     code, out, _ = run(capsys, "check", "elasticity-polynomial", "--fidelity", "quick", "--json")
     assert json.loads(out)["results"][0]["expected_failure"]
+
+
+def test_tightness_reports_the_best_ratio_beside_the_known_construction(capsys):
+    code, out, _ = run(capsys, "tightness", "head-conditioning", "--fidelity", "quick", "--json")
+    rows = {row["prediction"]: row for row in json.loads(out)["inequalities"]}
+    assert code == 0 and set(rows) == {"weyl", "condition-bound"}
+    weyl = rows["weyl"]
+    assert weyl["attainable"] > 0.999 and weyl["best_ratio"] >= 0.95 * weyl["attainable"]  # the 5%
+    assert weyl["best_ratio"] <= 1 and "graded" in weyl["witness"]
+    code, out, _ = run(capsys, "tightness", "dual-kernel", "--fidelity", "quick")
+    assert code == 0 and "not measured" in out
+    code, out, _ = run(capsys, "tightness", "spike-strength", "--fidelity", "quick")
+    assert code == 0 and "states no inequality" in out

@@ -8,7 +8,7 @@ import numpy as np
 from hypothesis import strategies as st
 
 from checkers.check import Budget, Checker, Exact
-from checkers.collapse.head_search import search_margin
+from checkers.collapse.head_search import search_margin, upper_bound_ratio
 from checkers.collapse.heads import Float64, generate_chain
 from theorems.collapse import head_conditioning
 from theorems.collapse.bounds import head_condition_bound, head_product_gap
@@ -80,14 +80,13 @@ def _read_search(*, weyl: bool):
     """A reader of the smallest margin of the Weyl gap bound (`weyl`) or of the conditioning bound."""
     def read(instance: Instance, budget: Budget, seed: np.random.SeedSequence) -> Exact:
         explicit = (dict(seed=1, extras=[0] * 8, kappa=2.0, scale=1.5, perturbation_exponent=-4.0), *GRADED)
-        found = search_margin(instance, budget, seed, lambda settings: chain_margin(instance, settings, weyl=weyl),
-                              chain_settings(), explicit, "near-balanced chains")
-        if not weyl:
-            return found
-        attainable = 1 - chain_margin(instance, GRADED[0], weyl=True) / float(instance.constant("bound_scale"))
-        best = 1 - float(found.value) / float(instance.constant("bound_scale"))
-        return Exact(found.value, found.tolerance, found.method + f"; best gap/delta {best:.6f}, against "
-                     f"{attainable:.6f} attained by the near-tight construction at eps2/r^2 = {GRADED[0]['graded']:g}")
+        # the Weyl bound's margin is bound_scale - gap/delta (ratio gap/(bound_scale delta)); the conditioning
+        # bound's is bound/kappa(W_L) - 1 (ratio kappa(W_L)/bound)
+        ratio = upper_bound_ratio(instance) if weyl else (lambda margin: 1 / (1 + margin))
+        return search_margin(instance, budget, seed, lambda settings: chain_margin(instance, settings, weyl=weyl),
+                             chain_settings(), explicit, "near-balanced chains", ratio=ratio,
+                             construction=GRADED[0], construction_name=f"the graded diagonal chain at eps2/r^2 = "
+                                                                       f"{GRADED[0]['graded']:g}")
     return read
 
 

@@ -16,7 +16,7 @@ import mpmath
 import numpy as np
 from hypothesis import strategies as st
 
-from checkers.check import Budget, Exact
+from checkers.check import Budget, Exact, Tightness
 from checkers.collapse.heads import Float64, generate_head
 from checkers.search import search_counterexample
 from theorems.statement import Instance
@@ -70,12 +70,28 @@ def build_head(instance: Instance, settings: dict, backend=Float64):
         adversarial=settings["adversarial"], error=settings["error"], imbalance=settings["imbalance"])
 
 
-def search_margin(instance: Instance, budget: Budget, seed: np.random.SeedSequence, margin, strategy, explicit, what):
+def search_margin(instance: Instance, budget: Budget, seed: np.random.SeedSequence, margin, strategy, explicit, what,
+                  *, ratio=None, construction=None, construction_name: str = ""):
+    """The smallest margin over the searched examples. With `ratio` (margin -> the ratio of the inequality's two
+    sides, smaller over larger), the observation also reports how tight the inequality got, and with
+    `construction` (an example known to be near-tight) the ratio it attains."""
     result = search_counterexample(margin, strategy, max_examples=budget.scaled(BASE_EXAMPLES),
                                    seed=int(seed.generate_state(1)[0]), explicit=explicit,
                                    tolerance=MARGIN_TOLERANCE)
+    tightness = None
+    if ratio is not None and np.isfinite(result.smallest_margin):
+        attainable = None if construction is None else float(ratio(margin(construction)))
+        tightness = Tightness(float(ratio(result.smallest_margin)), str(result.example), attainable,
+                              construction_name)
     return Exact(mpmath.mpf(result.smallest_margin), tolerance=MARGIN_TOLERANCE,
-                 method=f"Hypothesis search over {result.examples} {what}; smallest margin at {result.example}")
+                 method=f"Hypothesis search over {result.examples} {what}; smallest margin at {result.example}",
+                 tightness=tightness)
+
+
+def upper_bound_ratio(instance: Instance):
+    """margin = bound_scale - observed/bound  ->  observed / (bound_scale bound)."""
+    scale = float(instance.constant("bound_scale"))
+    return lambda margin: (scale - margin) / scale
 
 
 def exact_head(instance: Instance, backend, *, kappa: float, eps1: float = 0.3, spread: float = 2.0):

@@ -7,7 +7,14 @@ import mpmath
 import numpy as np
 
 from checkers.check import Budget, Checker, Exact
-from checkers.collapse.head_search import EXPLICIT, build_head, head_settings, search_margin, tight_settings
+from checkers.collapse.head_search import (
+    EXPLICIT,
+    build_head,
+    head_settings,
+    search_margin,
+    tight_settings,
+    upper_bound_ratio,
+)
 from checkers.collapse.heads import Mpmath, measure_head
 from theorems.collapse import nc1_bound
 from theorems.statement import Instance
@@ -36,7 +43,9 @@ def _read_search(*, corollary: bool):
     def read(instance: Instance, budget: Budget, seed: np.random.SeedSequence) -> Exact:
         return search_margin(instance, budget, seed,
                              lambda settings: nc1_margin(instance, settings, corollary=corollary),
-                             head_settings(instance["classes"], instance["per_class"]), EXPLICIT, "heads")
+                             head_settings(instance["classes"], instance["per_class"]), EXPLICIT, "heads",
+                             ratio=upper_bound_ratio(instance), construction=tight_settings(),
+                             construction_name="the adversarial head with kappa = 1, eps1 = 0")
     return read
 
 

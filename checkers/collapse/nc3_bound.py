@@ -49,13 +49,18 @@ def kantorovich_margin(instance: Instance, settings: dict) -> float:
 
 
 def read_per_sample(instance: Instance, budget: Budget, seed: np.random.SeedSequence) -> Exact:
+    # a lower bound: margin = cos/bound - bound_scale, so the sides' ratio is bound_scale bound / cos
+    scale = float(instance.constant("bound_scale"))
     return search_margin(instance, budget, seed, lambda settings: nc3_margin(instance, settings),
-                         head_settings(instance["classes"], instance["per_class"]), EXPLICIT, "heads")
+                         head_settings(instance["classes"], instance["per_class"]), EXPLICIT, "heads",
+                         ratio=lambda margin: scale / (margin + scale))
 
 
 def read_kantorovich_floor(instance: Instance, budget: Budget, seed: np.random.SeedSequence) -> Exact:
+    # a lower bound: margin = cos/floor - 1, so the sides' ratio is floor / cos
     return search_margin(instance, budget, seed, lambda settings: kantorovich_margin(instance, settings),
-                         head_settings(instance["classes"], instance["per_class"]), EXPLICIT, "exact heads")
+                         head_settings(instance["classes"], instance["per_class"]), EXPLICIT, "exact heads",
+                         ratio=lambda margin: 1 / (1 + margin))
 
 
 def read_attained(instance: Instance, budget: Budget, seed: np.random.SeedSequence) -> Exact:

@@ -6,7 +6,14 @@ import mpmath
 import numpy as np
 
 from checkers.check import Budget, Checker, Exact
-from checkers.collapse.head_search import EXPLICIT, build_head, exact_head, head_settings, search_margin
+from checkers.collapse.head_search import (
+    EXPLICIT,
+    build_head,
+    exact_head,
+    head_settings,
+    search_margin,
+    upper_bound_ratio,
+)
 from checkers.collapse.heads import Mpmath, measure_head
 from theorems.collapse import pseudo_inverse_features
 from theorems.statement import Instance
@@ -22,7 +29,8 @@ def pseudo_inverse_margin(instance: Instance, settings: dict) -> float:
 
 def read_bound(instance: Instance, budget: Budget, seed: np.random.SeedSequence) -> Exact:
     return search_margin(instance, budget, seed, lambda settings: pseudo_inverse_margin(instance, settings),
-                         head_settings(instance["classes"], instance["per_class"]), EXPLICIT, "heads")
+                         head_settings(instance["classes"], instance["per_class"]), EXPLICIT, "heads",
+                         ratio=upper_bound_ratio(instance))
 
 
 def read_exact_balance(instance: Instance, budget: Budget, seed: np.random.SeedSequence) -> Exact:
