@@ -639,8 +639,7 @@ def _tightness(arguments) -> int:
     for row in rows:
         print(f"{checker.id} {row['prediction']} ({row['outcome']}): {row['statement']}")
         if row["best_ratio"] is None:
-            print("  best ratio: not measured (this inequality's check reports a margin, not the ratio of its two "
-                  "sides)")
+            print("  best ratio: not measured (its check reports only a margin here)")
         else:
             print("  " + describe_tightness(row))
     return EXIT_PASS

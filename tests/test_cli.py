@@ -292,7 +292,9 @@ def test_tightness_reports_the_best_ratio_beside_the_known_construction(capsys):
     weyl = rows["weyl"]
     assert weyl["attainable"] > 0.999 and weyl["best_ratio"] >= 0.95 * weyl["attainable"]  # the 5%
     assert weyl["best_ratio"] <= 1 and "graded" in weyl["witness"]
-    code, out, _ = run(capsys, "tightness", "dual-kernel", "--fidelity", "quick")
-    assert code == 0 and "not measured" in out
+    code, out, _ = run(capsys, "tightness", "dual-kernel", "--fidelity", "quick")  # attained at rho = +-1
+    assert code == 0 and "best ratio 1 " in out
+    code, out, _ = run(capsys, "tightness", "dual-kernel", "--fidelity", "quick", "--param", "activation=z**2")
+    assert code == 0 and "not measured" in out  # an exact series: no tail to compare with
     code, out, _ = run(capsys, "tightness", "spike-strength", "--fidelity", "quick")
     assert code == 0 and "states no inequality" in out
