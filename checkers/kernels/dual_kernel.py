@@ -94,10 +94,11 @@ def read_tail_bound(instance: Instance, budget: Budget, seed: np.random.SeedSequ
     best = {"ratio": None, "rho": None}  # the largest |kappa - S_K| / tail where the tail is well above round-off
 
     def margin(correlation):
-        value, tail = dual_kernel.series_at(instance, correlation)
         if closed:
-            found = float(dual_kernel.tail_bound_margin(instance, correlation))
+            found, tail = dual_kernel.tail_bound_terms(instance, correlation)
+            found = float(found)
         else:
+            value, tail = dual_kernel.series_at(instance, correlation)
             reference, accuracy = quadrature_reference(instance, float(correlation))
             accuracies.append(series_accuracy(instance) + accuracy)
             found = float(tail) - abs(reference - float(value))

@@ -59,13 +59,19 @@ def _series_target(instance: Instance) -> Target:
                       f"{mpmath.nstr(tail, 3)}")
 
 
-def tail_bound_margin(instance: Instance, correlation) -> mpmath.mpf:
-    """bound(rho) - |kappa(rho) - S_K(rho)|, kappa from the closed form: >= 0 wherever the claim holds."""
+def tail_bound_terms(instance: Instance, correlation) -> tuple[mpmath.mpf, mpmath.mpf]:
+    """(bound(rho) - |kappa(rho) - S_K(rho)|, bound(rho)), kappa from the closed form: the margin is >= 0 wherever
+    the claim holds."""
     value, tail = series_at(instance, correlation)
     kernel = dual_kernel_closed_form(instance["activation"])
     with mpmath.workdps(instance.digits + 10):
         exact = evaluate_closed_form(kernel, correlation, instance.digits)
-        return tail - abs(exact - value)
+        return tail - abs(exact - value), tail
+
+
+def tail_bound_margin(instance: Instance, correlation) -> mpmath.mpf:
+    """bound(rho) - |kappa(rho) - S_K(rho)|, kappa from the closed form: >= 0 wherever the claim holds."""
+    return tail_bound_terms(instance, correlation)[0]
 
 
 def _resolution(instance: Instance) -> float:
