@@ -19,6 +19,7 @@ from theorems.equivalence import large_step_beats_linear
 from theorems.equivalence.large_step_beats_linear import (
     MPMATH_NODES,
     smoothing_identity_residual,
+    tanh_derivative,
     tanh_tau_mpmath,
     tau_derivative,
     tau_numeric,
@@ -69,8 +70,8 @@ def read_tanh_kappa_root(instance: Instance, budget: Budget, seed: np.random.See
     kappa = instance.constant("kappa_tanh")
     _, derivative = tanh_tau_mpmath(mpmath.nstr(kappa, 20))
     step = 1e-4  # tau'' by a central difference of the float64 route (it only scales the distance)
-    curvature = (tau_derivative(np.tanh, np.tanh, float(kappa) + step)
-                 - tau_derivative(np.tanh, np.tanh, float(kappa) - step)) / (2 * step)
+    curvature = (tau_derivative(np.tanh, tanh_derivative, np.tanh, float(kappa) + step)
+                 - tau_derivative(np.tanh, tanh_derivative, np.tanh, float(kappa) - step)) / (2 * step)
     return Exact(float(derivative) / curvature, MPMATH_ROOT_ACCURACY,
                  f"tau'(kappa_tanh) = {mpmath.nstr(derivative, 3)} in mpmath ({MPMATH_NODES}-node Gauss-Hermite, 30 "
                  f"digits), over tau'' = {curvature:.5g}")

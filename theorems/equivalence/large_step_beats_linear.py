@@ -78,16 +78,20 @@ TAU_TANH_DIGITS = 10
 MPMATH_NODES = 200
 
 
-def tau_derivative(sigma, teacher, kappa: float, nodes: int = ROOT_NODES) -> float:
-    """d tau / d kappa = -2 E_xi1[(sigma*(xi1) - g(kappa xi1)) xi1 g'(kappa xi1)], g(a) = E sigma(a + xi2), by
-    Gauss-Hermite on both expectations (sigma' from the activation)."""
+def tau_derivative(sigma, sigma_derivative, teacher, kappa: float, nodes: int = ROOT_NODES) -> float:
+    """d tau / d kappa = -2 E_xi1[(sigma*(xi1) - g(kappa xi1)) xi1 g'(kappa xi1)], g(a) = E sigma(a + xi2) and
+    g'(a) = E sigma'(a + xi2), by Gauss-Hermite on both expectations."""
     z, weights = np.polynomial.hermite_e.hermegauss(nodes)
     weights = weights / weights.sum()
     preactivation = kappa * z[:, None] + z[None, :]
     inner = sigma(preactivation) @ weights
-    slope = sigma.derivative()(preactivation) @ weights if hasattr(sigma, "derivative") else \
-        (1 / np.cosh(preactivation) ** 2) @ weights
+    slope = sigma_derivative(preactivation) @ weights
     return float(-2 * weights @ ((teacher(z) - inner) * z * slope))
+
+
+def tanh_derivative(u):
+    """tanh'(u) = sech(u)^2."""
+    return 1 / np.cosh(u) ** 2
 
 
 @functools.lru_cache(maxsize=1)
@@ -95,7 +99,8 @@ def tanh_minimum() -> tuple[float, float]:
     """(kappa, tau_*) for sigma = sigma* = tanh: the root of tau' (Brent's method, to 1e-15) and tau there, both by
     Gauss-Hermite with ROOT_NODES nodes per axis."""
     import scipy.optimize
-    kappa = scipy.optimize.brentq(lambda k: tau_derivative(np.tanh, np.tanh, k), 1.0, 2.5, xtol=1e-15, rtol=1e-15)
+    kappa = scipy.optimize.brentq(lambda k: tau_derivative(np.tanh, tanh_derivative, np.tanh, k), 1.0, 2.5,
+                                  xtol=1e-15, rtol=1e-15)
     return float(kappa), tau_numeric(np.tanh, np.tanh, kappa, ROOT_NODES)
 
 
