@@ -35,12 +35,14 @@ Nearer errors cannot be seen at these resolutions and are not claimed: E sigma'^
 
 from __future__ import annotations
 
+import functools
+
 import mpmath
 
 from theorems.equivalence import srf_constants
 from theorems.equivalence.giant_step_oracle import limit_errors
 from theorems.hermite import Quantity
-from theorems.statement import Constant, Mutant, Parameter, Prediction, Target, Theorem, parameter_quantity
+from theorems.statement import Constant, Mutant, Parameter, Prediction, Target, Theorem
 
 ACCURACY_DIGITS = 9  # the fixed point's relative accuracy is about 1e-10 (Gauss-Hermite 121 x 101, tolerance 1e-11)
 TEST_RESOLUTION = 0.05
@@ -50,12 +52,17 @@ SOLVER_INPUTS = ("r", "c", "gamma", "solver_penalty", "readout_noise", "test_noi
 
 
 def _solved(parameters, dependencies, digits):
-    values = {name: float(dependencies[name]) for name in SOLVER_INPUTS}
-    errors = limit_errors(parameters["activation"], parameters["teacher"], spike=values["r"],
-                          inflation=values["c"], overlap=values["gamma"], width_ratio=float(parameters["width_ratio"]),
-                          sample_ratio=float(parameters["sample_ratio"]), ridge=values["solver_penalty"],
-                          noise=values["readout_noise"])
-    return errors.test_error + values["test_noise"], errors.train_error
+    """(test error, training error) of Result 3.3 at these inputs: one fixed point serves both constants."""
+    values = tuple(float(dependencies[name]) for name in SOLVER_INPUTS)
+    return _fixed_point(parameters["activation"], parameters["teacher"], float(parameters["width_ratio"]),
+                        float(parameters["sample_ratio"]), *values)
+
+
+@functools.lru_cache(maxsize=64)
+def _fixed_point(sigma, teacher, width_ratio, sample_ratio, r, c, gamma, solver_penalty, readout_noise, test_noise):
+    errors = limit_errors(sigma, teacher, spike=r, inflation=c, overlap=gamma, width_ratio=width_ratio,
+                          sample_ratio=sample_ratio, ridge=solver_penalty, noise=readout_noise)
+    return errors.test_error + test_noise, errors.train_error
 
 
 def _error(name: str, index: int) -> Constant:
@@ -67,25 +74,18 @@ def _error(name: str, index: int) -> Constant:
                                 f"{ACCURACY_DIGITS} digits)")
 
 
-def _penalty_as_given(parameters, digits):
-    return parameter_quantity("penalty", parameters, digits)
-
-
-def _penalty_in_ba_units(parameters, digits):
-    """lambda_Ba = lambda_C p / n given where lambda_C is meant (the pitfall of four ridge conventions)."""
-    return Constant.formula("solver_penalty", (), lambda lam, ratio: lam / ratio,
-                            parameters=("penalty", "sample_ratio")).derive(parameters, {}, digits)
-
-
-def _noise_in_test(parameters, digits):
-    return Constant.formula("test_noise", (), lambda s: s**2, parameters=("noise",)).derive(parameters, {}, digits)
-
+# the mutants' versions: lambda_Ba = lambda_C p/n given where lambda_C is meant (the pitfall of four ridge
+# conventions), and the test error taken against the noisy label
+PENALTY_IN_BA_UNITS = Constant.formula("solver_penalty", (), lambda lam, ratio: lam / ratio,
+                                       parameters=("penalty", "sample_ratio"))
+NOISE_IN_TEST = Constant.formula("test_noise", (), lambda s: s**2, parameters=("noise",))
 
 CONSTANTS = (
     *srf_constants.CONSTANTS,
-    Constant.of_parameters("solver_penalty", _penalty_as_given, "lambda_C, the readout's ridge in Cui's normalization"),
-    Constant.of_parameters("readout_noise", lambda parameters, digits: parameter_quantity("noise", parameters, digits),
-                           "the label noise of the readout's training samples (its training channel)"),
+    Constant.formula("solver_penalty", (), lambda lam: lam, parameters=("penalty",),
+                     description="lambda_C, the readout's ridge in Cui's normalization"),
+    Constant.formula("readout_noise", (), lambda s: s, parameters=("noise",),
+                     description="the label noise of the readout's training samples (its training channel)"),
     Constant.exactly("test_noise", 0, "what the test error adds for label noise: none, it is against the noiseless "
                                       "teacher"),
     _error("test_error", 0),
@@ -93,9 +93,12 @@ CONSTANTS = (
 )
 
 
-def _point(name: str, fraction: float):
-    return (lambda instance: Target.point(instance.constant(name)),
-            lambda instance: fraction * abs(float(instance.constant(name))))
+def _point(name: str):
+    return lambda instance: Target.point(instance.constant(name))
+
+
+def _relative(name: str, fraction: float):
+    return lambda instance: fraction * abs(float(instance.constant(name)))
 
 
 def _srf_mutant(**options):
@@ -129,13 +132,11 @@ THEOREM = Theorem(
     predictions=(
         Prediction(name="test-error", kind="limit",
                    statement="the simulated test error, extrapolated in 1/d, -> Result 3.3's test error",
-                   predict=_point("test_error", TEST_RESOLUTION)[0],
-                   resolution=_point("test_error", TEST_RESOLUTION)[1]),
+                   predict=_point("test_error"), resolution=_relative("test_error", TEST_RESOLUTION)),
         Prediction(name="train-error", kind="limit",
                    statement="the simulated training error, extrapolated in 1/d, -> Result 3.3's training error "
                              "(leave-one-out form, derived)",
-                   predict=_point("train_error", TRAIN_RESOLUTION)[0],
-                   resolution=_point("train_error", TRAIN_RESOLUTION)[1]),
+                   predict=_point("train_error"), resolution=_relative("train_error", TRAIN_RESOLUTION)),
         Prediction(name="realized-test-error", kind="limit",
                    statement="test error / Result 3.3 on the draw's own W_1 - 1 -> 0, paired per draw, "
                              "extrapolated in 1/d (derived)",
@@ -145,9 +146,9 @@ THEOREM = Theorem(
     ),
     mutants=(
         Mutant(name="noise-in-test-error", description="the test error taken against the noisy label",
-               constants={"test_noise": _noise_in_test}),
+               constants={"test_noise": NOISE_IN_TEST}),
         Mutant(name="penalty-in-ba-units", description="lambda_Ba = lambda_C p/n given where lambda_C is meant",
-               constants={"solver_penalty": _penalty_in_ba_units}),
+               constants={"solver_penalty": PENALTY_IN_BA_UNITS}),
         Mutant(name="noise-left-out-of-readout", description="the readout's training labels taken noiseless",
                constant_factors={"readout_noise": 0}),
         Mutant(name="no-spike", description="the spike r left out of the features (r = 0)",
