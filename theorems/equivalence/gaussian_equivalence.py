@@ -38,7 +38,6 @@ from dataclasses import replace
 import mpmath
 
 from theorems.equivalence.gaussian_equivalent_oracle import small_step_limit
-from theorems.formula import exact_number
 from theorems.hermite import Quantity, combine, hermite_coefficients, mu_star_squared, second_moment, square_root
 from theorems.onestep import common as onestep
 from theorems.statement import (
@@ -86,7 +85,7 @@ def _limit(*, step: bool = True):
     """DE_GE's deterministic limit after the step (or, for the mutant, without it)."""
     def derive(parameters, dependencies, digits):
         def exact(name):
-            return mpmath.mpf(str(exact_number(parameters[name]).evalf(digits + 10)))
+            return parameter_quantity(name, parameters, digits + 10).value
         with mpmath.workdps(digits + 10):
             errors = small_step_limit(
                 **{name: dependencies[name].value for name in ("mu1", "mu_star", "teacher_mu1", "label_moment")},
