@@ -291,7 +291,7 @@ def test_tightness_reports_the_best_ratio_beside_the_known_construction(capsys):
     assert code == 0 and set(rows) == {"weyl", "condition-bound"}
     weyl = rows["weyl"]
     assert weyl["attainable"] > 0.999 and weyl["best_ratio"] >= 0.95 * weyl["attainable"]  # the 5%
-    assert weyl["best_ratio"] <= 1 and "graded" in weyl["witness"]
+    assert weyl["best_ratio"] <= 1 and "graded" in weyl["construction"]
     code, out, _ = run(capsys, "tightness", "dual-kernel", "--fidelity", "quick")  # attained at rho = +-1
     assert code == 0 and "best ratio 1 " in out
     code, out, _ = run(capsys, "tightness", "dual-kernel", "--fidelity", "quick", "--param", "activation=z**2")

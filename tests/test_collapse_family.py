@@ -50,3 +50,19 @@ def test_generated_search_alone_finds_a_counterexample(module, mutant, search):
     result = search_counterexample(margin, strategy, max_examples=DEFAULT_BUDGET, seed=0,
                                    tolerance=head_search.MARGIN_TOLERANCE)
     assert result.smallest_margin < -head_search.MARGIN_TOLERANCE, (mutant, result)
+
+
+def test_head_conditioning_search_alone_comes_within_five_percent_of_the_near_tight_construction():
+    """Issue's criterion: Hypothesis with the local refinement, not shown the graded chain, reaches gap/delta within
+    5% of what the construction attains; and so it rejects delta 10% low on its own."""
+    instance, bounds = head_conditioning.THEOREM.instance(), head_conditioning_checker.CHAIN_BOUNDS
+    attained = 1 - head_conditioning_checker.chain_margin(instance, head_conditioning_checker.GRADED[0], weyl=True)
+    result = search_counterexample(lambda s: head_conditioning_checker.chain_margin(instance, s, weyl=True),
+                                   head_conditioning_checker.chain_settings(), max_examples=100, seed=0,
+                                   tolerance=head_search.MARGIN_TOLERANCE, refine=bounds)
+    assert attained > 0.9999 and 1 - result.smallest_margin >= 0.95 * attained, result
+    low = head_conditioning.THEOREM.mutated("delta-ten-percent-low").instance()
+    result = search_counterexample(lambda s: head_conditioning_checker.chain_margin(low, s, weyl=True),
+                                   head_conditioning_checker.chain_settings(), max_examples=100, seed=0,
+                                   tolerance=head_search.MARGIN_TOLERANCE, refine=bounds)
+    assert result.violated, result

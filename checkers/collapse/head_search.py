@@ -42,6 +42,11 @@ def head_settings(classes: int, per_class: int):
     })
 
 
+# The float entries of `head_settings` with their ranges: the local refinement after the search moves within them.
+HEAD_BOUNDS = {"kappa": (1.0, 10.0), "scale": (0.3, 3.0), "eps1_fraction": (0.0, 0.9), "eps2_exponent": (-6.0, 0.0),
+               "spread": (0.0, 30.0), "imbalance": (0.0, 0.2)}
+
+
 def tight_settings(**changes) -> dict:
     """The adversarial instance on which Theorem A is attained (kappa = 1, eps1 = 0), or a variant."""
     settings = dict(seed=0, extra=2, input_extra=1, kappa=1.0, scale=1.3, eps1_fraction=0.0, eps2_exponent=-2.0,
@@ -71,20 +76,25 @@ def build_head(instance: Instance, settings: dict, backend=Float64):
 
 
 def search_margin(instance: Instance, budget: Budget, seed: np.random.SeedSequence, margin, strategy, explicit, what,
-                  *, ratio=None, construction=None, construction_name: str = ""):
-    """The smallest margin over the searched examples. With `ratio` (margin -> the ratio of the inequality's two
-    sides, smaller over larger), the observation also reports how tight the inequality got, and with
-    `construction` (an example known to be near-tight) the ratio it attains."""
+                  *, ratio=None, construction=None, construction_name: str = "", bounds=HEAD_BOUNDS, ratio_at=None):
+    """The smallest margin over the searched examples, the best one refined locally within `bounds` (the ranges
+    of the strategy's float entries; `checkers.search.refine_locally`). With `ratio` (margin -> the ratio of the
+    inequality's two sides, smaller over larger), the observation also reports how tight the inequality got, and with
+    `construction` (an example known to be near-tight) the ratio it attains. Where the margin alone does not
+    give the ratio (a two-sided bracket), `ratio_at` (example -> ratio) computes it at the best example."""
     result = search_counterexample(margin, strategy, max_examples=budget.scaled(BASE_EXAMPLES),
                                    seed=int(seed.generate_state(1)[0]), explicit=explicit,
-                                   tolerance=MARGIN_TOLERANCE)
+                                   tolerance=MARGIN_TOLERANCE, refine=bounds)
     tightness = None
-    if ratio is not None and np.isfinite(result.smallest_margin):
+    if ratio_at is not None and np.isfinite(result.smallest_margin):
+        tightness = Tightness(float(ratio_at(result.example)), str(result.example))
+    elif ratio is not None and np.isfinite(result.smallest_margin):
         attainable = None if construction is None else float(ratio(margin(construction)))
         tightness = Tightness(float(ratio(result.smallest_margin)), str(result.example), attainable,
                               construction_name)
     return Exact(mpmath.mpf(result.smallest_margin), tolerance=MARGIN_TOLERANCE,
-                 method=f"Hypothesis search over {result.examples} {what}; smallest margin at {result.example}",
+                 method=f"Hypothesis search over {result.examples} {what} ({result.refined} of them in a local "
+                        f"refinement); smallest margin at {result.example}",
                  tightness=tightness)
 
 
