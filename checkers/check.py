@@ -18,6 +18,7 @@ Errors are errors: an exception raised by a statement or a reader (other than th
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -153,7 +154,9 @@ class Checker:
 
 
 def _tightness(observation: Exact) -> dict | None:
-    if observation.tightness is None:
+    """The tightness as the verdict records it; none where the ratio is not finite (a bound of 0, claimed by a
+    mutant: the margin already says how it failed)."""
+    if observation.tightness is None or not math.isfinite(observation.tightness.best_ratio):
         return None
     return {"best_ratio": observation.tightness.best_ratio, "witness": observation.tightness.witness,
             "attainable": observation.tightness.attainable, "construction": observation.tightness.construction}

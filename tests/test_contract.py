@@ -88,6 +88,23 @@ def test_true_statement_never_fails_at_quick_fidelity(checker):
         assert checker.id in RESOLVED_ONLY_AT_DEFAULT, verdict.explain()
 
 
+@MAIN_JOB
+@pytest.mark.parametrize("checker", [c for c in CHECKERS if any(p.kind == "inequality" for p in c.theorem.predictions)],
+                         ids=lambda c: c.id)
+def test_every_inequality_reports_how_tight_it_got(checker):
+    """Every inequality that was checked reports the largest ratio of its two sides attained (smaller over larger,
+    1 = equality: a ratio above 1 is a violation, so a passing one is at most 1 up to its stated tolerance)."""
+    verdict = quick_verdict(checker)
+    for prediction in verdict.predictions:
+        if prediction.kind != "inequality" or str(prediction.outcome) != "pass":
+            continue
+        assert prediction.tightness is not None, f"{checker.id} {prediction.name} does not report its tightness"
+        ratio = prediction.tightness["best_ratio"]
+        assert 0 <= ratio <= 1 + 1e-6 and prediction.tightness["witness"], (checker.id, prediction.name, ratio)
+        if prediction.tightness.get("attainable") is not None:
+            assert 0 < prediction.tightness["attainable"] <= 1 + 1e-6 and prediction.tightness["construction"]
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("checker", CHECKERS, ids=IDS)
 def test_true_statement_passes_at_default_fidelity(checker):

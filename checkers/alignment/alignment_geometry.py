@@ -4,8 +4,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from checkers.alignment.cones import BASE_EXAMPLES, GEOMETRY_EXPLICIT, GEOMETRY_TOLERANCE, cone_data, geometry_settings
-from checkers.check import Budget, Checker, Exact
+from checkers.alignment.cones import (
+    BASE_EXAMPLES,
+    GEOMETRY_BOUNDS,
+    GEOMETRY_EXPLICIT,
+    GEOMETRY_TOLERANCE,
+    cone_data,
+    geometry_settings,
+)
+from checkers.check import Budget, Checker, Exact, Tightness
 from checkers.search import search_counterexample
 from theorems.alignment import alignment_geometry
 from theorems.alignment.common import orthogonal_separability, signed_activated_sum
@@ -41,6 +48,22 @@ def geometry_margin(instance: Instance, settings: dict, *, lemma: int) -> float:
     return float(min(margins, default=float("inf")))
 
 
+def geometry_ratio(instance: Instance, settings: dict, margin: float, *, lemma: int) -> float:
+    """The smaller side over the larger at an example with this margin: mu^cone_power / cos(z1, z2) (Lemma 5, whose
+    margin is their difference), or bound_scale / (||x_a|| / (mu^mu_power n_a X_min)) (Lemma 11)."""
+    if lemma == 5:
+        floor = orthogonal_separability(*cone_data(settings)) ** float(instance.constant("cone_power"))
+        return floor / (margin + floor)
+    scale = float(instance.constant("bound_scale"))
+    return scale / (margin + scale)
+
+
+# The tight cases of the module docstring of theorems/alignment/alignment_geometry.py, as searched examples:
+# Lemma 5 at the pair that defines mu (a simplex of equal cosines), Lemma 11 at a single point.
+CONSTRUCTIONS = {5: (GEOMETRY_EXPLICIT[1], "the pair defining mu, in a simplex of equal signed cosines 0.25"),
+                 11: (GEOMETRY_EXPLICIT[0], "a single data point, w activating it")}
+
+
 def _read(*, lemma: int):
     """A reader of the smallest margin of Lemma 5 or Lemma 11 over data in random cones."""
     def read(instance: Instance, budget: Budget, seed: np.random.SeedSequence) -> Exact:
@@ -52,11 +75,20 @@ def _search(instance: Instance, budget: Budget, seed: np.random.SeedSequence, *,
 
     strategy = geometry_settings(instance["max_points"], instance["max_dimension"])
     explicit = [dict(e, points=min(e["points"], instance["max_points"])) for e in GEOMETRY_EXPLICIT]
-    result = search_counterexample(lambda settings: geometry_margin(instance, settings, lemma=lemma), strategy,
-                                   max_examples=budget.scaled(BASE_EXAMPLES), seed=int(seed.generate_state(1)[0]),
-                                   explicit=explicit, tolerance=GEOMETRY_TOLERANCE)
+    def margin(settings):
+        return geometry_margin(instance, settings, lemma=lemma)
+
+    result = search_counterexample(margin, strategy, max_examples=budget.scaled(BASE_EXAMPLES),
+                                   seed=int(seed.generate_state(1)[0]), explicit=explicit,
+                                   tolerance=GEOMETRY_TOLERANCE, refine=GEOMETRY_BOUNDS)
+    construction, named = CONSTRUCTIONS[lemma]
+    construction = dict(construction, points=min(construction["points"], instance["max_points"]))
+    tightness = Tightness(geometry_ratio(instance, result.example, result.smallest_margin, lemma=lemma),
+                          str(result.example),
+                          geometry_ratio(instance, construction, margin(construction), lemma=lemma), named)
     return Exact(result.smallest_margin, GEOMETRY_TOLERANCE,
-                 f"Hypothesis search over {result.examples} data sets; smallest margin at {result.example}")
+                 f"Hypothesis search over {result.examples} data sets ({result.refined} in a local refinement); "
+                 f"smallest margin at {result.example}", tightness=tightness)
 
 
 CHECKER = Checker(

@@ -44,8 +44,14 @@ def geometry_settings(max_points: int, max_dimension: int):
     })
 
 
+# the float entries of `geometry_settings` with their ranges, for the local refinement after the search
+GEOMETRY_BOUNDS = {"spread": (0.0, 0.8), "norm_low": (0.1, 1.0), "norm_high": (1.0, 3.0), "cosine": (0.01, 0.99),
+                   "sparsity": (0.0, 0.9)}
+
+# The first is Lemma 11's tight case, a single point that a searched w activates (with seed 0 its label was -1 and no
+# candidate w activated it, so it claimed nothing); the second, Lemma 5's, the simplex whose pairs all define mu.
 GEOMETRY_EXPLICIT = (
-    dict(seed=0, layout="single", points=1, dimension=3, spread=0.0, norm_low=1.0, norm_high=1.0, cosine=0.5,
+    dict(seed=1, layout="single", points=1, dimension=3, spread=0.0, norm_low=1.0, norm_high=1.0, cosine=0.5,
          sparsity=0.0),
     dict(seed=1, layout="simplex", points=10, dimension=11, spread=0.0, norm_low=1.0, norm_high=1.0, cosine=0.25,
          sparsity=0.0),

@@ -7,9 +7,16 @@ import math
 import numpy as np
 from hypothesis import strategies as st
 
-from checkers.alignment.cones import BASE_EXAMPLES, GEOMETRY_EXPLICIT, GEOMETRY_TOLERANCE, cone_data, geometry_settings
+from checkers.alignment.cones import (
+    BASE_EXAMPLES,
+    GEOMETRY_BOUNDS,
+    GEOMETRY_EXPLICIT,
+    GEOMETRY_TOLERANCE,
+    cone_data,
+    geometry_settings,
+)
 from checkers.alignment.runs import data, data_key, polar_run
-from checkers.check import Budget, Checker, Exact
+from checkers.check import Budget, Checker, Exact, Tightness
 from checkers.search import search_counterexample
 from theorems.alignment import directional_dynamics
 from theorems.alignment.common import lemma3_window, negative_loss_derivative, orthogonal_separability
@@ -51,9 +58,13 @@ def read_lemma_4(instance: Instance, budget: Budget, seed: np.random.SeedSequenc
     explicit = [dict(e, log_scale=-1.0) for e in GEOMETRY_EXPLICIT]
     result = search_counterexample(lambda settings: _lemma4_margin(instance, settings), strategy,
                                    max_examples=budget.scaled(BASE_EXAMPLES), seed=int(seed.generate_state(1)[0]),
-                                   explicit=explicit, tolerance=GEOMETRY_TOLERANCE)
+                                   explicit=explicit, tolerance=GEOMETRY_TOLERANCE,
+                                   refine=dict(GEOMETRY_BOUNDS, log_scale=(-9.0, 0.5)))
+    # the margin is 1 - error / bound, so the ratio of the two sides is 1 - margin
     return Exact(result.smallest_margin, GEOMETRY_TOLERANCE,
-                 f"Hypothesis search over {result.examples} states; smallest margin at {result.example}")
+                 f"Hypothesis search over {result.examples} states ({result.refined} in a local refinement); "
+                 f"smallest margin at {result.example}",
+                 tightness=Tightness(1 - result.smallest_margin, str(result.example)))
 
 
 def _run(instance: Instance, budget: Budget):
@@ -83,9 +94,14 @@ def read_lemma_3(instance: Instance, budget: Budget, seed: np.random.SeedSequenc
         output_bound = 2 * epsilon * math.sqrt(width) * x_max * w_max**2
     else:
         norm_bound, output_bound = epsilon**2 * w_max**2, width * epsilon**2 * x_max * w_max**2
-    margin = min(float(np.min(1 - squared_norms / norm_bound)), float(np.min(1 - outputs / output_bound)))
-    return Exact(margin, 1e-9, method + f"; max ||w||^2 / bound = {np.max(squared_norms) / norm_bound:.3g}, "
-                 f"max |f| / bound = {np.max(outputs) / output_bound:.3g}")
+    norm_ratios, output_ratios = squared_norms / norm_bound, outputs / output_bound
+    margin = min(float(np.min(1 - norm_ratios)), float(np.min(1 - output_ratios)))
+    which, ratios = max(("the norm bound", norm_ratios), ("the output bound", output_ratios),
+                        key=lambda named: np.max(named[1]))
+    at = int(np.argmax(ratios))
+    return Exact(margin, 1e-9, method + f"; max ||w||^2 / bound = {np.max(norm_ratios):.3g}, "
+                 f"max |f| / bound = {np.max(output_ratios):.3g}",
+                 tightness=Tightness(float(ratios[at]), f"{which} at t = {run.times[at]:.6g}"))
 
 
 def read_lemma_1(instance: Instance, budget: Budget, seed: np.random.SeedSequence) -> Exact:
@@ -95,7 +111,9 @@ def read_lemma_1(instance: Instance, budget: Budget, seed: np.random.SeedSequenc
     errors = [np.max(direction_errors(x, y, run.directions[k], run.log_norms[k], signs, loss)[0])
               for k in range(len(run.times))]
     scale = float(instance.constant("lemma1_scale"))
-    return Exact(float(scale - max(errors) / bound), 1e-9, method + f"; max error / bound = {max(errors) / bound:.3g}")
+    at = int(np.argmax(errors))
+    return Exact(float(scale - max(errors) / bound), 1e-9, method + f"; max error / bound = {max(errors) / bound:.3g}",
+                 tightness=Tightness(errors[at] / (scale * bound), f"t = {run.times[at]:.6g}") if scale > 0 else None)
 
 
 CHECKER = Checker(

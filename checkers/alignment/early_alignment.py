@@ -15,7 +15,7 @@ from checkers.alignment.runs import (
     log_domain_weights,
     polar_run,
 )
-from checkers.check import Budget, Checker, Exact
+from checkers.check import Budget, Checker, Exact, Tightness
 from theorems.alignment import early_alignment
 from theorems.alignment.common import loss_values, region_codes
 from theorems.alignment.early_alignment import constants_of
@@ -54,7 +54,8 @@ def read_aligned_by_t1(instance: Instance, budget: Budget, seed: np.random.SeedS
 
 def read_alignment_time(instance: Instance, budget: Budget, seed: np.random.SeedSequence) -> Exact:
     r = _run(instance, budget)
-    return Exact(1 - r["aligned_at"] / r["t1_bound"], 1e-12, r["method"])
+    return Exact(1 - r["aligned_at"] / r["t1_bound"], 1e-12, r["method"],
+                 tightness=Tightness(r["aligned_at"] / r["t1_bound"], f"log epsilon = {r['log_epsilon']:g}"))
 
 
 def read_stable_rank(instance: Instance, budget: Budget, seed: np.random.SeedSequence) -> Exact:
@@ -65,9 +66,13 @@ def read_stable_rank(instance: Instance, budget: Budget, seed: np.random.SeedSeq
     frobenius, operator = np.sum(singular**2, axis=1), singular[:, 0] ** 2
     extra = 4 * math.sqrt(len(r["signs"])) * np.exp(2 * (r["log_epsilon"] - top)) * r["constants"]["w_max"] ** 2
     after = run.times >= r["aligned_at"]
-    margins = (float(instance.constant("rank_limit")) * operator + extra - frobenius) / frobenius
+    bound = float(instance.constant("rank_limit")) * operator + extra
+    margins = (bound - frobenius) / frobenius
+    ratios = np.where(after, frobenius / bound, -np.inf)
+    at = int(np.argmax(ratios))
     return Exact(float(np.min(margins[after])), 1e-12,
-                 r["method"] + f"; stable rank at most {np.max((frobenius / operator)[after]):.4f} after t1")
+                 r["method"] + f"; stable rank at most {np.max((frobenius / operator)[after]):.4f} after t1",
+                 tightness=Tightness(float(ratios[at]), f"t = {run.times[at]:.6g}"))
 
 
 def read_final_rate(instance: Instance, budget: Budget, seed: np.random.SeedSequence) -> Exact:
@@ -87,8 +92,11 @@ def read_final_rate(instance: Instance, budget: Budget, seed: np.random.SeedSequ
     alpha = r["constants"]["alpha"] * float(instance.constant("alpha_scale"))
     elapsed = run.times[start:] - run.times[start]
     bound = losses[start] / (losses[start] * alpha * elapsed + 1)
+    at = int(np.argmax(losses[start:] / bound))
     return Exact(float(np.min(bound / losses[start:]) - 1), 1e-9,
-                 r["method"] + f"; t2 = {run.times[start]:.6g}, L(t2) = {losses[start]:.4g}, L(end) = {losses[-1]:.3g}")
+                 r["method"] + f"; t2 = {run.times[start]:.6g}, L(t2) = {losses[start]:.4g}, L(end) = {losses[-1]:.3g}",
+                 tightness=Tightness(float(losses[start + at] / bound[at]), f"t = {run.times[start + at]:.6g} (t = t2 "
+                                     "is equality by construction)" if at == 0 else f"t = {run.times[start + at]:.6g}"))
 
 
 CHECKER = Checker(

@@ -7,7 +7,7 @@ from __future__ import annotations
 import mpmath
 import numpy as np
 
-from checkers.check import Budget, Checker, Exact, Unresolved
+from checkers.check import Budget, Checker, Exact, Tightness, Unresolved
 from checkers.collapse.small_network import (
     FLOOR_STEPS,
     FLOW_LEVELS,
@@ -34,19 +34,21 @@ def _balanced(weights):
     return [first, second, weights[2]]
 
 
-def _floor_margin(instance: Instance, seed: np.random.SeedSequence) -> tuple[float, int]:
+def _floor_margin(instance: Instance, seed: np.random.SeedSequence) -> tuple[float, int, Tightness | None]:
     weights, x, y = network(instance, seed)
     weights = _balanced(weights)
     eta = float(instance["learning_rate"])
     decay = float(instance.constant("decay_factor"))
     source_weight = instance.definition("source_weight")
-    state = {"bound": None, "margin": np.inf, "steps": 0}
+    state = {"bound": None, "margin": np.inf, "steps": 0, "ratio": None, "at": None}
 
     def visit(current, grads):
         norm = np.linalg.norm(imbalance(current))
         bound = norm if state["bound"] is None else state["bound"]
         if bound > 0:
             state["margin"] = min(state["margin"], 1 - norm / bound)
+            if state["ratio"] is None or norm / bound > state["ratio"]:
+                state["ratio"], state["at"] = norm / bound, state["steps"]
         elif norm > 0:
             state["margin"] = -np.inf
         source = np.linalg.norm(grads[1].T @ grads[1] - grads[0] @ grads[0].T)
@@ -54,7 +56,13 @@ def _floor_margin(instance: Instance, seed: np.random.SeedSequence) -> tuple[flo
         state["steps"] += 1
 
     descend(instance, weights, x, y, eta, FLOOR_STEPS, visit)
-    return state["margin"], state["steps"]
+    # from D_0 = 0 the first step is D_1 = eta^2 S_0 exactly, so the bound is attained there (ratio 1 when
+    # source_weight is the recurrence's 1)
+    # (||D_1|| / bound_1 = eta^2 ||S_0|| / (source_weight eta^2 ||S_0||) = 1 / source_weight)
+    first_step = 1 / source_weight if source_weight else None
+    tightness = None if state["ratio"] is None else Tightness(
+        float(state["ratio"]), f"step {state['at']}", first_step, "the first step from D_0 = 0, where D_1 = eta^2 S_0")
+    return state["margin"], state["steps"], tightness
 
 
 def _flow_errors(instance: Instance, seed: np.random.SeedSequence) -> list[float]:
@@ -74,8 +82,8 @@ def _flow_errors(instance: Instance, seed: np.random.SeedSequence) -> list[float
 
 
 def read_floor(instance: Instance, budget: Budget, seed: np.random.SeedSequence) -> Exact:
-    margin, steps = _floor_margin(instance, seed)
-    return Exact(mpmath.mpf(margin), tolerance=1e-12, method=f"{steps} GD steps in float64")
+    margin, steps, tightness = _floor_margin(instance, seed)
+    return Exact(mpmath.mpf(margin), tolerance=1e-12, method=f"{steps} GD steps in float64", tightness=tightness)
 
 
 # The observed order o_j = log2(e_j / e_{j+1}) of a method of order p is p + c eta_j + O(eta_j^2). Richardson's

@@ -11,7 +11,7 @@ from __future__ import annotations
 import mpmath
 import numpy as np
 
-from checkers.check import Budget, Checker, Exact
+from checkers.check import Budget, Checker, Exact, Tightness
 from checkers.collapse import metrics
 from checkers.collapse.training import Network, gaussian_classes, train
 from checkers.shared_draws import cached
@@ -103,60 +103,81 @@ def _timescale_ratio(result: dict) -> float:
     return interpolated / (balanced[0] if balanced.size else np.inf)
 
 
-def _theorem_a_margin(instance: Instance, result: dict) -> float:
+def _theorem_a_ratios(instance: Instance, result: dict) -> list[tuple[float, int]]:
+    """(NC1_J / Theorem A's bound, step) at every logged step where the bound applies (eps1 < sqrt(n))."""
     bound_of = instance.definition("nc1_bound")
     per_class, classes = PER_CLASS, 4
-    margins = [1 - record["nc1"] / float(bound_of(
-        eps1, record["eps2"], record["s_first"], record["s_last"], record["omega"], per_class,
-        classes)) for record, eps1 in zip(result["logged"], _logged_eps1(result))
-        if eps1 < np.sqrt(per_class * (classes - 1))]
-    return min(margins) if margins else float("inf")
+    return [(record["nc1"] / float(bound_of(eps1, record["eps2"], record["s_first"], record["s_last"],
+                                            record["omega"], per_class, classes)), step)
+            for record, eps1, step in zip(result["logged"], _logged_eps1(result), _logged_steps(result))
+            if eps1 < np.sqrt(per_class * (classes - 1))]
+
+
+def _theorem_a_margin(instance: Instance, result: dict) -> float:
+    ratios = _theorem_a_ratios(instance, result)
+    return 1 - max(ratios)[0] if ratios else float("inf")
+
+
+def _logged_steps(result: dict) -> list[int]:
+    steps = result["steps"]
+    return sorted(set(range(0, steps + 1, max(steps // 100, 1))) | {steps})
 
 
 def _logged_eps1(result: dict) -> np.ndarray:
-    steps = result["steps"]
-    every = max(steps // 100, 1)
-    logged = sorted(set(range(0, steps + 1, every)) | {steps})
-    return result["eps1"][logged]
+    return result["eps1"][_logged_steps(result)]
 
 
-def _root_margin(instance: Instance, result: dict, depth: int) -> float:
+def _root_bracket(instance: Instance, result: dict, depth: int) -> tuple[float, float, float]:
+    """(lower end, kappa(W_L), upper end) of the measured Weyl bracket at the end of the run."""
     first, last = result["product_singular"][0], result["product_singular"][-1]
     gap = result["gap"]
     exponent = float(instance.definition("root_exponent")(depth)) / 2
     lower = ((first**2 - gap) / (last**2 + gap)) ** exponent
     upper = ((first**2 + gap) / (last**2 - gap)) ** exponent if gap < last**2 else np.inf
-    kappa = result["kappa_last"]
-    return min(kappa - lower, upper - kappa) / kappa
+    return lower, result["kappa_last"], upper
+
+
+def _bracket_margin_and_ratio(lower: float, value: float, upper: float) -> tuple[float, float]:
+    """A bracket lower <= value <= upper as (relative margin, ratio of the tighter side's two sides)."""
+    return min(value - lower, upper - value) / value, max(lower / value, value / upper)
 
 
 def _at_every_depth(measure):
-    """A reader of `measure(instance, results) -> (value, method)` over the runs at L2 = 2, 3, 5."""
+    """A reader of `measure(instance, results) -> (value, method, tightness)` over the runs at L2 = 2, 3, 5."""
     def read(instance: Instance, budget: Budget, seed: np.random.SeedSequence) -> Exact:
-        value, method = measure(instance, _runs(instance, seed, collapse_training.DEPTHS))
-        return Exact(mpmath.mpf(value), tolerance=1e-9, method=method)
+        value, method, tightness = measure(instance, _runs(instance, seed, collapse_training.DEPTHS))
+        return Exact(mpmath.mpf(value), tolerance=1e-9, method=method, tightness=tightness)
     return read
 
 
 def _at_head_depth(measure):
-    """A reader of `measure(instance, result) -> (value, method)` on the run at the instance's head depth."""
+    """A reader of `measure(instance, result) -> (value, method[, tightness])` on the run at the instance's head
+    depth."""
     def read(instance: Instance, budget: Budget, seed: np.random.SeedSequence) -> Exact:
         depth = int(instance["head_depth"])
-        value, method = measure(instance, _runs(instance, seed, (depth,))[depth])
-        return Exact(mpmath.mpf(value), tolerance=1e-9, method=method)
+        value, method, *tightness = measure(instance, _runs(instance, seed, (depth,))[depth])
+        return Exact(mpmath.mpf(value), tolerance=1e-9, method=method, tightness=(tightness or [None])[0])
     return read
 
 
 def _head_root(instance: Instance, results):
-    value = min(_root_margin(instance, results[d], d) for d in collapse_training.DEPTHS)
-    return value, "measured Weyl bracket at the end of the runs with L2 = 2, 3, 5"
+    brackets = {d: _bracket_margin_and_ratio(*_root_bracket(instance, results[d], d)) for d in collapse_training.DEPTHS}
+    tightest = max(brackets, key=lambda d: brackets[d][1])
+    return (min(margin for margin, _ in brackets.values()),
+            "measured Weyl bracket at the end of the runs with L2 = 2, 3, 5",
+            Tightness(float(brackets[tightest][1]), f"L2 = {tightest}"))
 
 
 def _deeper_head(instance: Instance, results):
     nc2 = [results[d]["nc2"] for d in collapse_training.DEPTHS]
     trend = instance.definition("nc2_trend")
     value = min(trend * (a - b) / a for a, b in zip(nc2, nc2[1:]))
-    return value, "NC2_J at the end for L2 = 2, 3, 5: " + ", ".join(f"{v:.4f}" for v in nc2)
+    # the claimed smaller side over the claimed larger, per pair of consecutive depths
+    ratios = [((b / a) if trend > 0 else (a / b), f"L2 = {d} and {e}")
+              for (a, b), (d, e) in zip(zip(nc2, nc2[1:]), zip(collapse_training.DEPTHS, collapse_training.DEPTHS[1:]))]
+    ratio, witness = max(ratios)
+    return (value, "NC2_J at the end for L2 = 2, 3, 5: " + ", ".join(f"{v:.4f}" for v in nc2),
+            Tightness(float(ratio), witness))
 
 
 def _balancedness_rate(instance: Instance, result):
@@ -169,7 +190,8 @@ def _timescales(instance: Instance, result):
 
 def _nc1_decreasing(instance: Instance, result):
     value = np.log10(result["nc1_start"] / result["nc1_end"])
-    return value, f"NC1_J(Z_(L-1)) from {result['nc1_start']:.3g} to {result['nc1_end']:.3g}"
+    return (value, f"NC1_J(Z_(L-1)) from {result['nc1_start']:.3g} to {result['nc1_end']:.3g}",
+            Tightness(float(result["nc1_end"] / result["nc1_start"]), "the end of the run against its start"))
 
 
 def _nc2_bracket(instance: Instance, result):
@@ -177,17 +199,22 @@ def _nc2_bracket(instance: Instance, result):
     delta2 = float(nc2_perturbation(final["eps1"], final["eps2"], PER_CLASS, final["s_last"],
                                     final["hidden_means"])) * instance.definition("nc2_perturbation_scale")
     lower, upper = (float(v) for v in nc2_bracket(final["s_first"], final["s_last"], delta2))
-    value = min(result["nc2"] - lower, upper - result["nc2"]) / result["nc2"]
-    return value, f"NC2_J = {result['nc2']:.5f} in [{lower:.5f}, {upper:.5f}] (kappa(W_L) = {result['kappa_last']:.5f})"
+    value, ratio = _bracket_margin_and_ratio(lower, result["nc2"], upper)
+    return (value, f"NC2_J = {result['nc2']:.5f} in [{lower:.5f}, {upper:.5f}] (kappa(W_L) = "
+                   f"{result['kappa_last']:.5f})", Tightness(float(ratio), "the end of the run"))
 
 
 def _theorem_a(instance: Instance, result):
-    return _theorem_a_margin(instance, result), "Theorem A's bound from measured eps1, eps2, s_1, s_K, omega"
+    ratios = _theorem_a_ratios(instance, result)
+    tightness = Tightness(float(max(ratios)[0]), f"step {max(ratios)[1]} of {result['steps']}") if ratios else None
+    return (_theorem_a_margin(instance, result), "Theorem A's bound from measured eps1, eps2, s_1, s_K, omega",
+            tightness)
 
 
 def _kantorovich_floor(instance: Instance, result):
-    floor = instance.definition("kantorovich_floor")(result["kappa_last"])
-    return result["nc3"] - float(floor), f"NC3_J = {result['nc3']:.6f}, kappa(W_L) = {result['kappa_last']:.4f}"
+    floor = float(instance.definition("kantorovich_floor")(result["kappa_last"]))
+    return (result["nc3"] - floor, f"NC3_J = {result['nc3']:.6f}, kappa(W_L) = {result['kappa_last']:.4f}",
+            Tightness(floor / result["nc3"], "the end of the run"))
 
 
 CHECKER = Checker(

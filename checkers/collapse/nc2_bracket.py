@@ -22,18 +22,30 @@ def _mean_condition(head: Head, backend=Float64):
 
 
 def nc2_margin(instance: Instance, settings: dict) -> float:
+    lower, kappa, upper = _bracket(instance, settings)
+    return float(min(kappa - lower, upper - kappa) / kappa)
+
+
+def nc2_ratio(instance: Instance, settings: dict) -> float:
+    """The tighter side of the bracket as a ratio of its two sides: max(lower / kappa, kappa / upper)."""
+    lower, kappa, upper = _bracket(instance, settings)
+    return float(max(lower / kappa, kappa / upper))
+
+
+def _bracket(instance: Instance, settings: dict):
+    """(lower end, NC2_J, upper end) at one generated head."""
     head = build_head(instance, settings)
     measured = measure_head(head)
     delta2 = nc2_perturbation(measured["eps1"], measured["eps2"], instance["per_class"], measured["s_last"],
                               measured["input_means_norm"]) * instance.constant("bound_scale")
     lower, upper = instance.definition("nc2_bracket")(measured["s_first"], measured["s_last"], delta2)
-    kappa = _mean_condition(head)
-    return float(min(kappa - lower, upper - kappa) / kappa)
+    return lower, _mean_condition(head), upper
 
 
 def read_bracket(instance: Instance, budget: Budget, seed: np.random.SeedSequence) -> Exact:
     return search_margin(instance, budget, seed, lambda settings: nc2_margin(instance, settings),
-                         head_settings(instance["classes"], instance["per_class"]), EXPLICIT, "heads")
+                         head_settings(instance["classes"], instance["per_class"]), EXPLICIT, "heads",
+                         ratio_at=lambda settings: nc2_ratio(instance, settings))
 
 
 def read_exact(instance: Instance, budget: Budget, seed: np.random.SeedSequence) -> Exact:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import mpmath
 import numpy as np
 
-from checkers.check import Budget, Checker, Exact
+from checkers.check import Budget, Checker, Exact, Tightness
 from checkers.collapse.small_network import FLOOR_STEPS, STATIONARY_STEP, descend, gradients, imbalance, network
 from theorems.collapse import stationary_balanced
 from theorems.statement import Instance
@@ -31,7 +31,7 @@ def read_near_stationary_bound(instance: Instance, budget: Budget, seed: np.rand
     weights, x, y = network(instance, seed)
     lam = float(instance["weight_decay"])
     coefficient = float(instance.constant("stationary_coefficient"))
-    margins = []
+    margins, ratios = [], []
 
     def visit(current, grads):
         full = _regularized(instance, current, grads)
@@ -40,13 +40,16 @@ def read_near_stationary_bound(instance: Instance, budget: Budget, seed: np.rand
         norm = np.linalg.norm(imbalance(current))
         if bound > 0:
             margins.append(1 - norm / bound)
+            ratios.append((norm / bound, len(margins) - 1))
         elif norm > 0:
             margins.append(-np.inf)
 
     step = min(STATIONARY_STEP, 0.5 / lam)  # eta lambda <= 1/2: the decay factor stays in (0, 1)
     descend(instance, weights, x, y, step, FLOOR_STEPS, visit)
+    ratio, at = max(ratios, default=(None, None))
     return Exact(mpmath.mpf(min(margins, default=0.0)), tolerance=1e-12,
-                 method=f"{FLOOR_STEPS} GD steps (eta = {step:g}) towards a stationary point")
+                 method=f"{FLOOR_STEPS} GD steps (eta = {step:g}) towards a stationary point",
+                 tightness=None if ratio is None else Tightness(float(ratio), f"step {at}"))
 
 
 CHECKER = Checker(
