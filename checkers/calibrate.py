@@ -158,3 +158,25 @@ def format_calibration(calibrations: list[Calibration]) -> str:
     lines = ["  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip() for row in [header, *rows]]
     lines.insert(1, "  ".join("-" * width for width in widths))
     return "\n".join(lines)
+
+
+def markdown_calibration(calibrations: list[Calibration]) -> str:
+    """One row per theorem, for the README: the true statement's outcomes and false-fail rate with its interval,
+    and how many of its mutants were killed in every run (the survivors named)."""
+    lines = ["| theorem | fidelity | seeds | as stated: pass / inconcl. / fail | false-fail rate [95% interval] "
+             "| mutants killed in every run |",
+             "|---|---|---|---|---|---|"]
+    for c in calibrations:
+        rates = c.true_statement
+        low, high = rates.fail_interval
+        if c.expected_failure:
+            rate = "known to fail: " + ("passed in some runs" if c.miscalibrated else "never passed")
+        else:
+            rate = f"{rates.fail_rate:.2f} [{low:.2f}, {high:.2f}]" + (" MISCALIBRATED" if c.miscalibrated else "")
+        survivors = c.surviving_mutants
+        killed = f"{len(c.mutants) - len(survivors)} of {len(c.mutants)}" + (
+            f" (not every run: {', '.join(survivors)})" if survivors else "")
+        errors = rates.errors + sum(m.errors for m in c.mutants)
+        lines.append(f"| {c.theorem} | {c.fidelity} | {c.seeds} | {rates.passed} / {rates.inconclusive} / "
+                     f"{rates.failed}{f' ({errors} errors)' if errors else ''} | {rate} | {killed} |")
+    return "\n".join(lines)

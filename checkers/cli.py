@@ -20,7 +20,7 @@ from pathlib import Path
 import sympy
 
 from checkers import registry
-from checkers.calibrate import calibrate, format_calibration
+from checkers.calibrate import calibrate, format_calibration, markdown_calibration
 from checkers.check import DEFAULT_FALSE_FAIL_RATE, FIDELITIES, run_check
 from checkers.report import build_report, pyplot
 from checkers.stats import FAIL, INCONCLUSIVE, PASS
@@ -201,6 +201,8 @@ def build_parser() -> argparse.ArgumentParser:
     calibrate.add_argument("--store", metavar="PATH",
                            help="SQLite store, so a calibration resumes (default: a temporary file, not kept)")
     calibrate.add_argument("--json", action="store_true", help="print the rates as JSON (and no progress bar)")
+    calibrate.add_argument("--markdown", action="store_true",
+                           help="print one row per theorem as a markdown table (the README's calibration table)")
 
     tightness = commands.add_parser("tightness", parents=[common],
                                     help="how close each inequality of a theorem came to equality in its search")
@@ -582,6 +584,8 @@ def _calibrate(arguments) -> int:
                             progress=not arguments.json, plugins=arguments.plugins_before + arguments.plugin)
     if arguments.json:
         print(json.dumps([c.to_dict() for c in results], indent=2, allow_nan=False))
+    elif arguments.markdown:
+        print(markdown_calibration(results))
     else:
         print(format_calibration(results))
     if any(c.true_statement.errors or any(m.errors for m in c.mutants) for c in results):

@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from checkers.calibrate import Calibration, VersionRates, calibrate, format_calibration
+from checkers.calibrate import Calibration, VersionRates, calibrate, format_calibration, markdown_calibration
 from checkers.cli import main
 from checkers.store import ResultStore
 
@@ -58,3 +58,18 @@ def test_the_command(capsys, tmp_path):
     assert code == 0 and result["theorem"] == "dual-kernel" and result["true_statement"]["runs"] == 2
     assert {m["version"] for m in result["mutants"]} == {"factorial-dropped", "coefficient-not-squared", "c1-nudged"}
     assert main(["calibrate"]) == 2 and main(["calibrate", "nosuch"]) == 2
+
+
+def test_the_markdown_table_has_one_row_per_theorem_with_rates_and_survivors():
+    table = markdown_calibration([_calibration(0), _calibration(1, mutant_fails=9)]).splitlines()
+    assert len(table) == 2 + 2 and table[0].startswith("| theorem |")
+    assert "| 10 / 0 / 0 | 0.00 [0.00, 0.31] | 1 of 1 |" in table[2]
+    assert "MISCALIBRATED" in table[3] and "0 of 1 (not every run: m)" in table[3]
+
+
+def test_the_command_prints_the_markdown_table(capsys, tmp_path):
+    code = main(["calibrate", "balancedness-identity", "--seeds", "2", "--executor", "serial", "--markdown",
+                 "--store", str(tmp_path / "s.sqlite")])
+    out = capsys.readouterr().out.splitlines()
+    assert code == 0 and out[-1].startswith("| balancedness-identity | quick | 2 | 2 / 0 / 0 |")
+    assert out[-1].endswith("| 2 of 2 |")
