@@ -11,7 +11,7 @@ from __future__ import annotations
 import mpmath
 import numpy as np
 
-from checkers.check import Budget, Checker, Exact, Tightness
+from checkers.check import Budget, Checker, Exact, Tightness, bracket_share
 from checkers.collapse import metrics
 from checkers.collapse.training import Network, gaussian_classes, train
 from checkers.shared_draws import cached
@@ -127,19 +127,20 @@ def _logged_eps1(result: dict) -> np.ndarray:
     return result["eps1"][_logged_steps(result)]
 
 
-def _root_bracket(instance: Instance, result: dict, depth: int) -> tuple[float, float, float]:
-    """(lower end, kappa(W_L), upper end) of the measured Weyl bracket at the end of the run."""
+def _root_bracket(instance: Instance, result: dict, depth: int) -> tuple[float, float, float, float]:
+    """(lower end, centre kappa(A)^(1/L2), kappa(W_L), upper end) of the measured Weyl bracket at the end of the
+    run."""
     first, last = result["product_singular"][0], result["product_singular"][-1]
     gap = result["gap"]
     exponent = float(instance.definition("root_exponent")(depth)) / 2
     lower = ((first**2 - gap) / (last**2 + gap)) ** exponent
     upper = ((first**2 + gap) / (last**2 - gap)) ** exponent if gap < last**2 else np.inf
-    return lower, result["kappa_last"], upper
+    return lower, (first / last) ** (2 * exponent), result["kappa_last"], upper
 
 
-def _bracket_margin_and_ratio(lower: float, value: float, upper: float) -> tuple[float, float]:
-    """A bracket lower <= value <= upper as (relative margin, ratio of the tighter side's two sides)."""
-    return min(value - lower, upper - value) / value, max(lower / value, value / upper)
+def _bracket_margin_and_share(lower: float, centre: float, value: float, upper: float) -> tuple[float, float]:
+    """A bracket lower <= value <= upper as (relative margin, share of the bracket used from its centre)."""
+    return min(value - lower, upper - value) / value, bracket_share(lower, centre, value, upper)
 
 
 def _at_every_depth(measure):
@@ -161,7 +162,7 @@ def _at_head_depth(measure):
 
 
 def _head_root(instance: Instance, results):
-    brackets = {d: _bracket_margin_and_ratio(*_root_bracket(instance, results[d], d)) for d in collapse_training.DEPTHS}
+    brackets = {d: _bracket_margin_and_share(*_root_bracket(instance, results[d], d)) for d in collapse_training.DEPTHS}
     tightest = max(brackets, key=lambda d: brackets[d][1])
     return (min(margin for margin, _ in brackets.values()),
             "measured Weyl bracket at the end of the runs with L2 = 2, 3, 5",
@@ -199,7 +200,7 @@ def _nc2_bracket(instance: Instance, result):
     delta2 = float(nc2_perturbation(final["eps1"], final["eps2"], PER_CLASS, final["s_last"],
                                     final["hidden_means"])) * instance.definition("nc2_perturbation_scale")
     lower, upper = (float(v) for v in nc2_bracket(final["s_first"], final["s_last"], delta2))
-    value, ratio = _bracket_margin_and_ratio(lower, result["nc2"], upper)
+    value, ratio = _bracket_margin_and_share(lower, final["s_first"] / final["s_last"], result["nc2"], upper)
     return (value, f"NC2_J = {result['nc2']:.5f} in [{lower:.5f}, {upper:.5f}] (kappa(W_L) = "
                    f"{result['kappa_last']:.5f})", Tightness(float(ratio), "the end of the run"))
 

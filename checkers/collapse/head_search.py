@@ -76,19 +76,16 @@ def build_head(instance: Instance, settings: dict, backend=Float64):
 
 
 def search_margin(instance: Instance, budget: Budget, seed: np.random.SeedSequence, margin, strategy, explicit, what,
-                  *, ratio=None, construction=None, construction_name: str = "", bounds=HEAD_BOUNDS, ratio_at=None):
+                  *, ratio=None, construction=None, construction_name: str = "", bounds=HEAD_BOUNDS):
     """The smallest margin over the searched examples, the best one refined locally within `bounds` (the ranges
     of the strategy's float entries; `checkers.search.refine_locally`). With `ratio` (margin -> the ratio of the
     inequality's two sides, smaller over larger), the observation also reports how tight the inequality got, and with
-    `construction` (an example known to be near-tight) the ratio it attains. Where the margin alone does not
-    give the ratio (a two-sided bracket), `ratio_at` (example -> ratio) computes it at the best example."""
+    `construction` (an example known to be near-tight) the ratio it attains."""
     result = search_counterexample(margin, strategy, max_examples=budget.scaled(BASE_EXAMPLES),
                                    seed=int(seed.generate_state(1)[0]), explicit=explicit,
                                    tolerance=MARGIN_TOLERANCE, refine=bounds)
     tightness = None
-    if ratio_at is not None and np.isfinite(result.smallest_margin):
-        tightness = Tightness(float(ratio_at(result.example)), str(result.example))
-    elif ratio is not None and np.isfinite(result.smallest_margin):
+    if ratio is not None and np.isfinite(result.smallest_margin):
         attainable = None if construction is None else float(ratio(margin(construction)))
         tightness = Tightness(float(ratio(result.smallest_margin)), str(result.example), attainable,
                               construction_name)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import mpmath
 import numpy as np
 
-from checkers.check import Budget, Checker, Exact
+from checkers.check import Budget, Checker, Exact, bracket_share
 from checkers.collapse.head_search import EXPLICIT, build_head, exact_head, head_settings, search_margin
 from checkers.collapse.heads import Float64, Head, Mpmath, measure_head
 from theorems.collapse import nc2_bracket
@@ -22,30 +22,25 @@ def _mean_condition(head: Head, backend=Float64):
 
 
 def nc2_margin(instance: Instance, settings: dict) -> float:
-    lower, kappa, upper = _bracket(instance, settings)
-    return float(min(kappa - lower, upper - kappa) / kappa)
-
-
-def nc2_ratio(instance: Instance, settings: dict) -> float:
-    """The tighter side of the bracket as a ratio of its two sides: max(lower / kappa, kappa / upper)."""
-    lower, kappa, upper = _bracket(instance, settings)
-    return float(max(lower / kappa, kappa / upper))
-
-
-def _bracket(instance: Instance, settings: dict):
-    """(lower end, NC2_J, upper end) at one generated head."""
+    """1 - the share of Theorem C's bracket that NC2_J uses, measured from the bracket's centre kappa(W_L) = s_1/s_K
+    (`bracket_share`); -inf where NC2_J sits off a bracket of no width. It is >= 0 exactly when the bracket holds,
+    and steers the search towards heads that use the perturbation delta_2, not towards the bracket's ends (at small
+    eps both ends are close to kappa, and a margin relative to NC2_J would be small whether or not the bracket is
+    sharp)."""
     head = build_head(instance, settings)
     measured = measure_head(head)
     delta2 = nc2_perturbation(measured["eps1"], measured["eps2"], instance["per_class"], measured["s_last"],
                               measured["input_means_norm"]) * instance.constant("bound_scale")
     lower, upper = instance.definition("nc2_bracket")(measured["s_first"], measured["s_last"], delta2)
-    return lower, _mean_condition(head), upper
+    share = bracket_share(float(lower), float(measured["s_first"] / measured["s_last"]), float(_mean_condition(head)),
+                          float(upper))
+    return 1 - share if np.isfinite(share) else -np.inf
 
 
 def read_bracket(instance: Instance, budget: Budget, seed: np.random.SeedSequence) -> Exact:
     return search_margin(instance, budget, seed, lambda settings: nc2_margin(instance, settings),
                          head_settings(instance["classes"], instance["per_class"]), EXPLICIT, "heads",
-                         ratio_at=lambda settings: nc2_ratio(instance, settings))
+                         ratio=lambda margin: 1 - margin)
 
 
 def read_exact(instance: Instance, budget: Budget, seed: np.random.SeedSequence) -> Exact:
