@@ -86,8 +86,9 @@ def search_counterexample(margin: Callable[[Any], float], strategy: strategies.S
 def refine_locally(margin: Callable[[Any], float], found: SearchResult, bounds: Mapping[str, tuple[float, float]],
                    evaluations: int) -> SearchResult:
     """The smallest margin over `found` and the examples scipy's bounded Powell method visits from it, varying
-    the entries of `found.example` named in `bounds` within them (at most `evaluations` margins). A margin that
-    is infinite (nothing claimed there) counts as very large, so the method turns back from it."""
+    the entries of `found.example` named in `bounds` within them (at most `evaluations` margins). A margin of +inf
+    (nothing claimed there) counts as very large, so the method turns back from it; -inf (a violation) as very
+    small."""
     names = [name for name in bounds if isinstance(found.example.get(name), float)]
     if not names:
         return found
@@ -101,7 +102,9 @@ def refine_locally(margin: Callable[[Any], float], found: SearchResult, bounds: 
         best["count"] += 1
         if value < best["margin"]:
             best["margin"], best["example"] = value, example
-        return value if math.isfinite(value) else 1e300
+        if math.isnan(value):
+            return 1e300
+        return value if math.isfinite(value) else math.copysign(1e300, value)  # -inf: a violation, kept
 
     limits = [bounds[name] for name in names]
     start = np.clip([found.example[name] for name in names], [low for low, _ in limits], [high for _, high in limits])
