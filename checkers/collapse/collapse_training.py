@@ -113,11 +113,6 @@ def _theorem_a_ratios(instance: Instance, result: dict) -> list[tuple[float, int
             if eps1 < np.sqrt(per_class * (classes - 1))]
 
 
-def _theorem_a_margin(instance: Instance, result: dict) -> float:
-    ratios = _theorem_a_ratios(instance, result)
-    return 1 - max(ratios)[0] if ratios else float("inf")
-
-
 def _logged_steps(result: dict) -> list[int]:
     steps = result["steps"]
     return sorted(set(range(0, steps + 1, max(steps // 100, 1))) | {steps})
@@ -206,10 +201,12 @@ def _nc2_bracket(instance: Instance, result):
 
 
 def _theorem_a(instance: Instance, result):
+    method = "Theorem A's bound from measured eps1, eps2, s_1, s_K, omega"
     ratios = _theorem_a_ratios(instance, result)
-    tightness = Tightness(float(max(ratios)[0]), f"step {max(ratios)[1]} of {result['steps']}") if ratios else None
-    return (_theorem_a_margin(instance, result), "Theorem A's bound from measured eps1, eps2, s_1, s_K, omega",
-            tightness)
+    if not ratios:  # eps1 never below sqrt(n(K - 1)): nothing claimed
+        return float("inf"), method, None
+    worst, step = max(ratios)
+    return 1 - worst, method, Tightness(float(worst), f"step {step} of {result['steps']}")
 
 
 def _kantorovich_floor(instance: Instance, result):
