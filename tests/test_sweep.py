@@ -138,3 +138,11 @@ def test_dask_workers_that_ran_other_theorems_store_the_serial_numbers_bit_for_b
         sweep(tasks, tmp_path / "dask.sqlite", executor="dask", scheduler=cluster.scheduler_address, progress=False)
     sweep(tasks, tmp_path / "serial.sqlite", executor="serial", progress=False)
     assert _every_number(tmp_path / "dask.sqlite") == _every_number(tmp_path / "serial.sqlite")
+
+
+def test_cli_sweep_of_a_statement_known_to_fail_exits_as_for_a_pass_when_it_fails(tmp_path, capsys):
+    # elasticity-polynomial states the paper's c_1^2, which its check refutes (Theorem.expected_failure)
+    code = main(["sweep", "elasticity-polynomial", "--seeds", "1", "--executor", "serial",
+                 "--store", str(tmp_path / "known.sqlite")])
+    captured = capsys.readouterr()
+    assert code == 0 and "1 fail" in captured.out and "failed as expected" in captured.err
