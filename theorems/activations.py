@@ -16,6 +16,7 @@ Conventions:
 from __future__ import annotations
 
 import functools
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -64,7 +65,7 @@ class Activation:
                 self.numpy_value_and_derivative(x, out)
             else:
                 out[...] = self(x)
-                x[...] = self.derivative()(x)
+                x[...] = self.first_derivative(x)
         return out, x
 
     def mpmath(self, x) -> mpmath.mpf:
@@ -98,6 +99,11 @@ class Activation:
     def parity(self) -> str | None:
         """`"even"`, `"odd"` or None, decided structurally (so a claimed parity is a proof)."""
         return parity(self.expression)
+
+    @functools.cached_property
+    def first_derivative(self) -> Activation:
+        """sigma', built once: `value_and_derivative` runs per block of rows, in worker threads."""
+        return self.derivative(1)
 
     def derivative(self, order: int = 1) -> Activation:
         """The piecewise derivative sigma^(order), as an activation."""
@@ -263,11 +269,18 @@ def _heaviside(x, *_):
     return np.where(x > 0, 1.0, 0.0).astype(np.result_type(x, np.float32))
 
 
+# mpmath's working precision is one process-wide setting: two threads inside workdps at once restore each other's
+# saved precision out of order and leave the process at the wrong one (20 digits here, found as last-bit drift in
+# later float results). Activations are built in worker threads (the one-step simulation's blocks), so the probe
+# takes this lock.
+_PRECISION_LOCK = threading.Lock()
+
+
 def _validate(activation_: Activation) -> None:
     """Refuse activations that are complex or non-finite somewhere on the real line."""
     activation_.kinks  # noqa: B018 - raises InvalidInput when the kinks cannot be located
     probes = [mpmath.mpf(x) / 4 for x in range(-40, 41)] + [mpmath.mpf(x) for x in (-30, -17, 17, 30)]
-    with mpmath.workdps(20):
+    with _PRECISION_LOCK, mpmath.workdps(20):
         for x in probes:
             try:
                 value = activation_.mpmath(x)
