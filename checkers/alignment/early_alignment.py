@@ -93,10 +93,10 @@ def read_final_rate(instance: Instance, budget: Budget, seed: np.random.SeedSequ
     elapsed = run.times[start:] - run.times[start]
     bound = losses[start] / (losses[start] * alpha * elapsed + 1)
     at = int(np.argmax(losses[start:] / bound))
+    witness = f"t = {run.times[start + at]:.6g}" + (" (t = t2, equality by construction)" if at == 0 else "")
     return Exact(float(np.min(bound / losses[start:]) - 1), 1e-9,
                  r["method"] + f"; t2 = {run.times[start]:.6g}, L(t2) = {losses[start]:.4g}, L(end) = {losses[-1]:.3g}",
-                 tightness=Tightness(float(losses[start + at] / bound[at]), f"t = {run.times[start + at]:.6g} (t = t2 "
-                                     "is equality by construction)" if at == 0 else f"t = {run.times[start + at]:.6g}"))
+                 tightness=Tightness(float(losses[start + at] / bound[at]), witness))
 
 
 CHECKER = Checker(

@@ -56,9 +56,8 @@ def _floor_margin(instance: Instance, seed: np.random.SeedSequence) -> tuple[flo
         state["steps"] += 1
 
     descend(instance, weights, x, y, eta, FLOOR_STEPS, visit)
-    # from D_0 = 0 the first step is D_1 = eta^2 S_0 exactly, so the bound is attained there (ratio 1 when
-    # source_weight is the recurrence's 1)
-    # (||D_1|| / bound_1 = eta^2 ||S_0|| / (source_weight eta^2 ||S_0||) = 1 / source_weight)
+    # from D_0 = 0 the first step is D_1 = eta^2 S_0 exactly, so there ||D_1|| / bound_1 = 1 / source_weight: the
+    # bound is attained (ratio 1) for the recurrence's source_weight 1
     first_step = 1 / source_weight if source_weight else None
     tightness = None if state["ratio"] is None else Tightness(
         float(state["ratio"]), f"step {state['at']}", first_step, "the first step from D_0 = 0, where D_1 = eta^2 S_0")

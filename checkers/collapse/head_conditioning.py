@@ -17,7 +17,7 @@ from theorems.statement import Instance
 
 def chain_settings():
     """Random near-balanced chains (`generate_chain`), and staircases: diagonal chains whose top singular value
-    descends towards the output layer by fractions `step_l` of eps2 in square (`staircase_chain`). Random
+    rises towards the output layer by fractions `step_l` of eps2 in square (`staircase_chain`). Random
     perturbations add their imbalance incoherently across layers and reach only about 0.6-0.75 of delta; the
     staircases contain the near-tight construction (every step 1) and let the search climb towards it."""
     random = st.fixed_dictionaries({
