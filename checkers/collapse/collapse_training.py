@@ -147,12 +147,12 @@ def _at_every_depth(measure):
 
 
 def _at_head_depth(measure):
-    """A reader of `measure(instance, result) -> (value, method[, tightness])` on the run at the instance's head
-    depth."""
+    """A reader of `measure(instance, result) -> (value, method, tightness)` on the run at the instance's head depth
+    (tightness None for the predictions that are not inequalities)."""
     def read(instance: Instance, budget: Budget, seed: np.random.SeedSequence) -> Exact:
         depth = int(instance["head_depth"])
-        value, method, *tightness = measure(instance, _runs(instance, seed, (depth,))[depth])
-        return Exact(mpmath.mpf(value), tolerance=1e-9, method=method, tightness=(tightness or [None])[0])
+        value, method, tightness = measure(instance, _runs(instance, seed, (depth,))[depth])
+        return Exact(mpmath.mpf(value), tolerance=1e-9, method=method, tightness=tightness)
     return read
 
 
@@ -177,11 +177,11 @@ def _deeper_head(instance: Instance, results):
 
 
 def _balancedness_rate(instance: Instance, result):
-    return _slope_deviation(instance, result), f"least-squares slope over steps 20-60% of {result['steps']}"
+    return _slope_deviation(instance, result), f"least-squares slope over steps 20-60% of {result['steps']}", None
 
 
 def _timescales(instance: Instance, result):
-    return _timescale_ratio(result), "first crossing times of the per-step eps1 and ||D|| series"
+    return _timescale_ratio(result), "first crossing times of the per-step eps1 and ||D|| series", None
 
 
 def _nc1_decreasing(instance: Instance, result):
