@@ -19,6 +19,9 @@ Predictions:
 - `lemma-3`: along the polar-form run, for t <= T, the smaller of the two relative margins is >= 0.
 - `lemma-1`: along the same run, for t <= T, lemma1_scale - max_j error / (4 eps n sqrt(h) X_max^2 W_max^2) >= 0,
   with lemma1_scale = 1.
+Resolutions: 1e-6 for all three, a numerical accuracy with room. The margins are deterministic: 1e-12 for the
+pointwise Lemma 4, 1e-9 along the run (100 times the solver's rtol). What errors a bound can reject is its slack,
+reported as its tightness (Lemma 4 about 0.86; Lemmas 1 and 3 below 1e-3 at the defaults).
 The bounds are loose by 1/epsilon^(3/4) or so: no constant nudge is rejected. The mutants are stronger claims:
 - "the norms and outputs do not grow during alignment": bounds at their t = 0 values, eps^2 W_max^2 and
   h eps^2 X_max W_max^2;
