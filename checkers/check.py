@@ -256,7 +256,8 @@ def _power_against_mutants(versions: dict[str, Instance], prediction: Prediction
 
 def _check_prediction(checker: Checker, instance: Instance, prediction: Prediction, fidelity: Fidelity,
                       seed: int, rate_each: float, outside: bool, versions: dict[str, Instance]) -> PredictionResult:
-    common = dict(name=prediction.name, kind=prediction.kind, statement=prediction.statement)
+    common = dict(name=prediction.name, kind=prediction.kind, statement=prediction.statement,
+                  resolution_reason=prediction.resolution_reason and prediction.resolution_reason.to_dict())
     try:
         reason = prediction.applies(instance)
         if reason:

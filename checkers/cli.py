@@ -338,7 +338,10 @@ def _show(arguments) -> int:
                        "description": descriptions[name],
                        "depends_on": list(next(n.depends_on for n in instance.graph if n.name == name)),
                        "status": changed.get(name, "derived")} for name, q in constants.items()],
-        "predictions": [{"name": p.name, "kind": p.kind, "statement": p.statement} for p in theorem.predictions],
+        "predictions": [{"name": p.name, "kind": p.kind, "statement": p.statement,
+                         "resolution": _resolution_or_none(p, instance),
+                         "resolution_reason": p.resolution_reason and p.resolution_reason.to_dict()}
+                        for p in theorem.predictions],
         "mutants": [{"name": m.name, "description": m.description} for m in theorem.mutants],
         "notes": theorem.notes,
         "expected_failure": theorem.expected_failure or None,
@@ -367,14 +370,27 @@ def _show(arguments) -> int:
         status = "" if c["status"] == "derived" else f"  ({c['status']})"
         print(f"    {c['name']} = {c['value']}  [{c['route']}]{exact}{status}")
     print("  predictions:")
-    for p in theorem.predictions:
+    for p, shown in zip(theorem.predictions, data["predictions"]):
         print(f"    {p.name} ({p.kind}): {p.statement}")
+        if shown["resolution"] is not None:
+            why = p.resolution_reason.describe() if p.resolution_reason else "(its reason not stated)"
+            print(f"      resolution {shown['resolution']:.3g} {why}")
     print("  mutants (each must fail its check):")
     for m in theorem.mutants:
         print(f"    {m.name}: {m.description}")
     if theorem.notes:
         print(f"  notes: {theorem.notes}")
     return EXIT_PASS
+
+
+def _resolution_or_none(prediction, instance) -> float | None:
+    """The prediction's resolution here, or None where it does not apply (or its statement is undefined here)."""
+    try:
+        if prediction.applies(instance) is not None or not instance.constants:
+            return None
+        return float(prediction.resolution(instance))
+    except (ArithmeticError, InvalidInput):
+        return None
 
 
 def _hermite(arguments) -> int:

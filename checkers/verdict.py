@@ -51,6 +51,7 @@ class PredictionResult:
     p_value: float | None = None
     detectable: float | None = None
     resolution: float | None = None
+    resolution_reason: dict | None = None  # why the resolution is what it is: {"basis": ..., "reason": ...}
     false_fail_rate: float | None = None
     stages: int = 0
     message: str = ""
@@ -140,6 +141,9 @@ class Verdict:
                 lines.append(f"      predicted {predicted}; observed {observed}")
                 lines.append(f"      off by {p.distance:.3g}; detectable {p.detectable:.3g} "
                              f"(resolution {p.resolution:.3g}); false-fail rate {p.false_fail_rate:.2g}")
+                if p.resolution_reason:
+                    lines.append(f"      resolution {p.resolution:.3g} (basis: "
+                                 f"{p.resolution_reason['basis'].replace('-', ' ')}): {p.resolution_reason['reason']}")
             if p.tightness:
                 lines.append("      tightness: " + describe_tightness(p.tightness))
             if p.power:

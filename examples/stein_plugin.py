@@ -9,7 +9,7 @@ import numpy as np
 from checkers.check import Checker
 from checkers.stats import mean_estimate
 from theorems.hermite import hermite_coefficients, second_moment
-from theorems.statement import Constant, Mutant, Parameter, Prediction, Target, Theorem
+from theorems.statement import Constant, Mutant, Parameter, Prediction, ResolutionReason, Target, Theorem
 
 # The constant graph: each constant from the parameters or from constants declared before it. A --set or a
 # mutant changes a constant, and thmcheck recomputes whatever depends on it.
@@ -36,7 +36,9 @@ THEOREM = Theorem(
     constants=CONSTANTS,
     predictions=(
         Prediction(name="first-moment", kind="limit", statement="E[Z sigma(Z)] equals c_1", predict=predict_c1,
-                   resolution=lambda instance: 0.03 * float(instance.constant("second_moment")) ** 0.5),
+                   resolution=lambda instance: 0.03 * float(instance.constant("second_moment")) ** 0.5,
+                   resolution_reason=ResolutionReason("nearest-error", "3% of sigma's scale sqrt(E sigma^2): "
+                                                      "the mutant c1-doubled lies tens of resolutions away")),
     ),
     mutants=(Mutant(name="c1-doubled", description="c_1 replaced by 2 c_1", constant_factors={"c1": 2.0}),),
 )

@@ -43,6 +43,16 @@ def test_metadata(checker):
 
 
 @pytest.mark.parametrize("checker", CHECKERS, ids=IDS)
+def test_every_resolution_states_its_reason(checker):
+    """Every prediction says what its resolution rests on: a criterion of the paper, the nearest plausible error
+    (named), a numerical accuracy (how obtained), or plainly what the sizes afford."""
+    for prediction in checker.theorem.predictions:
+        reason = prediction.resolution_reason
+        assert reason is not None, f"{checker.id} {prediction.name}: its resolution states no reason"
+        assert len(reason.reason.split()) >= 5, (checker.id, prediction.name, reason.reason)
+
+
+@pytest.mark.parametrize("checker", CHECKERS, ids=IDS)
 def test_statement_and_mutants_build_at_default_parameters(checker):
     """Every constant, definition and prediction a statement or a mutant names exists: the instance, its
     constants and every prediction's target and resolution evaluate, for the theorem and for each mutant."""

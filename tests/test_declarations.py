@@ -14,7 +14,7 @@ from checkers.check import Checker, run_check
 from checkers.cli import main
 from checkers.sweep import ERROR, plan, sweep
 from theorems.errors import CheckError, DeclarationError
-from theorems.statement import Mutant, Target
+from theorems.statement import Mutant, ResolutionReason, Target
 
 
 def _renamed(theorem, old: str, new: str):
@@ -121,3 +121,23 @@ def test_the_report_of_a_sweep_shows_an_error_with_its_message(monkeypatch, tmp_
     sweep(plan("spike-strength", {}, 1), tmp_path / "r.sqlite", executor="serial", progress=False)
     page = build_report(tmp_path / "report", store=tmp_path / "r.sqlite").read_text()
     assert "error in the check" in page and "spike_strenght" in page
+
+
+@pytest.mark.parametrize("basis, reason", [("guessed", "the check happened to pass at this width"), ("paper", "  ")])
+def test_a_resolution_reason_names_a_known_basis_and_says_something(basis, reason):
+    with pytest.raises(DeclarationError):
+        ResolutionReason(basis, reason)
+
+
+def test_show_and_the_evidence_print_each_resolution_with_its_reason(capsys):
+    assert main(["show", "spike-alignment"]) == 0
+    shown = capsys.readouterr().out
+    reason = registry.checker("spike-alignment").theorem.predictions[0].resolution_reason
+    assert f"(basis: {reason.basis.replace('-', ' ')}): {reason.reason}" in shown
+    assert main(["show", "spike-alignment", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["predictions"][0]["resolution_reason"] == reason.to_dict()
+    assert data["predictions"][0]["resolution"] > 0
+    verdict = run_check(registry.checker("spike-alignment"), seed=0, fidelity="quick")
+    assert verdict.predictions[0].resolution_reason == reason.to_dict()
+    assert reason.reason in verdict.explain()

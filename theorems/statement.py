@@ -223,13 +223,46 @@ class Target:
         return self.upper - self.lower
 
 
+# What a resolution rests on: the three reasons a resolution may have, and a fourth, weaker one said plainly
+RESOLUTION_BASES = {
+    "paper": "a criterion from the paper or its authors' experiments",
+    "nearest-error": "the distance of the nearest plausible derivation error",
+    "numerical-accuracy": "the accuracy of an exact or deterministic computation",
+    "affordable": "what the simulation's sizes afford: a real error nearer than this is not rejected",
+}
+
+
+@dataclass(frozen=True)
+class ResolutionReason:
+    """Why a prediction's resolution is what it is: its basis (a key of RESOLUTION_BASES) and the reason in words
+    (the criterion cited, the error named with its distance, or how the accuracy was obtained)."""
+
+    basis: str
+    reason: str
+
+    def __post_init__(self):
+        if self.basis not in RESOLUTION_BASES:
+            raise DeclarationError(f"a resolution's basis must be one of {', '.join(RESOLUTION_BASES)}, "
+                                   f"got {self.basis!r}")
+        if not self.reason.strip():
+            raise DeclarationError("a resolution's reason must say something")
+
+    def describe(self) -> str:
+        """'(basis: nearest error): the reason', to follow the resolution's value."""
+        return f"(basis: {self.basis.replace('-', ' ')}): {self.reason}"
+
+    def to_dict(self) -> dict:
+        return {"basis": self.basis, "reason": self.reason}
+
+
 @dataclass(frozen=True, kw_only=True)
 class Prediction:
     """One checkable consequence of the theorem.
 
     `predict(instance)` gives the `Target`. `resolution(instance)` is the smallest discrepancy the
-    check must be able to detect to pass rather than be inconclusive. `applies(instance)` returns None
-    when the prediction applies, else why not (e.g. no closed form to compare with).
+    check must be able to detect to pass rather than be inconclusive; `resolution_reason` says why it is that
+    (every registered theorem states one: a contract test). `applies(instance)` returns None when the
+    prediction applies, else why not (e.g. no closed form to compare with).
     """
 
     name: str
@@ -237,6 +270,7 @@ class Prediction:
     statement: str
     predict: Callable[["Instance"], Target]
     resolution: Callable[["Instance"], float]
+    resolution_reason: ResolutionReason | None = None
     applies: Callable[["Instance"], str | None] = lambda instance: None
 
     def __post_init__(self):

@@ -32,7 +32,7 @@ from theorems.alignment.common import (
     reference_data,
 )
 from theorems.hermite import Quantity
-from theorems.statement import Constant, Mutant, Prediction, Target, Theorem
+from theorems.statement import Constant, Mutant, Prediction, ResolutionReason, Target, Theorem
 
 FLOAT64_DIGITS = 15  # a few float64 operations on the data (a minimum of cosines, one quotient): 15 digits hold
 
@@ -66,10 +66,19 @@ THEOREM = Theorem(
     predictions=(
         Prediction(name="keeps-own-class", kind="identity",
                    statement="activation switches against (7)/(8) for t <= T: 0",
-                   predict=lambda instance: Target.point(0), resolution=lambda instance: 0.5),
+                   predict=lambda instance: Target.point(0),
+                   resolution_reason=ResolutionReason("numerical-accuracy",
+                                                      "a count of switches, an integer: any violation moves it by at "
+                                                      "least 1 (the switches are read on a fine grid of an ODE run "
+                                                      "at rtol 1e-11)"),
+                   resolution=lambda instance: 0.5),
         Prediction(name="trapped-after-alignment", kind="identity",
                    statement="region changes after the empirical t1: 0",
-                   predict=lambda instance: Target.point(0), resolution=lambda instance: 0.5),
+                   predict=lambda instance: Target.point(0),
+                   resolution_reason=ResolutionReason("numerical-accuracy",
+                                                      "a count of region changes, an integer: any violation moves it "
+                                                      "by at least 1 (read on a fine grid of the run)"),
+                   resolution=lambda instance: 0.5),
     ),
     mutants=(
         Mutant(name="never-gains-own-class", description="V+- neurons also never gain a point of their own class",

@@ -23,7 +23,17 @@ Mutants:
 from __future__ import annotations
 
 from theorems.alignment.common import LOSSES
-from theorems.statement import Assumption, Constant, Instance, Mutant, Parameter, Prediction, Target, Theorem
+from theorems.statement import (
+    Assumption,
+    Constant,
+    Instance,
+    Mutant,
+    Parameter,
+    Prediction,
+    ResolutionReason,
+    Target,
+    Theorem,
+)
 
 
 def _orthogonal(instance: Instance) -> str | None:
@@ -63,10 +73,18 @@ THEOREM = Theorem(
     predictions=(
         Prediction(name="no-activation-gained", kind="identity",
                    statement="0 -> 1 switches of the activation indicators: 0",
-                   predict=lambda instance: Target.point(0), resolution=lambda instance: 0.5),
+                   predict=lambda instance: Target.point(0),
+                   resolution_reason=ResolutionReason("numerical-accuracy",
+                                                      "a count of 0 -> 1 switches, an integer: any gained activation "
+                                                      "moves it by 1"),
+                   resolution=lambda instance: 0.5),
         Prediction(name="inactive-frozen", kind="identity",
                    statement="largest relative change of <w_j, x_k> while x_k is inactive: gain_rate (0)",
                    predict=lambda instance: Target.point(instance.constant("gain_rate")),
+                       resolution_reason=ResolutionReason("numerical-accuracy",
+                                                          "the inner products are read along an ODE run with solver "
+                                                          "tolerance 1e-8; 1e-3 leaves room above it, while non- "
+                                                          "orthogonal data (the negative control) move them by O(1)"),
                        resolution=lambda instance: 1e-3),
     ),
     mutants=(

@@ -19,7 +19,17 @@ from __future__ import annotations
 
 import sympy
 
-from theorems.statement import Assumption, Constant, Instance, Mutant, Parameter, Prediction, Target, Theorem
+from theorems.statement import (
+    Assumption,
+    Constant,
+    Instance,
+    Mutant,
+    Parameter,
+    Prediction,
+    ResolutionReason,
+    Target,
+    Theorem,
+)
 
 
 def symbolic_identity_residual(between: str = "linear", size: int = 2, samples: int = 2,
@@ -81,12 +91,20 @@ THEOREM = Theorem(
         Prediction(name="symbolic", kind="identity",
                    statement="sympy: the residual expands to 0 for 2 x 2 layers and an arbitrary downstream function "
                              "phi "
-                   "(observed: the number of non-zero entries)", predict=_zero, resolution=lambda instance: 1e-300,
+                   "(observed: the number of non-zero entries)", predict=_zero,
+                   resolution_reason=ResolutionReason("numerical-accuracy",
+                                                      "a count of matrix entries that sympy does not simplify to 0: "
+                                                      "exact, any failure moves it by 1"),
+                   resolution=lambda instance: 1e-300,
                    applies=_symbolic_applies),
         Prediction(name="float64", kind="identity",
                    statement="a network with the pair, then tanh and a linear read-out, square loss: "
                    "||W_{l+1}^T G_{l+1} - coefficient G_l W_l^T|| / (||W_{l+1}|| ||G_{l+1}||) <= 1e-12",
-                   predict=_zero, resolution=lambda instance: 1e-12),
+                   predict=_zero,
+                   resolution_reason=ResolutionReason("numerical-accuracy",
+                                                      "the identity on O(1) random matrices in float64 holds to "
+                                                      "round-off, near 1e-15 relative; 1e-12 leaves room"),
+                   resolution=lambda instance: 1e-12),
     ),
     mutants=(
         Mutant(name="transposed", description="G_{l+1}^T W_{l+1} in place of W_{l+1}^T G_{l+1}",

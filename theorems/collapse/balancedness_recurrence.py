@@ -31,7 +31,7 @@ import sympy
 from theorems.collapse.balancedness_identity import BETWEEN, LINEAR_LINK, WIDTH
 from theorems.formula import exact_number, to_mpf
 from theorems.hermite import Quantity
-from theorems.statement import Constant, Instance, Mutant, Parameter, Prediction, Target, Theorem
+from theorems.statement import Constant, Instance, Mutant, Parameter, Prediction, ResolutionReason, Target, Theorem
 
 CONSTANTS = (
     Constant.formula("decay_factor", (), lambda eta, decay: (1 - eta * decay) ** 2,
@@ -96,25 +96,47 @@ THEOREM = Theorem(
     predictions=(
         Prediction(name="recurrence-float64", kind="identity",
                    statement="one GD step in float64: ||D_1 - decay_factor D_0 - eta^2 S_0|| / ||D_1|| <= 1e-12",
-                   predict=_zero, resolution=_float64_resolution),
+                   predict=_zero,
+                   resolution_reason=ResolutionReason("numerical-accuracy",
+                                                      "one GD step in float64 on O(1) matrices: the residual is "
+                                                      "round-off, near 1e-15 relative; 1e-12 leaves room"),
+                   resolution=_float64_resolution),
         Prediction(name="diagonal-float64", kind="identity",
                    statement="the diagonal of the law (per neuron: ||row of W_l||^2 - ||column of W_{l+1}||^2) holds "
                              "for a "
                    "linear or a positively homogeneous (relu) link; relative residual <= 1e-12",
-                   predict=_zero, resolution=_float64_resolution, applies=_homogeneous_link),
+                   predict=_zero,
+                   resolution_reason=ResolutionReason("numerical-accuracy",
+                                                      "one GD step in float64 on O(1) matrices: the residual is "
+                                                      "round-off, near 1e-15 relative; 1e-12 leaves room"),
+                   resolution=_float64_resolution, applies=_homogeneous_link),
         Prediction(name="recurrence-mpmath", kind="identity",
                    statement="the same step in mpmath at `digits` digits: relative residual <= 10^(5 - digits)",
-                   predict=_zero, resolution=_mpmath_resolution),
+                   predict=_zero,
+                   resolution_reason=ResolutionReason("numerical-accuracy",
+                                                      "the step is computed at `digits` digits, so the residual is "
+                                                      "near 10^-digits; five digits are left for cancellation in D_1 "
+                                                      "- decay_factor D_0"),
+                   resolution=_mpmath_resolution),
         Prediction(name="floor", kind="inequality",
                    statement="along 2000 steps from an exactly balanced start (D_0 = 0): ||D_k||_F <= decay_factor^k "
                              "||D_0||_F "
                    "+ eta^2 sum_j decay_factor^(k-1-j) ||S_j||_F",
                    predict=lambda instance: Target.at_least(0, note="smallest margin 1 - ||D_k||/bound_k over the run"),
+                   resolution_reason=ResolutionReason("numerical-accuracy",
+                                                      "the margin is float64 arithmetic along the run (round-off "
+                                                      "near 1e-15 relative); 1e-12 leaves room; the bound is "
+                                                      "attained at the first step from D_0 = 0, so the source term "
+                                                      "5% low is rejected"),
                    resolution=_float64_resolution),
         Prediction(name="gradient-flow", kind="rate",
                    statement="||D_k - flow_decay D_0|| at k eta = flow_time vanishes at order 1 in eta (eta, eta/2, "
                              "..., eta/8)",
                    predict=lambda instance: Target.point(1, note="observed order of convergence in eta"),
+                   resolution_reason=ResolutionReason("nearest-error",
+                                                      "the claimed order of convergence in eta is 1; the nearest "
+                                                      "plausible error, an O(eta^2) or O(1) discrepancy, gives order "
+                                                      "2 or 0, five resolutions away"),
                    resolution=lambda instance: 0.2),
     ),
     mutants=(

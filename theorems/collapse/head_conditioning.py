@@ -21,7 +21,7 @@ from __future__ import annotations
 import mpmath
 
 from theorems.collapse import bounds as collapse
-from theorems.statement import Mutant, Parameter, Prediction, Target, Theorem
+from theorems.statement import Mutant, Parameter, Prediction, ResolutionReason, Target, Theorem
 
 
 def _root_target(instance):
@@ -53,15 +53,29 @@ THEOREM = Theorem(
                    predict=lambda instance: Target.at_least(0, note="smallest margin bound_scale - gap/delta; "
                                                          "the near-tight construction (graded diagonal chain) is "
                                                          "among the chains, so gap/delta reaches 1 - O(eps2/r^2)"),
+                   resolution_reason=ResolutionReason("numerical-accuracy",
+                                                      "the margin is float64 linear algebra on O(1) matrices "
+                                                      "(accurate to about 1e-13); 1e-6 leaves room; the searched gap "
+                                                      "reaches 0.9999995 of delta, so delta 10% low, the kept near "
+                                                      "mutant, is rejected"),
                    resolution=lambda instance: 1e-6),
         Prediction(name="condition-bound", kind="inequality",
                    statement="for the same chains: kappa(W_L) <= ((s_1(A)^2 + delta)/(s_K(A)^2 - delta))^(1/(2 L2))",
                    predict=lambda instance: Target.at_least(0, note="smallest margin bound/kappa(W_L) - 1"),
+                   resolution_reason=ResolutionReason("numerical-accuracy",
+                                                      "the margin is float64 linear algebra on O(1) matrices "
+                                                      "(accurate to about 1e-13); 1e-6 leaves room; the searched gap "
+                                                      "reaches 0.9999995 of delta"),
                    resolution=lambda instance: 1e-6),
         Prediction(name="exact-root", kind="identity",
                    statement="an exactly balanced chain: kappa(W_L) = kappa(A)^(1/L2), relative residual in float64 "
                              "<= 1e-10",
-                   predict=_root_target, resolution=lambda instance: 1e-10),
+                   predict=_root_target,
+                   resolution_reason=ResolutionReason("numerical-accuracy",
+                                                      "at exact balance kappa(W_L) = kappa(A)^(1/L2) is computed in "
+                                                      "float64 from singular values accurate to about 1e-13 "
+                                                      "relative; 1e-10 leaves room"),
+                   resolution=lambda instance: 1e-10),
     ),
     mutants=(
         Mutant(name="root-exponent-off", description="kappa(W_L) = kappa(A)^(1/(L2 - 1))",

@@ -25,7 +25,7 @@ from __future__ import annotations
 import mpmath
 
 from theorems.collapse import bounds as collapse
-from theorems.statement import Mutant, Prediction, Target, Theorem
+from theorems.statement import Mutant, Prediction, ResolutionReason, Target, Theorem
 
 
 def _margin_target(instance):
@@ -64,14 +64,27 @@ THEOREM = Theorem(
                              "ones "
                    "included), "
                    "NC1_J <= bound_scale * bound, with eps1, eps2, s_1, s_K, omega measured from the matrices",
-                   predict=_margin_target, resolution=lambda instance: 1e-6),
+                   predict=_margin_target,
+                   resolution_reason=ResolutionReason("numerical-accuracy",
+                                                      "the margin is float64 linear algebra on the searched instance "
+                                                      "(about 1e-13); 1e-6 leaves room; the tight instance (in "
+                                                      "mpmath) shows how close the bound comes"),
+                   resolution=lambda instance: 1e-6),
         Prediction(name="corollary-a-prime", kind="inequality",
                    statement="the same heads with eps1 < sqrt(n): NC1_J <= bound_scale * (the bound in terms of r)",
-                   predict=_margin_target, resolution=lambda instance: 1e-6),
+                   predict=_margin_target,
+                   resolution_reason=ResolutionReason("numerical-accuracy",
+                                                      "the margin is float64 linear algebra on the searched instance "
+                                                      "(about 1e-13); 1e-6 leaves room"),
+                   resolution=lambda instance: 1e-6),
         Prediction(name="tight", kind="identity",
                    statement="at kappa(W_L) = 1, eps1 = 0 and adversarial within-class spread the bound is attained: "
                    "NC1_J / bound = 1 (mpmath at `digits` digits)",
-                   predict=_tight_target, resolution=lambda instance: 10.0 ** (5 - instance["digits"])),
+                   predict=_tight_target,
+                   resolution_reason=ResolutionReason("numerical-accuracy",
+                                                      "the tight instance is evaluated in mpmath at `digits` digits; "
+                                                      "five digits are left for cancellation"),
+                   resolution=lambda instance: 10.0 ** (5 - instance["digits"])),
     ),
     mutants=(
         Mutant(name="halved", description="the bound multiplied by 1/2", constant_factors={"bound_scale": 0.5}),

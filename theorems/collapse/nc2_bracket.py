@@ -22,7 +22,7 @@ too small by a factor 2 or more may be caught, a few percent never.
 from __future__ import annotations
 
 from theorems.collapse import bounds as collapse
-from theorems.statement import Mutant, Parameter, Prediction, Target, Theorem
+from theorems.statement import Mutant, Parameter, Prediction, ResolutionReason, Target, Theorem
 
 
 def _orthogonal_frame(s_first, s_last, delta2):
@@ -49,6 +49,11 @@ THEOREM = Theorem(
                    statement="for every generated head, both sides of the bracket hold (measured eps1, eps2, s_1, s_K)",
                    predict=lambda instance: Target.at_least(0, note="smallest 1 - (share of the bracket "
                                                             "kappa(Zbar) uses, from its centre kappa(W_L))"),
+                   resolution_reason=ResolutionReason("numerical-accuracy",
+                                                      "the share of the bracket used is float64 linear algebra "
+                                                      "(about 1e-13); 1e-6 leaves room; delta_2 is about 2x loose on "
+                                                      "these heads (tightness 0.4), so only errors of its own scale "
+                                                      "are rejected"),
                    resolution=lambda instance: 1e-6),
         Prediction(name="exact", kind="identity",
                    statement="at eps1 = eps2 = 0 the bracket closes: kappa(Zbar) / kappa(W_L) - 1 = 0 (mpmath at "
@@ -56,6 +61,9 @@ THEOREM = Theorem(
                    "digits); "
                    "the observed value is the larger relative distance to the two sides",
                    predict=lambda instance: Target.point(0, note="relative distance to the closed bracket"),
+                   resolution_reason=ResolutionReason("numerical-accuracy",
+                                                      "the exact case is evaluated in mpmath at `digits` digits; "
+                                                      "five digits are left for cancellation"),
                    resolution=lambda instance: 10.0 ** (5 - instance["digits"])),
     ),
     mutants=(

@@ -21,7 +21,7 @@ from __future__ import annotations
 import mpmath
 
 from theorems.collapse import bounds as collapse
-from theorems.statement import Mutant, Parameter, Prediction, Target, Theorem
+from theorems.statement import Mutant, Parameter, Prediction, ResolutionReason, Target, Theorem
 
 
 def _floor_target(instance):
@@ -53,15 +53,25 @@ THEOREM = Theorem(
                    statement="for every generated head and every sample with rho < 1: cos(z_ci, w_c) >= bound_scale * "
                              "bound",
                    predict=lambda instance: Target.at_least(0, note="smallest margin cos/bound - bound_scale"),
+                   resolution_reason=ResolutionReason("numerical-accuracy",
+                                                      "the margin is float64 linear algebra on the searched instance "
+                                                      "(about 1e-13); 1e-6 leaves room; the search reaches 0.997 of "
+                                                      "the bound, so 5% high, the kept near mutant, is rejected"),
                    resolution=lambda instance: 1e-6),
         Prediction(name="kantorovich-floor", kind="inequality",
                    statement="for every exactly interpolating, exactly balanced head: min_c cos(W_L^+ e_c, w_c) >= "
                    "floor(kappa(W_L))",
                    predict=lambda instance: Target.at_least(0, note="smallest margin cos/floor - 1"),
+                   resolution_reason=ResolutionReason("numerical-accuracy",
+                                                      "the margin is float64 arithmetic on the searched instance "
+                                                      "(about 1e-13); 1e-6 leaves room"),
                    resolution=lambda instance: 1e-6),
         Prediction(name="attained", kind="identity",
                    statement="with e_c = (u_1 + u_K)/sqrt(2), min_c cos(W_L^+ e_c, w_c) equals the floor at kappa "
                    "(mpmath at `digits` digits)", predict=_floor_target,
+                       resolution_reason=ResolutionReason("numerical-accuracy",
+                                                          "the attaining instance is evaluated in mpmath at `digits` "
+                                                          "digits; five digits are left for cancellation"),
                        resolution=lambda instance: 10.0 ** (5 - instance["digits"])),
     ),
     mutants=(

@@ -17,7 +17,7 @@ from __future__ import annotations
 import mpmath
 
 from theorems.collapse import bounds as collapse
-from theorems.statement import Mutant, Prediction, Target, Theorem
+from theorems.statement import Mutant, Prediction, ResolutionReason, Target, Theorem
 
 
 def _without_sqrt(eps2, input_frobenius_norm):
@@ -40,10 +40,17 @@ THEOREM = Theorem(
                              "||Z_{L-2}||_F "
                    "(eps2 measured)",
                    predict=lambda instance: Target.at_least(0, note="smallest margin bound_scale - residual/bound"),
+                   resolution_reason=ResolutionReason("numerical-accuracy",
+                                                      "the margin is float64 linear algebra on the searched instance "
+                                                      "(about 1e-13); 1e-6 leaves room; the search reaches 0.99997 "
+                                                      "of the bound, so 5% low, the kept near mutant, is rejected"),
                    resolution=lambda instance: 1e-6),
         Prediction(name="exact-balance", kind="identity",
                    statement="at eps2 = 0 (mpmath at `digits` digits): ||Z_{L-1} - W_L^+ Z_L||_F / ||Z_{L-1}||_F = 0",
                    predict=lambda instance: Target.point(0, note="relative residual at exact balance"),
+                   resolution_reason=ResolutionReason("numerical-accuracy",
+                                                      "the balanced instance is evaluated in mpmath at `digits` "
+                                                      "digits; five digits are left for cancellation"),
                    resolution=lambda instance: 10.0 ** (5 - instance["digits"])),
     ),
     mutants=(

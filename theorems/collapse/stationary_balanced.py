@@ -18,7 +18,7 @@ and at a stationary point with lambda > 0, D_l = 0. Named constant: stationary_c
 from __future__ import annotations
 
 from theorems.collapse.balancedness_identity import BETWEEN, LINEAR_LINK, WIDTH
-from theorems.statement import Constant, Mutant, Parameter, Prediction, Target, Theorem
+from theorems.statement import Constant, Mutant, Parameter, Prediction, ResolutionReason, Target, Theorem
 
 CONSTANTS = (
     Constant.formula("stationary_coefficient", (), lambda decay: decay, parameters=("weight_decay",),
@@ -44,11 +44,20 @@ THEOREM = Theorem(
                    statement="at random weights (float64): ||stationary_coefficient D - (W_{l+1}^T grad L_lambda - "
                    "grad L_lambda W_l^T)||_F / (lambda ||D||_F) <= 1e-12",
                    predict=lambda instance: Target.point(0, note="relative residual"),
+                       resolution_reason=ResolutionReason("numerical-accuracy",
+                                                          "the identity lambda D = W^T grad - grad W^T is float64 "
+                                                          "arithmetic on O(1) matrices, exact up to round-off near "
+                                                          "1e-15 relative; 1e-12 leaves room, and 2 lambda (the "
+                                                          "named error) misses by 100%"),
                        resolution=lambda instance: 1e-12),
         Prediction(name="near-stationary-bound", kind="inequality",
                    statement="along gradient descent towards a stationary point (2000 steps): ||D||_F <= "
                    "(||W_{l+1}|| ||grad_{l+1} L_lambda|| + ||W_l|| ||grad_l L_lambda||) / stationary_coefficient",
                    predict=lambda instance: Target.at_least(0, note="smallest margin 1 - ||D||/bound along the run"),
+                   resolution_reason=ResolutionReason("numerical-accuracy",
+                                                      "the margin is float64 arithmetic (round-off near 1e-15 "
+                                                      "relative); 1e-12 leaves room; the bound is about 2x loose on "
+                                                      "these points (tightness 0.53)"),
                    resolution=lambda instance: 1e-12),
     ),
     mutants=(

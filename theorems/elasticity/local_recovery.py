@@ -46,7 +46,17 @@ import numpy as np
 import sympy
 
 from theorems.hermite import Quantity
-from theorems.statement import Assumption, Constant, Instance, Mutant, Parameter, Prediction, Target, Theorem
+from theorems.statement import (
+    Assumption,
+    Constant,
+    Instance,
+    Mutant,
+    Parameter,
+    Prediction,
+    ResolutionReason,
+    Target,
+    Theorem,
+)
 
 DEBIASED_KERNEL_AT_ONE = sympy.Rational(1, 4) - 1 / (2 * sympy.pi)
 
@@ -180,21 +190,41 @@ THEOREM = Theorem(
     predictions=(
         Prediction(name="directions", kind="identity",
                    statement="(c) weighted angular error to the nearest +-w*_i at the last stage: 0",
-                   predict=_zero("sum_j |a_j| ||w_j|| min_i angle(w_j, +-w*_i)^2"), resolution=lambda instance: 1e-3),
+                   predict=_zero("sum_j |a_j| ||w_j|| min_i angle(w_j, +-w*_i)^2"),
+                   resolution_reason=ResolutionReason("numerical-accuracy",
+                                                      "the weighted angular error of a converged deterministic run "
+                                                      "(tolerance: twice the change over the last quarter of the "
+                                                      "stage); 1e-3 leaves room, and signed directions (the named "
+                                                      "error) give O(1)"),
+                   resolution=lambda instance: 1e-3),
         Prediction(name="far-mass", kind="identity", statement="(b) mass far from every teacher at the last stage: 0",
                    predict=_zero("sum over neurons outside every T_i of |a_j| ||w_j||"),
+                       resolution_reason=ResolutionReason("numerical-accuracy",
+                                                          "the far mass of a converged deterministic run (tolerance: "
+                                                          "twice the change over the last quarter of the stage); "
+                                                          "1e-3 leaves room"),
                        resolution=lambda instance: 1e-3),
         Prediction(name="mass-deficit", kind="identity",
                    statement="(a) (a*_i - mass near w*_i) / lambda at the last stage: deficit",
                    predict=lambda instance: Target.point(instance.constant("deficit"),
                                                      note="observed: the teacher farthest from it"),
+                   resolution_reason=ResolutionReason("nearest-error",
+                                                      "1% of the deficit: the deficit 5% too large (the kept near "
+                                                      "mutant) lies five resolutions away; the run converges "
+                                                      "geometrically, to far below 1%"),
                    resolution=lambda instance: 0.01 * float(instance.constant("deficit"))),
         Prediction(name="excess-loss", kind="identity", statement="(d) L / lambda^2 at the last stage: m* deficit / 2",
                    predict=lambda instance: Target.point(instance.constant("loss_coefficient")),
+                   resolution_reason=ResolutionReason("nearest-error",
+                                                      "1% of the loss coefficient: the deficit 5% too large moves it "
+                                                      "five resolutions"),
                    resolution=lambda instance: 0.01 * float(instance.constant("loss_coefficient"))),
         Prediction(name="loss-rate", kind="identity",
                    statement="slope of log L against log lambda over the stages: loss_exponent",
                    predict=lambda instance: Target.point(instance.constant("loss_exponent")),
+                       resolution_reason=ResolutionReason("nearest-error",
+                                                          "0.02 in the exponent: the kept near mutant (lambda^1.9) "
+                                                          "lies five resolutions away"),
                        resolution=lambda instance: 0.02),
     ),
     mutants=(

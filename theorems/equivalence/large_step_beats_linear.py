@@ -38,7 +38,7 @@ import sympy
 
 from theorems.hermite import Quantity, mu_star_squared
 from theorems.onestep import common as onestep
-from theorems.statement import Constant, Mutant, Parameter, Prediction, Target, Theorem
+from theorems.statement import Constant, Mutant, Parameter, Prediction, ResolutionReason, Target, Theorem
 
 _a, _z = sympy.symbols("a z", real=True)
 
@@ -167,29 +167,56 @@ THEOREM = Theorem(
     predictions=(
         Prediction(name="smoothing-identity", kind="identity",
                    statement="d/da [E erf(a + Z) - erf(a/sqrt 3)] simplifies to 0 (sympy)",
-                   predict=lambda instance: Target.point(0), resolution=lambda instance: 0.5),
+                   predict=lambda instance: Target.point(0),
+                   resolution_reason=ResolutionReason("numerical-accuracy",
+                                                      "sympy simplifies the derivative of the difference "
+                                                      "symbolically: exactly 0 or not, so 0.5 separates the two"),
+                   resolution=lambda instance: 0.5),
         Prediction(name="erf-tau-star", kind="identity",
                    statement="tau(kappa_star) for erf/erf: 0 (by two-dimensional quadrature, to 1e-13)",
-                   predict=lambda instance: Target.point(0), resolution=lambda instance: 1e-6),
+                   predict=lambda instance: Target.point(0),
+                   resolution_reason=ResolutionReason("numerical-accuracy",
+                                                      "tau(sqrt 3) by two-dimensional quadrature that never uses the "
+                                                      "identity is 0 to 1e-13; 1e-6 leaves room"),
+                   resolution=lambda instance: 1e-6),
         Prediction(name="tanh-tau-star", kind="inequality",
                    statement="1 - 10 tau(kappa_tanh) / ||P_>1 tanh||^2 >= 0 (Corollary 8's tanh "
                                                   "case)",
-                   predict=lambda instance: Target.at_least(0), resolution=lambda instance: 1e-6),
+                   predict=lambda instance: Target.at_least(0),
+                   resolution_reason=ResolutionReason("numerical-accuracy",
+                                                      "the margin 1 - 10 tau_*/||P_>1 tanh||^2 is computed by "
+                                                      "quadrature accurate to about 1e-13; 1e-6 leaves room"),
+                   resolution=lambda instance: 1e-6),
         Prediction(name="tanh-kappa-root", kind="identity",
                    statement="kappa_tanh is the root of tau' to its 13 digits: tau'/tau'' at kappa_tanh, by an "
                              "mpmath route (200-node Gauss-Hermite at 30 digits), below half a unit of the 13th digit",
                    predict=lambda instance: Target.point(0, note="Newton distance to the root of tau'"),
+                   resolution_reason=ResolutionReason("numerical-accuracy",
+                                                      "the float64 root of tau' is accurate to 13 digits (checked "
+                                                      "against a geometrically converging mpmath route); 5e-13 is "
+                                                      "that accuracy"),
                    resolution=lambda instance: 5e-13),
         Prediction(name="tanh-tau-value", kind="identity",
                    statement="tau_tanh is tau at kappa_tanh to its 10 digits: the mpmath route's tau minus tau_tanh, "
                              "below half a unit of the 10th digit",
                    predict=lambda instance: Target.point(0, note="difference of the two routes"),
+                   resolution_reason=ResolutionReason("numerical-accuracy",
+                                                      "tau at the root is accurate to 15 digits (it is flat there); "
+                                                      "5e-15 is that accuracy, checked against the mpmath route"),
                    resolution=lambda instance: 5e-15),
         Prediction(name="beats-linear", kind="limit", statement="linear_bound - R_CK at eta = N^(1/2) >= 0",
-                   predict=lambda instance: Target.at_least(0, note="risk margin"), resolution=lambda instance: 0.01),
+                   predict=lambda instance: Target.at_least(0, note="risk margin"),
+                   resolution_reason=ResolutionReason("affordable",
+                                                      "0.01, a quarter of the linear bound: what 24 draws resolve at "
+                                                      "the false-fail rate 1e-6 for a margin of +0.004"),
+                   resolution=lambda instance: 0.01),
         Prediction(name="equivalent-stays-linear", kind="limit",
                    statement="R_GE - linear_bound at eta = N^(1/2) >= 0 (Fact 4)",
-                   predict=lambda instance: Target.at_least(0, note="risk margin"), resolution=lambda instance: 0.01),
+                   predict=lambda instance: Target.at_least(0, note="risk margin"),
+                   resolution_reason=ResolutionReason("affordable",
+                                                      "0.01, a quarter of the linear bound: what 24 draws resolve at "
+                                                      "the false-fail rate 1e-6 for a margin of +0.021"),
+                   resolution=lambda instance: 0.01),
     ),
     mutants=(
         Mutant(name="kappa-one", description="tau_* claimed at kappa = 1 (for erf and tanh)",

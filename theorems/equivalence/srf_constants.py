@@ -43,6 +43,7 @@ from theorems.statement import (
     Mutant,
     Parameter,
     Prediction,
+    ResolutionReason,
     Target,
     Theorem,
     parameter_quantity,
@@ -122,11 +123,21 @@ THEOREM = Theorem(
     constants=CONSTANTS,
     predictions=(
         Prediction(name="spike", kind="limit", statement="mean_j <w_j(1), v^> -> r", predict=_point("r"),
+                   resolution_reason=ResolutionReason("nearest-error",
+                                                      "3% of each constant: alpha0 multiplying E[y^2] instead of "
+                                                      "dividing it moves the spike by 14 resolutions; 1% would need "
+                                                      "four times the draws (--fidelity high)"),
                    resolution=_relative("r", 0.03)),
         Prediction(name="bulk", kind="limit", statement="1 + mean_j (||P w_j(1)||^2 - ||P w_j(0)||^2) -> c",
                    predict=_point("c"),
+                   resolution_reason=ResolutionReason("nearest-error",
+                                                      "3% of each constant: E sigma'^2 for Var sigma' (a named "
+                                                      "error) moves the bulk by 18 resolutions"),
                    resolution=_relative("c", 0.03)),
         Prediction(name="overlap", kind="limit", statement="<v^, theta> -> gamma", predict=_point("gamma"),
+                   resolution_reason=ResolutionReason("nearest-error",
+                                                      "3% of each constant: alpha0 misplaced moves the overlap by 10 "
+                                                      "resolutions"),
                    resolution=_relative("gamma", 0.03)),
     ),
     mutants=(

@@ -34,7 +34,7 @@ import numpy as np
 
 from theorems.hermite import Quantity, hermite_coefficients, second_moment
 from theorems.mehler import arc_cosine_kernel_mp
-from theorems.statement import Constant, Instance, Mutant, Parameter, Prediction, Target, Theorem
+from theorems.statement import Constant, Instance, Mutant, Parameter, Prediction, ResolutionReason, Target, Theorem
 
 GOLDEN = (1 + math.sqrt(5)) / 2
 
@@ -280,10 +280,19 @@ THEOREM = Theorem(
     constants=CONSTANTS,
     predictions=(
         Prediction(name="monte-carlo", kind="limit", statement="RQMC estimate of E(f - f*)^2/2 equals population_loss",
-                   predict=lambda instance: Target.point(instance.constant("population_loss")), resolution=_resolution),
+                   predict=lambda instance: Target.point(instance.constant("population_loss")),
+                   resolution_reason=ResolutionReason("nearest-error",
+                                                      "1% of the loss: the nearest named error, the cross term's "
+                                                      "sign flipped, moves it by 0.95 resolutions at the defaults "
+                                                      "and Cho and Saul's factor by 100"),
+                   resolution=_resolution),
         Prediction(name="gradient", kind="limit",
                    statement="RQMC estimate of E[(f - f*) s(w_1 . x)] equals dL/da_1 from the kernel",
                    predict=lambda instance: Target.point(instance.constant("gradient_a1")),
+                   resolution_reason=ResolutionReason("nearest-error",
+                                                      "1% of the gradient plus 1% of the loss's root (the gradient's "
+                                                      "natural scale): the nearest named error, Cho and Saul's "
+                                                      "factor, moves it by 23 resolutions"),
                    resolution=lambda instance: 0.01 * (abs(float(instance.constant("gradient_a1")))
                                             + math.sqrt(abs(float(instance.constant("population_loss")))))),
         Prediction(name="neuron-gradient", kind="limit",
@@ -291,12 +300,22 @@ THEOREM = Theorem(
                              "and "
                    "kappa', e the first teacher neuron's direction",
                    predict=lambda instance: Target.point(instance.constant("gradient_w1")),
+                   resolution_reason=ResolutionReason("nearest-error",
+                                                      "1% of the gradient plus 1% of the loss's root: kappa' written "
+                                                      "as its complement, the near error, moves it by 4.6 "
+                                                      "resolutions"),
                    resolution=lambda instance: 0.01 * (abs(float(instance.constant("gradient_w1")))
                                             + math.sqrt(abs(float(instance.constant("population_loss")))))),
         Prediction(name="hermite-series", kind="identity",
                    statement="the loss through the truncated Hermite series of kappa, with its tail bound, contains "
                              "the "
-                   "closed-form loss", predict=_series_target, resolution=_resolution),
+                   "closed-form loss", predict=_series_target,
+                   resolution_reason=ResolutionReason("numerical-accuracy",
+                                                      "the series is summed in mpmath with its Parseval tail bound "
+                                                      "as the stated accuracy, far below 1% of the loss; the "
+                                                      "resolution is the Monte Carlo one, so both routes answer to "
+                                                      "the same scale"),
+                   resolution=_resolution),
     ),
     mutants=(
         Mutant(name="cho-saul-factor",

@@ -27,7 +27,7 @@ import sympy
 
 from theorems.formula import exact_number
 from theorems.hermite import Quantity
-from theorems.statement import Constant, Mutant, Parameter, Prediction, Target, Theorem
+from theorems.statement import Constant, Mutant, Parameter, Prediction, ResolutionReason, Target, Theorem
 
 CONSTANTS = (
     Constant.formula("spike_exponent", (), lambda alpha, beta: -(1 - beta * (1 - alpha)) / 2,
@@ -75,11 +75,20 @@ THEOREM = Theorem(
     predictions=(
         Prediction(name="spike-rate", kind="rate",
                    statement="fitted exponent of ||u v^T||_op over k = n = m is <= spike_exponent",
-                   predict=_upper_bound("spike_exponent"), resolution=lambda instance: 0.25),
+                   predict=_upper_bound("spike_exponent"),
+                   resolution_reason=ResolutionReason("nearest-error",
+                                                      "0.25 in the exponent: the spike at the remainder's rate (-t "
+                                                      "for -t/2, 0.25 lower at the defaults) lies one resolution "
+                                                      "away, and the isotropic rate too"),
+                   resolution=lambda instance: 0.25),
         Prediction(name="remainder-rate", kind="rate",
                    statement="fitted exponent of ||G - u v^T||_op over k = n = m is <= "
                                              "remainder_exponent",
-                   predict=_upper_bound("remainder_exponent"), resolution=lambda instance: 0.25),
+                   predict=_upper_bound("remainder_exponent"),
+                   resolution_reason=ResolutionReason("nearest-error",
+                                                      "0.25 in the exponent: the isotropic rate (-1 for -1/2) lies "
+                                                      "two resolutions away, the remainder at twice its rate four"),
+                   resolution=lambda instance: 0.25),
     ),
     mutants=(
         Mutant(name="spread-ignored", description="the isotropic rates k^(-1/2), k^(-1) claimed for spread data",

@@ -26,7 +26,7 @@ import numpy as np
 
 from theorems.hermite import hermite_coefficients
 from theorems.onestep import common as onestep
-from theorems.statement import Instance, Mutant, Prediction, Target, Theorem
+from theorems.statement import Instance, Mutant, Prediction, ResolutionReason, Target, Theorem
 
 CONSTANTS = onestep.base_constants()[:1]  # mu1
 
@@ -70,10 +70,17 @@ THEOREM = Theorem(
                    statement="ratio ||G_0 - A|| / ||G_0|| decays at least like log^2 n / sqrt(n) (fitted exponent of "
                    "ratio sqrt(n) / log^2 n <= 0)", predict=_rate_target,
                    # an exponent off by a quarter (half the claimed 1/2) must be visible
+                   resolution_reason=ResolutionReason("nearest-error",
+                                                      "0.25 in the exponent: half the claimed 1/2; the named error, "
+                                                      "the rate n^-1, lies two resolutions away"),
                    resolution=lambda instance: 0.25),
         Prediction(name="spike-coefficient", kind="limit",
                    statement="u^T G_0 v sqrt(N) / (||zeta|| ||a||) -> mu1 (the gradient's coefficient along the spike)",
                    predict=lambda instance: Target.point(instance.constant("mu1")),
+                   resolution_reason=ResolutionReason("nearest-error",
+                                                      "2% of mu1: a few-percent error in mu1 is the near error the "
+                                                      "rate alone cannot see; mu1 read as c_2 lies 50 resolutions "
+                                                      "away"),
                    resolution=lambda instance: 0.02 * abs(float(instance.constant("mu1")))),
     ),
     mutants=(

@@ -31,7 +31,16 @@ import sympy
 
 from theorems.hermite import Quantity, combine, square_root
 from theorems.onestep import common as onestep
-from theorems.statement import Constant, Instance, Mutant, Prediction, Target, Theorem, parameter_quantity
+from theorems.statement import (
+    Constant,
+    Instance,
+    Mutant,
+    Prediction,
+    ResolutionReason,
+    Target,
+    Theorem,
+    parameter_quantity,
+)
 
 
 def overlap_formula(theta, c):
@@ -88,9 +97,18 @@ THEOREM = Theorem(
     predictions=(
         Prediction(name="spike-overlap", kind="limit", statement="|<u_1(W_1), zeta/||zeta||>|^2 -> outlier_overlap",
                    predict=lambda instance: Target.point(instance.constant("outlier_overlap")),
+                   resolution_reason=ResolutionReason("affordable",
+                                                      "0.06 in overlap, what extrapolating three sizes (d = "
+                                                      "100..400) affords; the BBP threshold with c^(1/2) (the near "
+                                                      "error) moves the overlap by about one resolution and is "
+                                                      "rejected at default fidelity"),
                    resolution=lambda instance: 0.06, applies=_above_threshold),
         Prediction(name="teacher-overlap", kind="limit", statement="<u_1(W_1), beta_*>^2 -> teacher_outlier_overlap",
                    predict=lambda instance: Target.point(instance.constant("teacher_outlier_overlap")),
+                   resolution_reason=ResolutionReason("affordable",
+                                                      "0.06 in overlap, what extrapolating three sizes affords; the "
+                                                      "threshold with c^(1/2) moves this overlap by half a "
+                                                      "resolution"),
                    resolution=lambda instance: 0.06, applies=_above_threshold),
     ),
     mutants=(

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from theorems.hermite import hermite_coefficients, square_root
 from theorems.onestep import common as onestep
-from theorems.statement import Constant, Mutant, Prediction, Target, Theorem
+from theorems.statement import Constant, Mutant, Prediction, ResolutionReason, Target, Theorem
 
 CONSTANTS = onestep.base_constants() + (
     Constant.formula("spike_strength", ("mu1", "zeta_norm"), lambda m, z: m * z,
@@ -51,6 +51,9 @@ THEOREM = Theorem(
         Prediction(name="gradient-norm", kind="limit",
                    statement="sqrt(N) ||G_0||_op / ||a|| -> spike_strength (G_0 = A + o(||A||) by Prop. 2)",
                    predict=lambda instance: Target.point(instance.constant("spike_strength")),
+                   resolution_reason=ResolutionReason("nearest-error",
+                                                      "4% of the spike strength: psi2 for psi1 (the near error) "
+                                                      "moves it by four resolutions, dropping the label term by five"),
                    resolution=lambda instance: 0.04 * abs(float(instance.constant("spike_strength")))),
     ),
     mutants=(
