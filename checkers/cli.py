@@ -12,6 +12,7 @@ import argparse
 import contextlib
 import io
 import json
+import math
 import os
 import sys
 import traceback
@@ -34,7 +35,7 @@ from checkers.verdict import (
     table_widths,
 )
 from theorems.activations import Activation, activation, builtin_names
-from theorems.errors import CheckError, DeclarationError, InvalidInput, ThmcheckError
+from theorems.errors import CheckError, DeclarationError, InvalidInput, ThmcheckError, UnknownName
 from theorems.formula import parse_number
 from theorems.hermite import (
     CONVENTION,
@@ -342,7 +343,8 @@ def _show(arguments) -> int:
                          "resolution": _resolution_or_none(p, instance),
                          "resolution_reason": p.resolution_reason and p.resolution_reason.to_dict()}
                         for p in theorem.predictions],
-        "mutants": [{"name": m.name, "description": m.description} for m in theorem.mutants],
+        "mutants": [{"name": m.name, "description": m.description,
+                     "resolutions_moved": _mutant_distance(theorem, m.name)} for m in theorem.mutants],
         "notes": theorem.notes,
         "expected_failure": theorem.expected_failure or None,
     }
@@ -376,11 +378,24 @@ def _show(arguments) -> int:
             why = p.resolution_reason.describe() if p.resolution_reason else "(its reason not stated)"
             print(f"      resolution {shown['resolution']:.3g} {why}")
     print("  mutants (each must fail its check):")
-    for m in theorem.mutants:
-        print(f"    {m.name}: {m.description}")
+    for m in data["mutants"]:
+        moved = m["resolutions_moved"]
+        where = ("; moves " + ", ".join(f"{name} by {value:.3g}" for name, value in moved.items())
+                 + " resolutions") if moved else "; acts through the simulation"
+        print(f"    {m['name']}: {m['description']}{where if moved is not None else ''}")
     if theorem.notes:
         print(f"  notes: {theorem.notes}")
     return EXIT_PASS
+
+
+def _mutant_distance(theorem, name: str) -> dict[str, float] | None:
+    """How far the mutant moves each prediction's target, in resolutions (None where that cannot be evaluated,
+    e.g. a `show` of a mutant itself, or parameters outside the statement's domain)."""
+    try:
+        return {prediction: value if math.isfinite(value) else None
+                for prediction, value in theorem.mutant_distance(name).items()}
+    except (ArithmeticError, InvalidInput, UnknownName):
+        return None
 
 
 def _resolution_or_none(prediction, instance) -> float | None:

@@ -418,6 +418,25 @@ class Theorem:
                        assumptions=assumptions, constant_factors=dict(mutant.constant_factors), mutants=(),
                        definitions=definitions, constant_replacements=dict(mutant.constants))
 
+    def mutant_distance(self, name: str) -> dict[str, float]:
+        """How far mutant `name` moves each prediction's target, in that prediction's resolutions: per prediction
+        it moves, the distance from the true statement's predicted value to the mutant's predicted interval, over
+        the true statement's resolution, both at the mutant's parameters. A mutant that acts only through the
+        simulation (a definition or parameter the checker reads) moves no target: its distance is measured by its
+        check, not here. Near mutants are those within three resolutions."""
+        mutant = self.mutant(name)
+        parameters = dict(mutant.parameters)
+        true, wrong = self.instance(parameters), self.mutated(name).instance(parameters)
+        distances = {}
+        for prediction, mutated in zip(self.predictions, self.mutated(name).predictions):
+            if prediction.applies(true) is not None or mutated.applies(wrong) is not None:
+                continue
+            stated, claimed = prediction.predict(true), mutated.predict(wrong)
+            shift = float(max(claimed.lower - stated.value, stated.value - claimed.upper, 0))
+            if shift > 0:
+                distances[prediction.name] = shift / float(prediction.resolution(true))
+        return distances
+
     def instance(self, parameters: Mapping[str, Any] | None = None, overrides: Mapping[str, Any] | None = None,
                  *, digits: int = 30) -> "Instance":
         """Validate parameters and constant overrides; raise `InvalidInput` naming the first bad one."""

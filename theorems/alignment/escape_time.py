@@ -79,6 +79,8 @@ THEOREM = Theorem(
         Mutant(name="double-slope",
                description="slope 2/||x+-|| (the plain-logistic time scale used with the exponential loss)",
                constant_factors={"escape_slope": 2.0}),
+        Mutant(name="slope-three-percent-high", description="slope 1.03/||x+-|| (a near error: three resolutions)",
+               constant_factors={"escape_slope": 1.03}),
         Mutant(name="slope-one-over-n",
                description="slope 1/n, the paper's Theta((1/n) log(1/epsilon)) read with constant 1",
                predictions={"positive-class": _per_sample_slope(1), "negative-class": _per_sample_slope(-1)}),

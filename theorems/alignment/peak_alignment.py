@@ -51,9 +51,9 @@ THEOREM = Theorem(
                    "alignment_exponent", predict=lambda instance: Target.point(instance.constant("alignment_exponent")),
                    resolution_reason=ResolutionReason("nearest-error",
                                                       "0.05 separates 4/3 from the neighbouring simple ratios 5/4 "
-                                                      "and 7/5 (1.7 and 1.3 resolutions away) that a balance of "
-                                                      "other powers would give; the local exponents' finite-epsilon "
-                                                      "excess at log epsilon = -13 is 0.003"),
+                                                      "(the kept near mutant) and 7/5, 1.7 and 1.3 resolutions away; "
+                                                      "the local exponents' finite-epsilon excess at log epsilon = "
+                                                      "-13 is 0.003"),
                    resolution=lambda instance: 0.05),
     ),
     mutants=(
@@ -61,5 +61,7 @@ THEOREM = Theorem(
                constants={"alignment_exponent": _exponent(1)}),
         Mutant(name="exponent-two", description="the gap quadratic in epsilon",
                constants={"alignment_exponent": _exponent(2)}),
+        Mutant(name="exponent-five-quarters", description="the gap like epsilon^(5/4) (a near error: 1.7 resolutions)",
+               constants={"alignment_exponent": _exponent(sympy.Rational(5, 4))}),
     ),
 )
