@@ -3,6 +3,9 @@ inequality mutant within the default example budget (spec 7.3)."""
 
 import pytest
 
+from checkers import registry
+from checkers.check import FIDELITIES, Budget
+from checkers.collapse import collapse_training as collapse_training_checker
 from checkers.collapse import head_conditioning as head_conditioning_checker
 from checkers.collapse import head_search
 from checkers.collapse import nc1_bound as nc1_checker
@@ -10,6 +13,7 @@ from checkers.collapse import nc2_bracket as nc2_checker
 from checkers.collapse import nc3_bound as nc3_checker
 from checkers.collapse import pseudo_inverse_features as pseudo_inverse_checker
 from checkers.search import search_counterexample
+from tests.main_job import MAIN_JOB, quick_verdict
 from theorems.collapse import head_conditioning, nc1_bound, nc2_bracket, nc3_bound, pseudo_inverse_features
 
 DEFAULT_BUDGET = head_search.BASE_EXAMPLES * 4  # default fidelity: level 2
@@ -66,3 +70,17 @@ def test_head_conditioning_search_alone_comes_within_five_percent_of_the_near_ti
                                    head_conditioning_checker.chain_settings(), max_examples=100, seed=0,
                                    tolerance=head_search.MARGIN_TOLERANCE, refine=bounds)
     assert result.violated, result
+
+
+@MAIN_JOB
+def test_collapse_training_compares_head_depths_on_several_seeds():
+    """'A deeper head is better conditioned' is read on two seeds at quick fidelity (four at default), each with
+    its own data and initialization, not on the one run the other predictions read."""
+    checker = registry.checker("collapse-training")
+    deeper = next(p for p in quick_verdict(checker).predictions if p.name == "deeper-head")
+    assert deeper.method.startswith(f"{collapse_training_checker.deeper_head_seeds(Budget(FIDELITIES['quick'], 0))} "
+                                    "seeds")
+    per_seed = deeper.method.split("; seed ")[1:]
+    assert len(per_seed) == 2 and per_seed[0].split(": ", 1)[1] != per_seed[1].split(": ", 1)[1]
+    assert collapse_training_checker.deeper_head_seeds(Budget(FIDELITIES["default"], 0)) == 4
+    assert deeper.tightness["witness"].startswith("seed ")
