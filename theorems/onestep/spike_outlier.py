@@ -99,9 +99,11 @@ THEOREM = Theorem(
                    predict=lambda instance: Target.point(instance.constant("outlier_overlap")),
                    resolution_reason=ResolutionReason("affordable",
                                                       "0.06 in overlap, what extrapolating three sizes (d = "
-                                                      "100..400) affords; the BBP threshold with c^(1/2) (the near "
-                                                      "error) moves the overlap by about one resolution and is "
-                                                      "rejected at default fidelity"),
+                                                      "100..400) in d^(-1/2) affords; the BBP threshold with c^(1/2) "
+                                                      "(the near error) moves the overlap by about one resolution and "
+                                                      "is rejected at default fidelity; the excess of 0.006 measured "
+                                                      "from d = 400 to 1600 is a tenth of it "
+                                                      "(docs/derivations/onestep.md#spike-outlier)"),
                    resolution=lambda instance: 0.06, applies=_above_threshold),
         Prediction(name="teacher-overlap", kind="limit", statement="<u_1(W_1), beta_*>^2 -> teacher_outlier_overlap",
                    predict=lambda instance: Target.point(instance.constant("teacher_outlier_overlap")),
