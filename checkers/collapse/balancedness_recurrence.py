@@ -11,6 +11,7 @@ from checkers.check import Budget, Checker, Exact, Tightness, Unresolved
 from checkers.collapse.small_network import (
     FLOOR_STEPS,
     FLOW_LEVELS,
+    MAX_FLOW_LEVELS,
     MpmathArrays,
     descend,
     imbalance,
@@ -64,20 +65,19 @@ def _floor_margin(instance: Instance, seed: np.random.SeedSequence) -> tuple[flo
     return state["margin"], state["steps"], tightness
 
 
-def _flow_errors(instance: Instance, seed: np.random.SeedSequence) -> list[float]:
-    """||D(k eta) - flow_decay D(0)||_F / ||D(0)||_F at k eta = flow_time for eta = eta_0 / 2^j, j = 0..3."""
+def _flow_errors(instance: Instance, seed: np.random.SeedSequence):
+    """||D(k eta) - flow_decay D(0)||_F / ||D(0)||_F at k eta = flow_time for eta = eta_0 / 2^j, j = 0, 1, 2, ...:
+    a generator, so the reader halves eta only as far as it needs."""
     start, x, y = network(instance, seed)
     base = float(instance["learning_rate"])
     first_steps = max(int(round(float(instance["flow_time"]) / base)), 1)
     flow_decay = float(instance.constant("flow_decay"))
     initial = imbalance(start)
-    errors = []
-    for level in range(FLOW_LEVELS):
+    for level in range(MAX_FLOW_LEVELS):
         steps = first_steps * 2**level
         eta = float(instance["flow_time"]) / steps
         final = descend(instance, start, x, y, eta, steps)
-        errors.append(np.linalg.norm(imbalance(final) - flow_decay * initial) / np.linalg.norm(initial))
-    return errors
+        yield np.linalg.norm(imbalance(final) - flow_decay * initial) / np.linalg.norm(initial)
 
 
 def read_floor(instance: Instance, budget: Budget, seed: np.random.SeedSequence) -> Exact:
@@ -94,13 +94,26 @@ ORDER_ACCURACY = 0.01
 ROUND_OFF_CHANGE = 1e-6
 
 
+def _in_regime(changes: np.ndarray) -> bool:
+    """Whether the last two changes of the observed orders are in their O(eta) regime (halving with eta)."""
+    return abs(changes[-1]) <= ROUND_OFF_CHANGE or 1.5 <= changes[-2] / changes[-1] <= 2.5
+
+
 def read_gradient_flow(instance: Instance, budget: Budget, seed: np.random.SeedSequence) -> Exact:
-    errors = _flow_errors(instance, seed)
-    orders = np.log2(np.array(errors[:-1]) / np.array(errors[1:]))
-    changes = orders[:-1] - orders[1:]
-    described = ("errors " + ", ".join(f"{e:.3g}" for e in errors) + " at eta/1, /2, /4, /8; orders "
-                 + ", ".join(f"{o:.4f}" for o in orders))
-    if abs(changes[-1]) > ROUND_OFF_CHANGE and not 1.5 <= changes[-2] / changes[-1] <= 2.5:
+    """The observed order of GD's distance to the flow in eta, from eta/1 to eta/8, halving eta further (to
+    eta/2^(MAX_FLOW_LEVELS - 1)) while the orders are not yet in their O(eta) regime; the last four errors are
+    used."""
+    flow = _flow_errors(instance, seed)
+    errors = [next(flow) for _ in range(FLOW_LEVELS)]
+    while True:
+        orders = np.log2(np.array(errors[-4:-1]) / np.array(errors[-3:]))
+        changes = orders[:-1] - orders[1:]
+        if _in_regime(changes) or len(errors) == MAX_FLOW_LEVELS:
+            break
+        errors.append(next(flow))
+    described = ("errors " + ", ".join(f"{e:.3g}" for e in errors) + f" at eta/1 to eta/{2 ** (len(errors) - 1)}; "
+                 "orders from the last four " + ", ".join(f"{o:.4f}" for o in orders))
+    if not _in_regime(changes):
         raise Unresolved(f"the orders are not yet in their O(eta) regime ({described}); a smaller learning_rate "
                          "would resolve it")
     extrapolated = orders[-1] - changes[-1]

@@ -15,6 +15,7 @@ from theorems.statement import Instance
 INPUTS, OUTPUTS, SAMPLES, HIDDEN = 4, 3, 6, 4
 FLOOR_STEPS = 2000
 FLOW_LEVELS = 4
+MAX_FLOW_LEVELS = 7  # eta/64: where the orders are not yet in their O(eta) regime at eta/8, halve further
 STATIONARY_STEP = 0.2
 
 
