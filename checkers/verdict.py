@@ -154,11 +154,21 @@ class Verdict:
         return "\n".join(lines)
 
 
+# Below this best ratio an inequality is loose where it was checked: its pass rejects only errors of its bound by a
+# factor beyond 1/ratio, not the near errors (a few percent) that a sharp check rejects
+LOOSE_RATIO = 0.5
+
+
 def describe_tightness(tightness: dict) -> str:
-    """The best ratio of an inequality's two sides, where it was attained, and the known attainable ratio."""
-    text = f"best ratio {tightness['best_ratio']:.6g} of the two sides (1 = equality) at {tightness['witness']}"
+    """The best ratio of an inequality's two sides, where it was attained, and the known attainable ratio; a loose
+    one says what its pass can and cannot reject."""
+    ratio = tightness["best_ratio"]
+    text = f"best ratio {ratio:.6g} of the two sides (1 = equality) at {tightness['witness']}"
     if tightness.get("attainable") is not None:
         text += f"; a known construction attains {tightness['attainable']:.6g} ({tightness['construction']})"
+    if ratio < LOOSE_RATIO and tightness.get("attainable") is None:
+        text += (f"; loose here: the larger side could be {1 / ratio:.3g} times smaller and the inequality would "
+                 "still hold, so this pass rejects only errors beyond that factor, not a near error of a few percent")
     return text
 
 
