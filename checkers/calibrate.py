@@ -24,6 +24,7 @@ from checkers.stats import FAIL, INCONCLUSIVE, PASS
 from checkers.store import ResultStore
 from checkers.sweep import ERROR, Task, plan, sweep
 from checkers.verdict import OUTSIDE
+from theorems.errors import UnknownName
 
 AS_STATED = "as stated"
 
@@ -164,8 +165,8 @@ def markdown_calibration(calibrations: list[Calibration]) -> str:
     """One row per theorem, for the README: the true statement's outcomes and false-fail rate with its interval,
     and how many of its mutants were killed in every run (the survivors named)."""
     lines = ["| theorem | fidelity | seeds | as stated: pass / inconcl. / fail | false-fail rate [95% interval] "
-             "| mutants killed in every run |",
-             "|---|---|---|---|---|---|"]
+             "| mutants killed in every run | near mutants (resolutions) |",
+             "|---|---|---|---|---|---|---|"]
     for c in calibrations:
         rates = c.true_statement
         low, high = rates.fail_interval
@@ -178,5 +179,23 @@ def markdown_calibration(calibrations: list[Calibration]) -> str:
             f" (not every run: {', '.join(survivors)})" if survivors else "")
         errors = rates.errors + sum(m.errors for m in c.mutants)
         lines.append(f"| {c.theorem} | {c.fidelity} | {c.seeds} | {rates.passed} / {rates.inconclusive} / "
-                     f"{rates.failed}{f' ({errors} errors)' if errors else ''} | {rate} | {killed} |")
+                     f"{rates.failed}{f' ({errors} errors)' if errors else ''} | {rate} | {killed} | "
+                     f"{_near_column(c.theorem)} |")
     return "\n".join(lines)
+
+
+def _near_column(theorem_id: str) -> str:
+    """The theorem's near mutants with how many resolutions each moves a target, or where its nearness shows."""
+    try:
+        theorem = registry.checker(theorem_id).theorem
+    except UnknownName:  # a calibration read back for a theorem no longer registered
+        return "unknown"
+    near = theorem.near_mutants()
+    if near:
+        return ", ".join(f"{name} ({value:.3g})" for name, value in near.items())
+    if theorem.expected_failure:
+        return "(a source's form known to fail)"
+    text = theorem.nearness
+    if "(thmcheck tightness): " in text:  # an inequality's nudge: name it with what the tightness showed
+        return "by tightness: " + text.split("(thmcheck tightness): ", 1)[1]
+    return text.split(":", 1)[0] if text.startswith("exact counts") else text or "none"

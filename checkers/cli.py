@@ -345,6 +345,8 @@ def _show(arguments) -> int:
                         for p in theorem.predictions],
         "mutants": [{"name": m.name, "description": m.description,
                      "resolutions_moved": _mutant_distance(theorem, m.name)} for m in theorem.mutants],
+        "near_mutants": _near_mutants_or_none(theorem),
+        "nearness": theorem.nearness or None,
         "notes": theorem.notes,
         "expected_failure": theorem.expected_failure or None,
     }
@@ -381,8 +383,13 @@ def _show(arguments) -> int:
     for m in data["mutants"]:
         moved = m["resolutions_moved"]
         where = ("; moves " + ", ".join(f"{name} by {value:.3g}" for name, value in moved.items())
-                 + " resolutions") if moved else "; acts through the simulation"
+                 + " resolutions") if moved else "; moves no target (it acts on what the check computes)"
         print(f"    {m['name']}: {m['description']}{where if moved is not None else ''}")
+    if data["near_mutants"]:
+        print("  near mutants (at most three resolutions from a target): "
+              + ", ".join(f"{name} ({value:.3g})" for name, value in data["near_mutants"].items()))
+    if theorem.nearness:
+        print(f"  near mutants: {theorem.nearness}")
     if theorem.notes:
         print(f"  notes: {theorem.notes}")
     return EXIT_PASS
@@ -394,6 +401,13 @@ def _mutant_distance(theorem, name: str) -> dict[str, float] | None:
     try:
         return {prediction: value if math.isfinite(value) else None
                 for prediction, value in theorem.mutant_distance(name).items()}
+    except (ArithmeticError, InvalidInput, UnknownName):
+        return None
+
+
+def _near_mutants_or_none(theorem) -> dict[str, float] | None:
+    try:
+        return theorem.near_mutants()
     except (ArithmeticError, InvalidInput, UnknownName):
         return None
 

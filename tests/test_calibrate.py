@@ -63,7 +63,7 @@ def test_the_command(capsys, tmp_path):
 def test_the_markdown_table_has_one_row_per_theorem_with_rates_and_survivors():
     table = markdown_calibration([_calibration(0), _calibration(1, mutant_fails=9)]).splitlines()
     assert len(table) == 2 + 2 and table[0].startswith("| theorem |")
-    assert "| 10 / 0 / 0 | 0.00 [0.00, 0.31] | 1 of 1 |" in table[2]
+    assert "| 10 / 0 / 0 | 0.00 [0.00, 0.31] | 1 of 1 | unknown |" in table[2]
     assert "MISCALIBRATED" in table[3] and "0 of 1 (not every run: m)" in table[3]
 
 
@@ -72,4 +72,11 @@ def test_the_command_prints_the_markdown_table(capsys, tmp_path):
                  "--store", str(tmp_path / "s.sqlite")])
     out = capsys.readouterr().out.splitlines()
     assert code == 0 and out[-1].startswith("| balancedness-identity | quick | 2 | 2 / 0 / 0 |")
-    assert out[-1].endswith("| 2 of 2 |")
+    assert out[-1].endswith("| 2 of 2 | exact counts and identities |")
+
+
+def test_the_markdown_table_names_near_mutants_with_how_far_they_move_a_target():
+    near = markdown_calibration([Calibration(**{**_calibration(0).__dict__, "theorem": "spike-strength"})])
+    assert near.splitlines()[-1].endswith("| mu1-five-percent (1.25) |")
+    by_tightness = markdown_calibration([Calibration(**{**_calibration(0).__dict__, "theorem": "nc3-bound"})])
+    assert "by tightness: five-percent-high" in by_tightness.splitlines()[-1]

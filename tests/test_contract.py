@@ -52,59 +52,22 @@ def test_every_resolution_states_its_reason(checker):
         assert len(reason.reason.split()) >= 5, (checker.id, prediction.name, reason.reason)
 
 
-# The theorems whose near mutant cannot be read from the predicted targets, and where their nearness shows instead.
-# The test below keeps this list honest both ways: a theorem listed here must not have a near mutant by its
-# targets, and every other theorem must have one.
-_COUNTS = ("exact counts and identities: any error moves a count by at least 1 (two resolutions of 0.5) or leaves "
-           "a residual far above round-off; a distance in resolutions does not apply")
-_INEQUALITIES = ("inequalities: a near mutant is a nudge of the bound, and whether it can be rejected is what the "
-                 "tightness shows (thmcheck tightness)")
-NEAR = 3 * (1 + 1e-12)  # three resolutions, with the rounding of a ratio of floats
-NEARNESS_ELSEWHERE = {
-    "activation-monotonicity": _COUNTS, "conservation-law": _COUNTS, "orthogonal-frozen": _COUNTS,
-    "balancedness-identity": _COUNTS,
-    "alignment-geometry": _INEQUALITIES + ": lemma-5-power-nudged, attained",
-    "head-conditioning": _INEQUALITIES + ": delta-ten-percent-low, searched to 0.9999995",
-    "nc1-bound": _INEQUALITIES + ": loosened (2%), against the tight instance",
-    "nc3-bound": _INEQUALITIES + ": five-percent-high, searched to 0.997",
-    "pseudo-inverse-features": _INEQUALITIES + ": five-percent-low, searched to 0.99997",
-    "balancedness-recurrence": _INEQUALITIES + ": source-five-percent-low, attained at the first step",
-    "directional-dynamics": _INEQUALITIES + ": Lemma 4 reaches 0.86, Lemmas 1 and 3 are loose by orders of "
-                                            "magnitude here, so only far mutants can be rejected",
-    "early-alignment": _INEQUALITIES + ": the t1 bound is about 900 times loose and the final rate 10^3.5, so only "
-                                       "far mutants can be rejected",
-    "stationary-balanced": _INEQUALITIES + ": the bound reaches 0.53, so only errors of a factor 2 can be rejected",
-    "nc2-bracket": _INEQUALITIES + ": delta_2 is about 2x loose on these heads (share 0.4)",
-    "large-step-beats-linear": "its mutants act on the quadrature and the simulation; its Monte Carlo margins have "
-                               "an affordable resolution (a quarter of the linear bound), said in their reasons",
-    "balanced-collapse": "power-ten-percent-high acts through the fitted slope: 1.8 resolutions, measured",
-    "elasticity-reference": "bulk-dropped acts through the reference: about 5% of the Elasticity, 1.7 resolutions",
-    "hermite-equivalence": "degree-one-short acts through the simulation: +5% to +7% of the test gap, about two "
-                           "resolutions",
-    "spike-decomposition": "rate-n^-1 acts through the fitted exponent's normalization: two resolutions",
-    "mixture-equivalence": "its resolution is what two sizes afford (4%); nearer errors are not claimed, and "
-                           "degree-one-short, the one it rejects, is far",
-    "dual-kernel": "its resolution is the kernel's scale to 0.2%: c_1 2% off, the nearest plausible error kept, "
-                   "is already 7 resolutions away",
-    "alignment-time-flat": "the nearest plausible error, Lemma 1's O(epsilon) read as the correction's order, is four "
-                           "resolutions away; the finite-epsilon excess measured is at most 0.2 (0.8 resolutions)",
-}
-
-
 @pytest.mark.parametrize("checker", CHECKERS, ids=IDS)
 def test_every_theorem_keeps_a_near_mutant(checker):
     """Each theorem keeps a near mutant: a plausible error at most three resolutions from the truth, read from how
-    far it moves a predicted target (`Theorem.mutant_distance`), or, where that cannot show it, a stated reason
-    above. A statement known to fail (a source's form) is exempt: its corrected statement keeps the near mutants."""
+    far it moves a predicted target (`Theorem.near_mutants`), or, where that cannot show it, `Theorem.nearness`
+    says where it shows instead; both ways are checked, so a stated reason cannot hide a near mutant nor stand in
+    for a missing one. A statement known to fail (a source's form) is exempt: its corrected statement keeps them."""
     theorem = checker.theorem
-    nearest = min((distance for mutant in theorem.mutants
-                   for distance in theorem.mutant_distance(mutant.name).values()), default=math.inf)
+    near = theorem.near_mutants()
     if theorem.expected_failure:
-        assert nearest > 0  # its mutants still move its targets: they are wrong in another way
-    elif checker.id in NEARNESS_ELSEWHERE:
-        assert nearest > NEAR, f"{checker.id} has a near mutant by its targets ({nearest:.3g}): drop it from the list"
+        assert any(theorem.mutant_distance(mutant.name) for mutant in theorem.mutants)
+    elif theorem.nearness:
+        assert not near, f"{checker.id} has near mutants by its targets ({near}): its nearness note is not needed"
+        assert len(theorem.nearness.split()) >= 8
     else:
-        assert nearest <= NEAR, f"{checker.id}: its nearest mutant is {nearest:.3g} resolutions away"
+        assert near, (f"{checker.id}: no mutant within three resolutions of a target: " + str(
+            {mutant.name: theorem.mutant_distance(mutant.name) for mutant in theorem.mutants}))
 
 
 @pytest.mark.parametrize("checker", CHECKERS, ids=IDS)

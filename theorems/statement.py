@@ -232,6 +232,9 @@ RESOLUTION_BASES = {
 }
 
 
+NEAR_RESOLUTIONS = 3 * (1 + 1e-12)  # a near mutant lies at most three resolutions from the truth (ratio rounding)
+
+
 @dataclass(frozen=True)
 class ResolutionReason:
     """Why a prediction's resolution is what it is: its basis (a key of RESOLUTION_BASES) and the reason in words
@@ -321,6 +324,10 @@ class Theorem:
     # derivation of this project corrects): why, naming the corrected statement. The check still runs and fails;
     # the verdict carries this, and `thmcheck check` counts such a failure as expected (a pass as unexpected)
     expected_failure: str = ""
+    # where this theorem's near mutants show when no mutant moves a predicted target within three resolutions
+    # (`mutant_distance`): exact counts, an inequality's nudge against its tightness, a mutant acting through the
+    # simulation, or why none is near. Empty when a near mutant moves a target (a contract test checks both ways)
+    nearness: str = ""
     definitions: Mapping[str, Any] = field(default_factory=dict)
     constant_factors: Mapping[str, float] = field(default_factory=dict)
     constant_replacements: Mapping[str, "Constant | Callable[[Mapping[str, Any], int], Quantity]"] = field(
@@ -417,6 +424,15 @@ class Theorem:
         return replace(self, title=f"{self.title} [mutant: {name}]", predictions=predictions,
                        assumptions=assumptions, constant_factors=dict(mutant.constant_factors), mutants=(),
                        definitions=definitions, constant_replacements=dict(mutant.constants))
+
+    def near_mutants(self) -> dict[str, float]:
+        """The mutants that move some predicted target by at most three resolutions: name -> the smallest move."""
+        near = {}
+        for mutant in self.mutants:
+            moves = self.mutant_distance(mutant.name).values()
+            if moves and min(moves) <= NEAR_RESOLUTIONS:
+                near[mutant.name] = min(moves)
+        return near
 
     def mutant_distance(self, name: str) -> dict[str, float]:
         """How far mutant `name` moves each prediction's target, in that prediction's resolutions: per prediction

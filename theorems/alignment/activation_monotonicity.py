@@ -80,6 +80,8 @@ THEOREM = Theorem(
                                                       "by at least 1 (read on a fine grid of the run)"),
                    resolution=lambda instance: 0.5),
     ),
+    nearness="exact counts and identities: any error moves a count by at least 1 (two resolutions of 0.5) or leaves a "
+             "residual far above round-off, so a distance in resolutions does not apply",
     mutants=(
         Mutant(name="never-gains-own-class", description="V+- neurons also never gain a point of their own class",
                definitions={"own_class_gains_allowed": False}),

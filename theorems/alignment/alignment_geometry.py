@@ -74,6 +74,8 @@ THEOREM = Theorem(
                                                       "to equality is reported as tightness"),
                    resolution=lambda instance: 1e-6),
     ),
+    nearness="an inequality's near mutant is a nudge of its bound, and whether it can be rejected is what the "
+             "tightness shows (thmcheck tightness): lemma-5-power-nudged, where the bound is attained",
     mutants=(
         Mutant(name="lemma-11-quarter-power", description="mu^(1/4) in place of sqrt(mu) (a stronger claim)",
                constants={"mu_power": lambda p, d: Quantity.exactly("mu_power", sympy.Rational(1, 4), d)}),

@@ -109,6 +109,9 @@ THEOREM = Theorem(
                                                       "that; the lemma's slack is reported as tightness"),
                    resolution=lambda instance: 1e-6),
     ),
+    nearness="an inequality's near mutant is a nudge of its bound, and whether it can be rejected is what the "
+             "tightness shows (thmcheck tightness): Lemma 4 reaches 0.86 of its bound, Lemmas 1 and 3 are loose by "
+             "orders of magnitude here, so only far mutants can be rejected",
     mutants=(
         Mutant(name="no-growth", description="norms and outputs stay at their t = 0 size during alignment",
                definitions={"growth_allowed": False}),

@@ -139,6 +139,8 @@ THEOREM = Theorem(
                                                       "2 or 0, five resolutions away"),
                    resolution=lambda instance: 0.2),
     ),
+    nearness="an inequality's near mutant is a nudge of its bound, and whether it can be rejected is what the "
+             "tightness shows (thmcheck tightness): source-five-percent-low, the floor attained at the first step",
     mutants=(
         Mutant(name="decay-not-squared", description="decay factor (1 - eta lambda) instead of its square",
                constants={"decay_factor": _unsquared}),

@@ -66,6 +66,9 @@ THEOREM = Theorem(
                                                       "five digits are left for cancellation"),
                    resolution=lambda instance: 10.0 ** (5 - instance["digits"])),
     ),
+    nearness="an inequality's near mutant is a nudge of its bound, and whether it can be rejected is what the "
+             "tightness shows (thmcheck tightness): delta_2 is about 2x loose on these heads (share 0.4), so only "
+             "errors of its own scale can be rejected",
     mutants=(
         Mutant(name="orthogonal-frame-regardless",
                description="the means claimed to form an orthogonal frame (bracket around 1) "

@@ -60,6 +60,9 @@ THEOREM = Theorem(
                                                       "these points (tightness 0.53)"),
                    resolution=lambda instance: 1e-12),
     ),
+    nearness="an inequality's near mutant is a nudge of its bound, and whether it can be rejected is what the "
+             "tightness shows (thmcheck tightness): the bound reaches 0.53, so only errors of a factor 2 can be "
+             "rejected",
     mutants=(
         Mutant(name="penalty-without-half", description="2 lambda D, as for a penalty lambda ||W||^2",
                constant_factors={"stationary_coefficient": 2.0}),

@@ -123,6 +123,7 @@ THEOREM = Theorem(
                                                       "blind, a kept mutant) predicts none and is rejected"),
                    resolution=lambda instance: 0.03),
     ),
+    nearness="bulk-dropped acts through the reference: about 5% of the Elasticity, 1.7 resolutions",
     mutants=(
         Mutant(name="bulk-dropped",
                description="the bulk shift dropped: v_j = t_j zeta^T x only (no mu-independent constant)",

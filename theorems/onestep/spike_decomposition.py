@@ -83,6 +83,7 @@ THEOREM = Theorem(
                                                       "away"),
                    resolution=lambda instance: 0.02 * abs(float(instance.constant("mu1")))),
     ),
+    nearness="rate-n^-1 acts through the fitted exponent's normalization: two resolutions",
     mutants=(
         Mutant(name="random-direction", description="the spike built along a fixed direction instead of X^T y",
                definitions={"spike_direction": _fixed_axis}),
