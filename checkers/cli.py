@@ -406,6 +406,7 @@ def _mutant_distance(theorem, name: str) -> dict[str, float] | None:
 
 
 def _near_mutants_or_none(theorem) -> dict[str, float] | None:
+    """The theorem's near mutants by their targets (None where the targets cannot be evaluated here)."""
     try:
         return theorem.near_mutants()
     except (ArithmeticError, InvalidInput, UnknownName):

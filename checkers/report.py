@@ -391,8 +391,13 @@ def _prediction_evidence(prediction: dict) -> str:
     tightness = prediction.get("tightness")
     tight = "" if not tightness else f"; best ratio of the two sides {_format(tightness['best_ratio'])}" + (
         f", {_format(tightness['attainable'])} attainable" if tightness.get("attainable") is not None else "")
+    reason = prediction.get("resolution_reason")
+    resolution = "" if prediction.get("resolution") is None else (
+        f"; resolution {_format(prediction['resolution'])}"
+        + (f" ({reason['basis'].replace('-', ' ')}: {reason['reason']})" if reason else ""))
     return (f"{prediction['name']}: {prediction['outcome']} (predicted {_format(prediction.get('predicted'))}, "
-            f"observed {_format(prediction.get('observed'))}" + (f" ± {error}" if error else "") + tight + ")")
+            f"observed {_format(prediction.get('observed'))}" + (f" ± {error}" if error else "") + tight
+            + resolution + ")")
 
 
 def _evidence(theorem_id: str, version: str, records: list[dict], figures: list[tuple[str, str]]) -> str:

@@ -63,6 +63,9 @@ def test_report_from_fresh_checks_and_errors(tmp_path, capsys):
     parsed = _parse(tmp_path / "fresh" / "index.html")
     assert parsed.sections == ["nc1-bound", "population-loss"]
     assert dict(parsed.tables)["verdicts"] == [None, "pass", "pass"]
+    page = (tmp_path / "fresh" / "index.html").read_text()
+    reason = registry.checker("population-loss").theorem.predictions[0].resolution_reason
+    assert f"({reason.basis.replace('-', ' ')}: {reason.reason})" in page.replace("&#x27;", "'")
     with pytest.raises(InvalidInput, match="no store"):
         build_report(tmp_path / "x", store=tmp_path / "missing.sqlite")
     assert main(["report", "--out", str(tmp_path / "y")]) == 2
