@@ -14,7 +14,9 @@ import io
 import json
 import math
 import os
+import signal
 import sys
+import threading
 import traceback
 from pathlib import Path
 
@@ -247,8 +249,30 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+class Terminated(BaseException):
+    """SIGTERM arrived: unwind like Ctrl-C (a BaseException, so no handler of errors takes it), so that what
+    finished is kept and worker processes are stopped."""
+
+
+def _terminate(signum, frame):
+    raise Terminated
+
+
 def main(argv: list[str] | None = None) -> int:
     debug = bool(os.environ.get("THMCHECK_DEBUG"))
+    on_main_thread = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGTERM, _terminate) if on_main_thread else None
+    try:
+        return _main(argv, debug)
+    except Terminated:
+        print("thmcheck: terminated", file=sys.stderr)
+        return 128 + signal.SIGTERM
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
+
+
+def _main(argv: list[str] | None, debug: bool) -> int:
     try:
         arguments = build_parser().parse_args(argv)
         debug = debug or arguments.debug

@@ -146,3 +146,28 @@ def test_cli_sweep_of_a_statement_known_to_fail_exits_as_for_a_pass_when_it_fail
                  "--store", str(tmp_path / "known.sqlite")])
     captured = capsys.readouterr()
     assert code == 0 and "1 fail" in captured.out and "failed as expected" in captured.err
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="reads the process tree from Linux's /proc")
+def test_sigterm_stops_the_worker_processes_too(tmp_path):
+    """SIGTERM to `thmcheck calibrate` unwinds like Ctrl-C: it exits 143 and its pool's workers do not run on."""
+    command = [sys.executable, "-m", "checkers.cli", "calibrate", "collapse-training", "--seeds", "4", "--workers",
+               "2", "--store", str(tmp_path / "s.sqlite"), "--json"]
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    children_file = Path(f"/proc/{process.pid}/task/{process.pid}/children")
+    deadline = time.monotonic() + 60
+    while len(children_file.read_text().split()) < 2 and time.monotonic() < deadline:
+        time.sleep(0.2)
+    time.sleep(3)  # the workers have started a task (each takes tens of seconds)
+    children = [int(pid) for pid in children_file.read_text().split()]
+    process.send_signal(signal.SIGTERM)
+    _, err = process.communicate(timeout=60)
+    assert process.returncode == 128 + signal.SIGTERM and "terminated" in err
+
+    def running(pid):
+        try:
+            return Path(f"/proc/{pid}/stat").read_text().split()[2] not in ("Z", "X")
+        except FileNotFoundError:
+            return False
+    time.sleep(1)
+    assert len(children) >= 2 and not [pid for pid in children if running(pid)]
