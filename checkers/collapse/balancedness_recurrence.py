@@ -95,8 +95,11 @@ ROUND_OFF_CHANGE = 1e-6
 
 
 def _in_regime(changes: np.ndarray) -> bool:
-    """Whether the last two changes of the observed orders are in their O(eta) regime (halving with eta)."""
-    return abs(changes[-1]) <= ROUND_OFF_CHANGE or 1.5 <= changes[-2] / changes[-1] <= 2.5
+    """Whether the last two changes of the observed orders are in their O(eta) regime (halving with eta), or so
+    small that the order is settled: below a tenth of ORDER_ACCURACY, where the c eta term left at the finest eta
+    (about the last change) is ten times below the stated accuracy, whatever their ratio."""
+    return (abs(changes[-1]) <= ROUND_OFF_CHANGE or 1.5 <= changes[-2] / changes[-1] <= 2.5
+            or max(abs(changes)) <= ORDER_ACCURACY / 10)
 
 
 def read_gradient_flow(instance: Instance, budget: Budget, seed: np.random.SeedSequence) -> Exact:
