@@ -141,6 +141,11 @@ class Verdict:
                 lines.append(f"      predicted {predicted}; observed {observed}")
                 lines.append(f"      off by {p.distance:.3g}; detectable {p.detectable:.3g} "
                              f"(resolution {p.resolution:.3g}); false-fail rate {p.false_fail_rate:.2g}")
+                if (p.outcome == "pass" and p.standard_error and p.p_value is not None
+                        and p.p_value < NOTABLE_P_VALUE):
+                    lines.append(f"      note: off by {p.statistic:.2g} standard errors (p = {p.p_value:.2g}), below "
+                                 "the critical value this test uses at its false-fail rate; if the difference is "
+                                 "real, it lies inside the resolution, which this pass does not claim to see")
                 if p.resolution_reason:
                     lines.append(f"      resolution {p.resolution:.3g} (basis: "
                                  f"{p.resolution_reason['basis'].replace('-', ' ')}): {p.resolution_reason['reason']}")
@@ -152,6 +157,11 @@ class Verdict:
             if p.message:
                 lines.append(f"      {p.message}")
         return "\n".join(lines)
+
+
+# A passing Monte Carlo prediction whose estimate lies this improbably far from the prediction says so: a real
+# discrepancy smaller than the resolution (a finite-size bias, a small error) shows first like this
+NOTABLE_P_VALUE = 1e-3
 
 
 # Below this best ratio an inequality is loose where it was checked: its pass rejects only errors of its bound by a

@@ -1,0 +1,27 @@
+"""Verdicts in words: what a pass says about a loose inequality and about an improbable but allowed discrepancy."""
+
+from checkers.verdict import PredictionResult, Verdict, describe_tightness
+
+
+def test_a_loose_inequality_says_what_its_pass_cannot_reject():
+    loose = describe_tightness({"best_ratio": 0.01, "witness": "t = 3"})
+    assert "loose here" in loose and "100 times smaller" in loose
+    sharp = describe_tightness({"best_ratio": 0.97, "witness": "t = 3"})
+    assert "loose" not in sharp
+    # a known construction says how tight the inequality can get; the search's ratio is then read beside it
+    assert "loose" not in describe_tightness({"best_ratio": 0.01, "witness": "x", "attainable": 1.0,
+                                              "construction": "c"})
+
+
+def _verdict(statistic: float, p_value: float) -> str:
+    prediction = PredictionResult(name="x", kind="limit", statement="s", outcome="pass", predicted=1.0,
+                                  predicted_interval=(1.0, 1.0), observed=1.0 + 0.006 * statistic,
+                                  standard_error=0.006, samples=10, distance=0.006 * statistic, statistic=statistic,
+                                  p_value=p_value, detectable=0.04, resolution=0.05, false_fail_rate=1e-6)
+    return Verdict(theorem="t", title="T", provenance="paper", outcome="pass", predictions=(prediction,),
+                   parameters={}).explain()
+
+
+def test_a_pass_says_when_its_estimate_lies_improbably_far_from_the_prediction():
+    assert "note: off by 3.7 standard errors (p = 0.0002)" in _verdict(3.7, 2e-4)
+    assert "note:" not in _verdict(1.0, 0.32)
