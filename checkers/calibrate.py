@@ -198,4 +198,6 @@ def _near_column(theorem_id: str) -> str:
     text = theorem.nearness
     if "(thmcheck tightness): " in text:  # an inequality's nudge: name it with what the tightness showed
         return "by tightness: " + text.split("(thmcheck tightness): ", 1)[1]
-    return text.split(":", 1)[0] if text.startswith("exact counts") else text or "none"
+    if text.startswith("exact counts"):
+        return text.split(":", 1)[0]
+    return text.split(";", 1)[0] or "none"  # its first clause: the table cell stays short
