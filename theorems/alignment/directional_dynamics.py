@@ -67,6 +67,12 @@ def _margin(note):
     return lambda instance: Target.at_least(0, note=note)
 
 
+RUN_MARGINS_ACCURACY = ResolutionReason("numerical-accuracy",
+                                        "the margins are read along a polar-form ODE run at rtol 1e-11 (stated "
+                                        "accuracy 1e-9, 100x rtol); 1e-6 leaves room over that; the lemma's slack is "
+                                        "reported as tightness")
+
+
 THEOREM = Theorem(
     id="directional-dynamics",
     title="Eq. (4) during alignment: Lemma 4's pointwise error, Lemma 3's norm and output bounds, Lemma 1",
@@ -95,18 +101,12 @@ THEOREM = Theorem(
                    resolution=lambda instance: 1e-6),
         Prediction(name="lemma-3", kind="inequality", statement="min over t <= T of the norm and output margins >= 0",
                    predict=_margin("smallest relative margin along the run"),
-                   resolution_reason=ResolutionReason("numerical-accuracy",
-                                                      "the margins are read along a polar-form ODE run at rtol 1e-11 "
-                                                      "(stated accuracy 1e-9, 100x rtol); 1e-6 leaves room over "
-                                                      "that; the lemma's slack is reported as tightness"),
+                   resolution_reason=RUN_MARGINS_ACCURACY,
                    resolution=lambda instance: 1e-6),
         Prediction(name="lemma-1", kind="inequality",
                    statement="min over t <= T of lemma1_scale - error of (4) / (4 eps n sqrt(h) X_max^2 W_max^2) >= 0",
                    predict=_margin("smallest relative margin along the run"),
-                   resolution_reason=ResolutionReason("numerical-accuracy",
-                                                      "the margins are read along a polar-form ODE run at rtol 1e-11 "
-                                                      "(stated accuracy 1e-9, 100x rtol); 1e-6 leaves room over "
-                                                      "that; the lemma's slack is reported as tightness"),
+                   resolution_reason=RUN_MARGINS_ACCURACY,
                    resolution=lambda instance: 1e-6),
     ),
     nearness="an inequality's near mutant is a nudge of its bound, and whether it can be rejected is what the "

@@ -68,6 +68,12 @@ def _timescale_target(instance):
                   note="(first step with eps1 <= 2 eps1_final) / (first step with ||D|| <= ||D_0||/e)")
 
 
+RUN_MARGINS_ACCURACY = ResolutionReason("numerical-accuracy",
+                                        "the margins are float64 linear algebra on the trained weights (singular "
+                                        "values accurate to about 1e-13 relative); 1e-6 leaves room, and how much of "
+                                        "each bound the run used is reported as tightness")
+
+
 THEOREM = Theorem(
     id="collapse-training",
     title="GD with weight decay: interpolation, then balancedness at rate (1 - eta lambda)^2, then collapse",
@@ -117,63 +123,39 @@ THEOREM = Theorem(
         Prediction(name="theorem-a", kind="inequality",
                    statement="NC1_J(Z_{L-1}) <= Theorem A's bound at every logged step",
                    predict=_margin_target("smallest 1 - NC1/bound over the logged steps"),
-                       resolution_reason=ResolutionReason("numerical-accuracy",
-                                                          "the margins are float64 linear algebra on the trained "
-                                                          "weights (singular values accurate to about 1e-13 "
-                                                          "relative); 1e-6 leaves room, and how much of each bound "
-                                                          "the run used is reported as tightness"),
-                       resolution=lambda instance: 1e-6),
+                   resolution_reason=RUN_MARGINS_ACCURACY,
+                   resolution=lambda instance: 1e-6),
         Prediction(name="nc1-decreasing", kind="inequality",
                    statement="log10 NC1_J(Z_{L-1}) at step 0 minus at the end > 0",
                    predict=lambda instance: Target(value=mpmath.mpf(instance.definition("nc1_drop")[0]),
                                            lower=mpmath.mpf(instance.definition("nc1_drop")[0]),
                                            upper=mpmath.mpf(instance.definition("nc1_drop")[1]),
                                            note="orders of magnitude NC1_J fell over the run"),
-                   resolution_reason=ResolutionReason("numerical-accuracy",
-                                                      "the margins are float64 linear algebra on the trained weights "
-                                                      "(singular values accurate to about 1e-13 relative); 1e-6 "
-                                                      "leaves room, and how much of each bound the run used is "
-                                                      "reported as tightness"),
+                   resolution_reason=RUN_MARGINS_ACCURACY,
                    resolution=lambda instance: 1e-6),
         Prediction(name="nc2-bracket", kind="inequality",
                    statement="at the end, NC2_J lies in Theorem C's bracket around kappa(W_L) (measured eps1, eps2, "
                              "s_1, s_K)",
                    predict=lambda instance: Target.at_least(0, note="smallest relative distance of NC2_J inside the "
                                                                     "bracket"),
-                   resolution_reason=ResolutionReason("numerical-accuracy",
-                                                      "the margins are float64 linear algebra on the trained weights "
-                                                      "(singular values accurate to about 1e-13 relative); 1e-6 "
-                                                      "leaves room, and how much of each bound the run used is "
-                                                      "reported as tightness"),
+                   resolution_reason=RUN_MARGINS_ACCURACY,
                    resolution=lambda instance: 1e-6),
         Prediction(name="kantorovich-floor", kind="inequality", statement="NC3_J >= 2 kappa/(1 + kappa^2) at the end",
                    predict=_margin_target("NC3_J - floor(kappa(W_L))"),
-                   resolution_reason=ResolutionReason("numerical-accuracy",
-                                                      "the margins are float64 linear algebra on the trained weights "
-                                                      "(singular values accurate to about 1e-13 relative); 1e-6 "
-                                                      "leaves room, and how much of each bound the run used is "
-                                                      "reported as tightness"),
+                   resolution_reason=RUN_MARGINS_ACCURACY,
                    resolution=lambda instance: 1e-6),
         Prediction(name="head-root", kind="inequality",
                    statement="kappa(W_L) inside the measured Weyl bracket around kappa(A)^(1/L2), at the end, for "
                              "every depth",
                    predict=_margin_target("smallest relative distance of kappa(W_L) inside the bracket"),
-                   resolution_reason=ResolutionReason("numerical-accuracy",
-                                                      "the margins are float64 linear algebra on the trained weights "
-                                                      "(singular values accurate to about 1e-13 relative); 1e-6 "
-                                                      "leaves room, and how much of each bound the run used is "
-                                                      "reported as tightness"),
+                   resolution_reason=RUN_MARGINS_ACCURACY,
                    resolution=lambda instance: 1e-6),
         Prediction(name="deeper-head", kind="inequality",
                    statement="NC2_J(L2 = 2) > NC2_J(L2 = 3) > NC2_J(L2 = 5) at the end, on every seed's runs (2 "
                              "seeds at quick fidelity, 4 at default)",
                    predict=_margin_target("smallest relative decrease of NC2_J from one depth to the next, over "
                                           "the seeds"),
-                   resolution_reason=ResolutionReason("numerical-accuracy",
-                                                      "the margins are float64 linear algebra on the trained weights "
-                                                      "(singular values accurate to about 1e-13 relative); 1e-6 "
-                                                      "leaves room, and how much of each bound the run used is "
-                                                      "reported as tightness"),
+                   resolution_reason=RUN_MARGINS_ACCURACY,
                    resolution=lambda instance: 1e-6),
     ),
     mutants=(

@@ -95,6 +95,12 @@ def _resolution(instance: Instance) -> float:
     return 0.05 * float(instance.constant("leading_coefficient"))
 
 
+COEFFICIENT_RESOLUTION = ResolutionReason("nearest-error",
+                                          "5% of c_1^2: the kept near mutant (the coefficient 10% low) lies two "
+                                          "resolutions away; the ratios are extrapolated in n^(2 alpha - 1) from "
+                                          "three sizes (measured 0.3678 +- 0.0005 against 0.3669 for tanh)")
+
+
 THEOREM = Theorem(
     id="cohesion-separability",
     title="Cohesion and Separability after one step: class-mean metrics with coefficients c_k c_k'",
@@ -125,20 +131,12 @@ THEOREM = Theorem(
                    statement="the step's Cohesion over sum_j [a_j(1)^2 - a_j(0)^2] -> "
                                                     "leading_coefficient",
                    predict=_leading,
-                   resolution_reason=ResolutionReason("nearest-error",
-                                                      "5% of c_1^2: the kept near mutant (the coefficient 10% low) "
-                                                      "lies two resolutions away; the ratios are extrapolated in "
-                                                      "n^(2 alpha - 1) from three sizes (measured 0.3678 +- 0.0005 "
-                                                      "against 0.3669 for tanh)"),
+                   resolution_reason=COEFFICIENT_RESOLUTION,
                    resolution=_resolution),
         Prediction(name="separability-coefficient", kind="limit",
                    statement="the step's Separability over sum_j [a_j(1)^2 - a_j(0)^2] -> "
                    "leading_coefficient", predict=_leading,
-                   resolution_reason=ResolutionReason("nearest-error",
-                                                      "5% of c_1^2: the kept near mutant (the coefficient 10% low) "
-                                                      "lies two resolutions away; the ratios are extrapolated in "
-                                                      "n^(2 alpha - 1) from three sizes (measured 0.3678 +- 0.0005 "
-                                                      "against 0.3669 for tanh)"),
+                   resolution_reason=COEFFICIENT_RESOLUTION,
                    resolution=_resolution),
     ),
     mutants=(
