@@ -141,3 +141,15 @@ def test_show_and_the_evidence_print_each_resolution_with_its_reason(capsys):
     verdict = run_check(registry.checker("spike-alignment"), seed=0, fidelity="quick")
     assert verdict.predictions[0].resolution_reason == reason.to_dict()
     assert reason.reason in verdict.explain()
+
+
+def test_a_mutant_distance_is_its_move_of_a_target_over_the_resolution():
+    """mu1 5% high moves spike-strength's limit mu1 ||zeta|| by 5% of it, against a resolution of 4% of it: 5/4; a
+    mutant acting only on the simulation (a definition the checker reads) moves no target."""
+    strength = registry.checker("spike-strength").theorem
+    assert strength.mutant_distance("mu1-five-percent") == {"gradient-norm": pytest.approx(1.25, rel=1e-12)}
+    assert "mu1-five-percent" in strength.near_mutants() and "mu1-as-c2" not in strength.near_mutants()
+    # at its own parameter (noise 0.3) the noise left out moves spike-alignment's limit by 8.0%, two resolutions
+    assert registry.checker("spike-alignment").theorem.mutant_distance("noise-left-out")["teacher-overlap"] == \
+        pytest.approx(2.0, abs=0.02)
+    assert registry.checker("spike-decomposition").theorem.mutant_distance("rate-n^-1") == {}
