@@ -70,7 +70,8 @@ def test_lemma_f_holds_at_any_decay():
 @pytest.mark.parametrize("seed", [10, 25])
 def test_flow_order_halves_eta_further_where_eta_over_8_is_not_yet_in_regime(seed):
     """On these seeds the orders' changes from eta to eta/8 do not halve (they were left unresolved before); the
-    checker halves eta on to eta/64 and resolves order 1 from the last four errors."""
+    checker halves eta further (up to eta/64) and resolves order 1 from the last four errors."""
     verdict = run_check(registry.checker("balancedness-recurrence"), seed=seed, fidelity="quick")
     flow = next(p for p in verdict.predictions if p.name == "gradient-flow")
-    assert flow.outcome == PASS and "eta/1 to eta/64" in flow.method and abs(flow.observed - 1) < 0.01
+    assert flow.outcome == PASS and abs(flow.observed - 1) < 0.01
+    assert any(f"eta/1 to eta/{last};" in flow.method for last in (16, 32, 64)), flow.method
