@@ -1,6 +1,8 @@
 """The early-alignment checks have teeth: Hypothesis alone (no hand-picked tight examples) finds a counterexample
 to every pointwise-lemma mutant within the default example budget; and the run-based observables behave."""
 
+import math
+
 import numpy as np
 import pytest
 from hypothesis import strategies as st
@@ -58,3 +60,11 @@ def test_switch_counts_follow_equations_7_and_8():
 def test_half_time_interpolates_between_grid_points():
     times = np.array([0.0, 1.0, 2.0])
     assert runs.half_time(times, np.array([4.0, 3.0, 1.0])) == pytest.approx(1.5)
+
+
+@pytest.mark.parametrize("loss, supremum", [("exponential", (math.e - 1) / 2), ("logistic", 0.25)])
+def test_lemma_4_construction_comes_within_1e_6_of_the_lemmas_supremum(loss, supremum):
+    """|g - y| / |f| peaks at e - 1 (y f = -1) for the exponential loss, and tends to 1/2 (f -> 0) for the paper's
+    logistic loss, where |g - y| = tanh(|f|/2): with the constant 2, the ratios (e - 1)/2 and 1/4."""
+    margin, _ = directional_checker.lemma4_construction(directional_dynamics.THEOREM.instance({"loss": loss}))
+    assert 1 - margin == pytest.approx(supremum, abs=1e-6) and 1 - margin <= supremum

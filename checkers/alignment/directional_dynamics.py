@@ -52,6 +52,31 @@ def _lemma4_margin(instance: Instance, settings: dict) -> float:
     return float(1 - np.max(errors) / (float(instance.constant("lemma4_constant")) * len(y) * x_max * largest))
 
 
+# Output values tried by the construction below: the loss sets where |g - y| / |f| peaks (f = -1 for the
+# exponential loss, where it is e - 1; f -> 0 for the paper's logistic loss, where it tends to 1/2)
+CONSTRUCTION_OUTPUTS = (-1.0, -0.5, -0.1, -1e-3, 1e-3, 0.1, 0.5, 1.0)
+ACROSS_COSINE = 1e-3
+
+
+def lemma4_construction(instance: Instance) -> tuple[float, float]:
+    """(smallest margin, its output f) of Lemma 4 over a family that comes near its supremum: one positive point
+    x = e_1 (so n = X_max = 1); a neuron of sign sgn(f) along x whose norm sets f(x) = f; and a neuron of negligible
+    norm, active on x but at cosine ACROSS_COSINE to it, whose error is |g - y| ||P x||, nearly |g - y| X_max. The
+    ratio of the two sides is then |g - y| / (lemma4_constant |f|) up to 1e-6: (e - 1)/2 at f = -1 for the
+    exponential loss, about 1/4 for the paper's logistic loss."""
+    x, y = np.array([[1.0, 0.0]]), np.array([1.0])
+    across = np.array([ACROSS_COSINE, math.sqrt(1 - ACROSS_COSINE**2)])
+    directions = np.array([[1.0, 0.0], across])
+    constant = float(instance.constant("lemma4_constant"))
+    margins = []
+    for output in CONSTRUCTION_OUTPUTS:
+        log_norms = np.array([math.log(abs(output)) / 2, -20.0])
+        signs = np.array([math.copysign(1.0, output), 1.0])
+        errors, largest = direction_errors(x, y, directions, log_norms, signs, instance["loss"])
+        margins.append((float(1 - np.max(errors) / (constant * largest)), output))
+    return min(margins)
+
+
 def read_lemma_4(instance: Instance, budget: Budget, seed: np.random.SeedSequence) -> Exact:
     strategy = st.builds(lambda base, scale: dict(base, log_scale=scale), geometry_settings(8, 6),
                          st.floats(-9.0, 0.5))
@@ -60,11 +85,14 @@ def read_lemma_4(instance: Instance, budget: Budget, seed: np.random.SeedSequenc
                                    max_examples=budget.scaled(BASE_EXAMPLES), seed=int(seed.generate_state(1)[0]),
                                    explicit=explicit, tolerance=GEOMETRY_TOLERANCE,
                                    refine=dict(GEOMETRY_BOUNDS, log_scale=(-9.0, 0.5)))
+    constructed, output = lemma4_construction(instance)
     # the margin is 1 - error / bound, so the ratio of the two sides is 1 - margin
-    return Exact(result.smallest_margin, GEOMETRY_TOLERANCE,
+    return Exact(min(result.smallest_margin, constructed), GEOMETRY_TOLERANCE,
                  f"Hypothesis search over {result.examples} states ({result.refined} in a local refinement); "
-                 f"smallest margin at {result.example}",
-                 tightness=Tightness(1 - result.smallest_margin, str(result.example)))
+                 f"smallest margin at {result.example}; the construction's margin {constructed:.6g} at f = {output:g}",
+                 tightness=Tightness(1 - result.smallest_margin, str(result.example), 1 - constructed,
+                                     f"one point, a neuron along it with f = {output:g}, a tiny neuron active at "
+                                     f"cosine {ACROSS_COSINE:g} to it"))
 
 
 # The accuracy of a relative margin read along a run (Lemmas 1 and 3): the polar flow is solved at rtol 1e-11
