@@ -75,3 +75,12 @@ def test_flow_order_halves_eta_further_where_eta_over_8_is_not_yet_in_regime(see
     flow = next(p for p in verdict.predictions if p.name == "gradient-flow")
     assert flow.outcome == PASS and abs(flow.observed - 1) < 0.01
     assert any(f"eta/1 to eta/{last};" in flow.method for last in (16, 32, 64)), flow.method
+
+
+@pytest.mark.parametrize("decay", ["0.01", "0.1", "2"])
+def test_lemma_f_bound_is_attained_at_a_zero_first_layer_and_a_rank_one_second(decay):
+    """At W_l = 0 the W_l term vanishes and grad W_{l+1} = lambda W_{l+1}; with W_{l+1} of rank one the Frobenius
+    norm of W^T W equals ||W||_op ||W||_F, so the bound holds with equality there."""
+    verdict = run_check(registry.checker("stationary-balanced"), {"weight_decay": decay})
+    bound = next(p for p in verdict.predictions if p.name == "near-stationary-bound")
+    assert bound.outcome == PASS and abs(bound.tightness["attainable"] - 1) < 1e-12

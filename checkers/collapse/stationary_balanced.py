@@ -47,9 +47,23 @@ def read_near_stationary_bound(instance: Instance, budget: Budget, seed: np.rand
     step = min(STATIONARY_STEP, 0.5 / lam)  # eta lambda <= 1/2: the decay factor stays in (0, 1)
     descend(instance, weights, x, y, step, FLOOR_STEPS, visit)
     ratio, at = max(ratios, default=(None, None))
+    attaining = attaining_point(weights)
+    visit(attaining, gradients(attaining, x, y, instance["between"], np))
+    attained = ratios[-1][0] if ratios and ratios[-1][1] == len(margins) - 1 else None
     return Exact(mpmath.mpf(min(margins, default=0.0)), tolerance=1e-12,
-                 method=f"{FLOOR_STEPS} GD steps (eta = {step:g}) towards a stationary point",
-                 tightness=None if ratio is None else Tightness(float(ratio), f"step {at}"))
+                 method=f"{FLOOR_STEPS} GD steps (eta = {step:g}) towards a stationary point, and the point where "
+                        "the bound is attained",
+                 tightness=None if ratio is None else Tightness(
+                     float(ratio), f"step {at}", None if attained is None else float(attained),
+                     "W_l = 0 and W_{l+1} of rank one"))
+
+
+def attaining_point(weights):
+    """A point where the bound is attained: W_l = 0 and W_{l+1} its own top singular term. There W_l's output is 0,
+    so grad W_{l+1} L_lambda = lambda W_{l+1} and lambda D = W_{l+1}^T (lambda W_{l+1}), whose Frobenius norm is
+    ||W_{l+1}||_op ||lambda W_{l+1}||_F exactly when W_{l+1} has rank one; the term of W_l vanishes."""
+    left, singular, right = np.linalg.svd(weights[1])
+    return [np.zeros_like(weights[0]), singular[0] * np.outer(left[:, 0], right[0]), *weights[2:]]
 
 
 CHECKER = Checker(
