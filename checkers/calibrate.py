@@ -195,9 +195,4 @@ def _near_column(theorem_id: str) -> str:
         return ", ".join(f"{name} ({value:.3g})" for name, value in near.items())
     if theorem.expected_failure:
         return "(a source's form known to fail)"
-    text = theorem.nearness
-    if "(thmcheck tightness): " in text:  # an inequality's nudge: name it with what the tightness showed
-        return "by tightness: " + text.split("(thmcheck tightness): ", 1)[1]
-    if text.startswith("exact counts"):
-        return text.split(":", 1)[0]
-    return text.split(";", 1)[0] or "none"  # its first clause: the table cell stays short
+    return theorem.nearness.summary() if theorem.nearness else "none"

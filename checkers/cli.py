@@ -37,7 +37,7 @@ from checkers.verdict import (
     table_widths,
 )
 from theorems.activations import Activation, activation, builtin_names
-from theorems.errors import CheckError, DeclarationError, InvalidInput, ThmcheckError, UnknownName
+from theorems.errors import CheckError, DeclarationError, InvalidInput, ThmcheckError
 from theorems.formula import parse_number
 from theorems.hermite import (
     CONVENTION,
@@ -47,7 +47,7 @@ from theorems.hermite import (
     hermite_coefficients,
     second_moment,
 )
-from theorems.statement import PROVENANCES
+from theorems.statement import NEAR_RESOLUTIONS, PROVENANCES
 
 EXIT_PASS, EXIT_FAIL, EXIT_USAGE, EXIT_UNDECIDED, EXIT_INTERNAL = 0, 1, 2, 3, 4
 
@@ -348,6 +348,7 @@ def _show(arguments) -> int:
         theorem = theorem.mutated(arguments.mutant)
     instance = theorem.instance(parameters, dict(arguments.overrides), digits=arguments.digits)
     constants, changed = instance.constants, instance.changed_constants
+    moved = {m.name: _mutant_distance(theorem, m.name) for m in theorem.mutants}
     descriptions = {node.name: node.description for node in instance.graph}
     data = {
         "id": theorem.id, "title": theorem.title, "source": theorem.source,
@@ -367,10 +368,11 @@ def _show(arguments) -> int:
                          "resolution": _resolution_or_none(p, instance),
                          "resolution_reason": p.resolution_reason and p.resolution_reason.to_dict()}
                         for p in theorem.predictions],
-        "mutants": [{"name": m.name, "description": m.description,
-                     "resolutions_moved": _mutant_distance(theorem, m.name)} for m in theorem.mutants],
-        "near_mutants": _near_mutants_or_none(theorem),
-        "nearness": theorem.nearness or None,
+        "mutants": [{"name": m.name, "description": m.description, "resolutions_moved": moved[m.name]}
+                    for m in theorem.mutants],
+        "near_mutants": {name: _nearest(distances) for name, distances in moved.items()
+                         if _nearest(distances) <= NEAR_RESOLUTIONS},
+        "nearness": theorem.nearness and theorem.nearness.describe(),
         "notes": theorem.notes,
         "expected_failure": theorem.expected_failure or None,
     }
@@ -412,29 +414,26 @@ def _show(arguments) -> int:
     if data["near_mutants"]:
         print("  near mutants (at most three resolutions from a target): "
               + ", ".join(f"{name} ({value:.3g})" for name, value in data["near_mutants"].items()))
-    if theorem.nearness:
-        print(f"  near mutants: {theorem.nearness}")
+    if data["nearness"]:
+        print(f"  near mutants: {data['nearness']}")
     if theorem.notes:
         print(f"  notes: {theorem.notes}")
     return EXIT_PASS
 
 
 def _mutant_distance(theorem, name: str) -> dict[str, float] | None:
-    """How far the mutant moves each prediction's target, in resolutions (None where that cannot be evaluated,
-    e.g. a `show` of a mutant itself, or parameters outside the statement's domain)."""
+    """How far the mutant moves each prediction's target, in resolutions (None where its statement is undefined
+    at its parameters; a bug in it still propagates as an internal error)."""
     try:
         return {prediction: value if math.isfinite(value) else None
                 for prediction, value in theorem.mutant_distance(name).items()}
-    except (ArithmeticError, InvalidInput, UnknownName):
+    except (ArithmeticError, InvalidInput):
         return None
 
 
-def _near_mutants_or_none(theorem) -> dict[str, float] | None:
-    """The theorem's near mutants by their targets (None where the targets cannot be evaluated here)."""
-    try:
-        return theorem.near_mutants()
-    except (ArithmeticError, InvalidInput, UnknownName):
-        return None
+def _nearest(distances: dict[str, float | None] | None) -> float:
+    """The smallest finite move of a mutant's targets, in resolutions (inf where it moves none)."""
+    return min((value for value in (distances or {}).values() if value is not None), default=math.inf)
 
 
 def _resolution_or_none(prediction, instance) -> float | None:

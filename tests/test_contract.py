@@ -64,7 +64,7 @@ def test_every_theorem_keeps_a_near_mutant(checker):
         assert any(theorem.mutant_distance(mutant.name) for mutant in theorem.mutants)
     elif theorem.nearness:
         assert not near, f"{checker.id} has near mutants by its targets ({near}): its nearness note is not needed"
-        assert len(theorem.nearness.split()) >= 8
+        assert len(theorem.nearness.describe().split()) >= 8
     else:
         assert near, (f"{checker.id}: no mutant within three resolutions of a target: " + str(
             {mutant.name: theorem.mutant_distance(mutant.name) for mutant in theorem.mutants}))

@@ -234,6 +234,42 @@ RESOLUTION_BASES = {
 
 NEAR_RESOLUTIONS = 3 * (1 + 1e-12)  # a near mutant lies at most three resolutions from the truth (ratio rounding)
 
+# Where a theorem's near mutants show when none moves a predicted target (`Theorem.nearness`)
+NEARNESS_KINDS = {
+    "exact": "exact counts and identities: any error moves a count by at least 1 (two resolutions of 0.5) or leaves "
+             "a residual far above round-off, so a distance in resolutions does not apply",
+    "tightness": "an inequality's near mutant is a nudge of its bound, and whether it can be rejected is what the "
+                 "tightness shows (thmcheck tightness)",
+    "simulation": "the near mutant acts on what the check computes, not on a predicted target",
+    "none-near": "no mutant lies within three resolutions",
+}
+
+
+@dataclass(frozen=True)
+class Nearness:
+    """Where a theorem's near mutants show when no mutant moves a predicted target: a kind (a key of NEARNESS_KINDS)
+    and the detail for this theorem (the mutant and what shows it, or why none is near)."""
+
+    kind: str
+    detail: str = ""
+
+    def __post_init__(self):
+        if self.kind not in NEARNESS_KINDS:
+            raise DeclarationError(f"a nearness kind must be one of {', '.join(NEARNESS_KINDS)}, got {self.kind!r}")
+        if self.kind != "exact" and not self.detail.strip():
+            raise DeclarationError(f"a nearness of kind {self.kind!r} must name its mutant or its reason")
+
+    def describe(self) -> str:
+        return NEARNESS_KINDS[self.kind] + (f": {self.detail}" if self.detail else "")
+
+    def summary(self) -> str:
+        """A short form for a table cell."""
+        if self.kind == "exact":
+            return "exact counts and identities"
+        if self.kind == "tightness":
+            return f"by tightness: {self.detail}"
+        return self.detail.split(";", 1)[0]
+
 
 @dataclass(frozen=True)
 class ResolutionReason:
@@ -327,7 +363,7 @@ class Theorem:
     # where this theorem's near mutants show when no mutant moves a predicted target within three resolutions
     # (`mutant_distance`): exact counts, an inequality's nudge against its tightness, a mutant acting through the
     # simulation, or why none is near. Empty when a near mutant moves a target (a contract test checks both ways)
-    nearness: str = ""
+    nearness: Nearness | None = None
     definitions: Mapping[str, Any] = field(default_factory=dict)
     constant_factors: Mapping[str, float] = field(default_factory=dict)
     constant_replacements: Mapping[str, "Constant | Callable[[Mapping[str, Any], int], Quantity]"] = field(

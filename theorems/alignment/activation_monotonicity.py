@@ -32,7 +32,7 @@ from theorems.alignment.common import (
     reference_data,
 )
 from theorems.hermite import Quantity
-from theorems.statement import Constant, Mutant, Prediction, ResolutionReason, Target, Theorem
+from theorems.statement import Constant, Mutant, Nearness, Prediction, ResolutionReason, Target, Theorem
 
 FLOAT64_DIGITS = 15  # a few float64 operations on the data (a minimum of cosines, one quotient): 15 digits hold
 
@@ -80,8 +80,7 @@ THEOREM = Theorem(
                                                       "by at least 1 (read on a fine grid of the run)"),
                    resolution=lambda instance: 0.5),
     ),
-    nearness="exact counts and identities: any error moves a count by at least 1 (two resolutions of 0.5) or leaves a "
-             "residual far above round-off, so a distance in resolutions does not apply",
+    nearness=Nearness("exact"),
     mutants=(
         Mutant(name="never-gains-own-class", description="V+- neurons also never gain a point of their own class",
                definitions={"own_class_gains_allowed": False}),

@@ -25,7 +25,7 @@ from __future__ import annotations
 import sympy
 
 from theorems.hermite import Quantity
-from theorems.statement import Constant, Mutant, Parameter, Prediction, ResolutionReason, Target, Theorem
+from theorems.statement import Constant, Mutant, Nearness, Parameter, Prediction, ResolutionReason, Target, Theorem
 
 CONSTANTS = (
     Constant.exactly("mu_power", sympy.Rational(1, 2), "the power of mu in Lemma 11"),
@@ -74,8 +74,7 @@ THEOREM = Theorem(
                                                       "to equality is reported as tightness"),
                    resolution=lambda instance: 1e-6),
     ),
-    nearness="an inequality's near mutant is a nudge of its bound, and whether it can be rejected is what the "
-             "tightness shows (thmcheck tightness): lemma-5-power-nudged, where the bound is attained",
+    nearness=Nearness("tightness", "lemma-5-power-nudged, where the bound is attained"),
     mutants=(
         Mutant(name="lemma-11-quarter-power", description="mu^(1/4) in place of sqrt(mu) (a stronger claim)",
                constants={"mu_power": lambda p, d: Quantity.exactly("mu_power", sympy.Rational(1, 4), d)}),

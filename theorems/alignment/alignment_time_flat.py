@@ -29,7 +29,7 @@ from __future__ import annotations
 
 from theorems.alignment.common import SEPARABLE, class_directions, flow_parameters, instance_data
 from theorems.hermite import Quantity
-from theorems.statement import Constant, Mutant, Prediction, ResolutionReason, Target, Theorem
+from theorems.statement import Constant, Mutant, Nearness, Prediction, ResolutionReason, Target, Theorem
 
 CONSTANTS = (Constant.exactly("t1_slope", 0, "d t1 / d log(1/epsilon)"),
              Constant.exactly("correction_order", 2, "p in t1(epsilon) - t1(0) = O(epsilon^p)"))
@@ -74,8 +74,9 @@ THEOREM = Theorem(
                                                       "configurations is 0.03-0.2"),
                    resolution=lambda instance: 0.25),
     ),
-    nearness="the nearest plausible error, Lemma 1's O(epsilon) read as the correction's order, is four resolutions "
-             "away; the finite-epsilon excess measured is at most 0.2 (0.8 resolutions)",
+    nearness=Nearness("none-near", "the nearest plausible error, Lemma 1's O(epsilon) read as the correction's order, "
+                                   "is four resolutions away; the finite-epsilon excess measured is at most 0.2 (0.8 "
+                                   "resolutions)"),
     mutants=(
         Mutant(name="first-order-correction", description="t1(epsilon) - t1(0) of order epsilon exactly, the order "
                "of Lemma 1's bound on the directions' error taken as the order of the correction",

@@ -37,6 +37,7 @@ from theorems.statement import (
     Constant,
     Instance,
     Mutant,
+    Nearness,
     Parameter,
     Prediction,
     ResolutionReason,
@@ -127,8 +128,7 @@ THEOREM = Theorem(
                                                       "in eta, the named near error, by orders of magnitude"),
                    resolution=lambda instance: 1e-3),
     ),
-    nearness="exact counts and identities: any error moves a count by at least 1 (two resolutions of 0.5) or leaves a "
-             "residual far above round-off, so a distance in resolutions does not apply",
+    nearness=Nearness("exact"),
     mutants=(
         Mutant(name="tanh-conserved", description="conservation claimed for tanh", parameters={"activation": "tanh"},
                dropped_assumptions=("homogeneous",)),

@@ -39,7 +39,17 @@ from __future__ import annotations
 import sympy
 
 from theorems.alignment.common import SEPARABLE, flow_parameters, instance_data
-from theorems.statement import Assumption, Constant, Instance, Mutant, Prediction, ResolutionReason, Target, Theorem
+from theorems.statement import (
+    Assumption,
+    Constant,
+    Instance,
+    Mutant,
+    Nearness,
+    Prediction,
+    ResolutionReason,
+    Target,
+    Theorem,
+)
 
 
 def _small_enough(instance: Instance) -> str | None:
@@ -114,10 +124,9 @@ THEOREM = Theorem(
                    resolution_reason=RUN_MARGINS_ACCURACY,
                    resolution=lambda instance: 1e-6),
     ),
-    nearness="an inequality's near mutant is a nudge of its bound, and whether it can be rejected is what the "
-             "tightness shows (thmcheck tightness): lemma-4-constant-nudged (15% lower), against a construction "
-             "that attains (e - 1)/2 of Lemma 4; Lemmas 1 and 3 are loose by orders of magnitude here, so only far "
-             "mutants of them can be rejected",
+    nearness=Nearness("tightness", "lemma-4-constant-nudged (15% lower), against a construction that attains (e - 1)/2 "
+                                   "of Lemma 4; Lemmas 1 and 3 are loose by orders of magnitude here, so only far "
+                                   "mutants of them can be rejected"),
     mutants=(
         Mutant(name="no-growth", description="norms and outputs stay at their t = 0 size during alignment",
                definitions={"growth_allowed": False}),

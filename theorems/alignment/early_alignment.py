@@ -45,7 +45,17 @@ from theorems.alignment.common import (
     separable_data,
     theorem1_constants,
 )
-from theorems.statement import Assumption, Constant, Instance, Mutant, Prediction, ResolutionReason, Target, Theorem
+from theorems.statement import (
+    Assumption,
+    Constant,
+    Instance,
+    Mutant,
+    Nearness,
+    Prediction,
+    ResolutionReason,
+    Target,
+    Theorem,
+)
 
 
 def constants_of(instance: Instance) -> dict[str, float]:
@@ -126,9 +136,8 @@ THEOREM = Theorem(
                                                       "(tightness 0.60), so a limit of 1.1 is rejected"),
                    resolution=lambda instance: 1e-6),
     ),
-    nearness="an inequality's near mutant is a nudge of its bound, and whether it can be rejected is what the "
-             "tightness shows (thmcheck tightness): the t1 bound is about 900 times loose here and the final rate "
-             "10^3.5, so only far mutants can be rejected",
+    nearness=Nearness("tightness", "the t1 bound is about 900 times loose here and the final rate 10^3.5, so only far "
+                                   "mutants can be rejected"),
     mutants=(
         Mutant(name="every-neuron-in-its-cone", description="every V+- neuron in S+- at t1 (none dead)",
                definitions={"dead_allowed": False}),

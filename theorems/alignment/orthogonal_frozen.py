@@ -28,6 +28,7 @@ from theorems.statement import (
     Constant,
     Instance,
     Mutant,
+    Nearness,
     Parameter,
     Prediction,
     ResolutionReason,
@@ -87,8 +88,7 @@ THEOREM = Theorem(
                                                           "orthogonal data (the negative control) move them by O(1)"),
                        resolution=lambda instance: 1e-3),
     ),
-    nearness="exact counts and identities: any error moves a count by at least 1 (two resolutions of 0.5) or leaves a "
-             "residual far above round-off, so a distance in resolutions does not apply",
+    nearness=Nearness("exact"),
     mutants=(
         Mutant(name="non-orthogonal", description="the same claim for the reference data (mu > 0)",
                parameters={"data": "reference"},

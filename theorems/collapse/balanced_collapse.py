@@ -22,7 +22,7 @@ from __future__ import annotations
 import mpmath
 
 from theorems.collapse import bounds as collapse
-from theorems.statement import Constant, Mutant, Prediction, ResolutionReason, Target, Theorem
+from theorems.statement import Constant, Mutant, Nearness, Prediction, ResolutionReason, Target, Theorem
 
 
 def reported_shape(eps1, eps2, power=2):
@@ -57,7 +57,7 @@ THEOREM = Theorem(
                                                       "lies 1.8 resolutions away"),
                    resolution=lambda instance: 0.05),
     ),
-    nearness="power-ten-percent-high acts through the fitted slope: 1.8 resolutions, measured",
+    nearness=Nearness("simulation", "power-ten-percent-high acts through the fitted slope: 1.8 resolutions, measured"),
     mutants=(
         Mutant(name="eps2-unrooted", description="NC1 = O((eps1 + eps2)^2)",
                definitions={"shape": lambda eps1, eps2, power: (mpmath.mpf(eps1) + mpmath.mpf(eps2)) ** power}),

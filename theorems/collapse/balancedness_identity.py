@@ -24,6 +24,7 @@ from theorems.statement import (
     Constant,
     Instance,
     Mutant,
+    Nearness,
     Parameter,
     Prediction,
     ResolutionReason,
@@ -106,8 +107,7 @@ THEOREM = Theorem(
                                                       "round-off, near 1e-15 relative; 1e-12 leaves room"),
                    resolution=lambda instance: 1e-12),
     ),
-    nearness="exact counts and identities: any error moves a count by at least 1 (two resolutions of 0.5) or leaves a "
-             "residual far above round-off, so a distance in resolutions does not apply",
+    nearness=Nearness("exact"),
     mutants=(
         Mutant(name="transposed", description="G_{l+1}^T W_{l+1} in place of W_{l+1}^T G_{l+1}",
                definitions={"left_side": "transposed"}),

@@ -31,7 +31,17 @@ import sympy
 from theorems.collapse.balancedness_identity import BETWEEN, LINEAR_LINK, WIDTH
 from theorems.formula import exact_number, to_mpf
 from theorems.hermite import Quantity
-from theorems.statement import Constant, Instance, Mutant, Parameter, Prediction, ResolutionReason, Target, Theorem
+from theorems.statement import (
+    Constant,
+    Instance,
+    Mutant,
+    Nearness,
+    Parameter,
+    Prediction,
+    ResolutionReason,
+    Target,
+    Theorem,
+)
 
 CONSTANTS = (
     Constant.formula("decay_factor", (), lambda eta, decay: (1 - eta * decay) ** 2,
@@ -139,8 +149,7 @@ THEOREM = Theorem(
                                                       "2 or 0, five resolutions away"),
                    resolution=lambda instance: 0.2),
     ),
-    nearness="an inequality's near mutant is a nudge of its bound, and whether it can be rejected is what the "
-             "tightness shows (thmcheck tightness): source-five-percent-low, the floor attained at the first step",
+    nearness=Nearness("tightness", "source-five-percent-low, the floor attained at the first step"),
     mutants=(
         Mutant(name="decay-not-squared", description="decay factor (1 - eta lambda) instead of its square",
                constants={"decay_factor": _unsquared}),

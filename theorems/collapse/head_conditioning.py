@@ -21,7 +21,7 @@ from __future__ import annotations
 import mpmath
 
 from theorems.collapse import bounds as collapse
-from theorems.statement import Mutant, Parameter, Prediction, ResolutionReason, Target, Theorem
+from theorems.statement import Mutant, Nearness, Parameter, Prediction, ResolutionReason, Target, Theorem
 
 
 def _root_target(instance):
@@ -77,8 +77,7 @@ THEOREM = Theorem(
                                                       "relative; 1e-10 leaves room"),
                    resolution=lambda instance: 1e-10),
     ),
-    nearness="an inequality's near mutant is a nudge of its bound, and whether it can be rejected is what the "
-             "tightness shows (thmcheck tightness): delta-ten-percent-low, the search reaching 0.9999995 of delta",
+    nearness=Nearness("tightness", "delta-ten-percent-low, the search reaching 0.9999995 of delta"),
     mutants=(
         Mutant(name="root-exponent-off", description="kappa(W_L) = kappa(A)^(1/(L2 - 1))",
                definitions={"root_exponent": lambda depth: mpmath.mpf(1) / (depth - 1)}),

@@ -25,7 +25,7 @@ from __future__ import annotations
 import mpmath
 
 from theorems.collapse import bounds as collapse
-from theorems.statement import Mutant, Prediction, ResolutionReason, Target, Theorem
+from theorems.statement import Mutant, Nearness, Prediction, ResolutionReason, Target, Theorem
 
 
 def _margin_target(instance):
@@ -86,8 +86,7 @@ THEOREM = Theorem(
                                                       "five digits are left for cancellation"),
                    resolution=lambda instance: 10.0 ** (5 - instance["digits"])),
     ),
-    nearness="an inequality's near mutant is a nudge of its bound, and whether it can be rejected is what the "
-             "tightness shows (thmcheck tightness): loosened (2%), against the tight instance",
+    nearness=Nearness("tightness", "loosened (2%), against the tight instance"),
     mutants=(
         Mutant(name="halved", description="the bound multiplied by 1/2", constant_factors={"bound_scale": 0.5}),
         Mutant(name="eps2-not-square-rooted", description="eps2 in place of sqrt(eps2)",

@@ -22,7 +22,7 @@ too small by a factor 2 or more may be caught, a few percent never.
 from __future__ import annotations
 
 from theorems.collapse import bounds as collapse
-from theorems.statement import Mutant, Parameter, Prediction, ResolutionReason, Target, Theorem
+from theorems.statement import Mutant, Nearness, Parameter, Prediction, ResolutionReason, Target, Theorem
 
 
 def _orthogonal_frame(s_first, s_last, delta2):
@@ -66,9 +66,8 @@ THEOREM = Theorem(
                                                       "five digits are left for cancellation"),
                    resolution=lambda instance: 10.0 ** (5 - instance["digits"])),
     ),
-    nearness="an inequality's near mutant is a nudge of its bound, and whether it can be rejected is what the "
-             "tightness shows (thmcheck tightness): delta_2 is about 2x loose on these heads (share 0.4), so only "
-             "errors of its own scale can be rejected",
+    nearness=Nearness("tightness", "delta_2 is about 2x loose on these heads (share 0.4), so only errors of its own "
+                                   "scale can be rejected"),
     mutants=(
         Mutant(name="orthogonal-frame-regardless",
                description="the means claimed to form an orthogonal frame (bracket around 1) "

@@ -21,7 +21,7 @@ from __future__ import annotations
 import mpmath
 
 from theorems.collapse import bounds as collapse
-from theorems.statement import Mutant, Parameter, Prediction, ResolutionReason, Target, Theorem
+from theorems.statement import Mutant, Nearness, Parameter, Prediction, ResolutionReason, Target, Theorem
 
 
 def _floor_target(instance):
@@ -74,8 +74,7 @@ THEOREM = Theorem(
                                                           "digits; five digits are left for cancellation"),
                        resolution=lambda instance: 10.0 ** (5 - instance["digits"])),
     ),
-    nearness="an inequality's near mutant is a nudge of its bound, and whether it can be rejected is what the "
-             "tightness shows (thmcheck tightness): five-percent-high, the search reaching 0.997 of the bound",
+    nearness=Nearness("tightness", "five-percent-high, the search reaching 0.997 of the bound"),
     mutants=(
         Mutant(name="inverse-square-floor", description="the floor replaced by 1/kappa^2 + 0.01",
                definitions={"kantorovich_floor": _inverse_square_floor}),

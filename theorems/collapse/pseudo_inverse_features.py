@@ -17,7 +17,7 @@ from __future__ import annotations
 import mpmath
 
 from theorems.collapse import bounds as collapse
-from theorems.statement import Mutant, Prediction, ResolutionReason, Target, Theorem
+from theorems.statement import Mutant, Nearness, Prediction, ResolutionReason, Target, Theorem
 
 
 def _without_sqrt(eps2, input_frobenius_norm):
@@ -53,8 +53,7 @@ THEOREM = Theorem(
                                                       "digits; five digits are left for cancellation"),
                    resolution=lambda instance: 10.0 ** (5 - instance["digits"])),
     ),
-    nearness="an inequality's near mutant is a nudge of its bound, and whether it can be rejected is what the "
-             "tightness shows (thmcheck tightness): five-percent-low, the search reaching 0.99997 of the bound",
+    nearness=Nearness("tightness", "five-percent-low, the search reaching 0.99997 of the bound"),
     mutants=(
         Mutant(name="eps2-not-square-rooted", description="eps2 in place of sqrt(eps2)",
                definitions={"pseudo_inverse_bound": _without_sqrt}),

@@ -22,7 +22,7 @@ has rank one. The check evaluates the bound there as well as along a run.
 from __future__ import annotations
 
 from theorems.collapse.balancedness_identity import BETWEEN, LINEAR_LINK, WIDTH
-from theorems.statement import Constant, Mutant, Parameter, Prediction, ResolutionReason, Target, Theorem
+from theorems.statement import Constant, Mutant, Nearness, Parameter, Prediction, ResolutionReason, Target, Theorem
 
 CONSTANTS = (
     Constant.formula("stationary_coefficient", (), lambda decay: decay, parameters=("weight_decay",),
@@ -67,9 +67,8 @@ THEOREM = Theorem(
                                                       "reaches 0.53)"),
                    resolution=lambda instance: 1e-12),
     ),
-    nearness="an inequality's near mutant is a nudge of its bound, and whether it can be rejected is what the "
-             "tightness shows (thmcheck tightness): coefficient-five-percent-high, against the point where the "
-             "bound is attained (the identity rejects it too)",
+    nearness=Nearness("tightness", "coefficient-five-percent-high, against the point where the bound is attained (the "
+                                   "identity rejects it too)"),
     mutants=(
         Mutant(name="penalty-without-half", description="2 lambda D, as for a penalty lambda ||W||^2",
                constant_factors={"stationary_coefficient": 2.0}),

@@ -37,7 +37,7 @@ has a relative standard deviation near 1, so 1% would need ~10^6 samples.
 from __future__ import annotations
 
 from theorems.onestep import common as onestep
-from theorems.statement import Constant, Mutant, Parameter, Prediction, ResolutionReason, Target, Theorem
+from theorems.statement import Constant, Mutant, Nearness, Parameter, Prediction, ResolutionReason, Target, Theorem
 
 
 def coherent_and_bulk(delta, zeta):
@@ -123,7 +123,8 @@ THEOREM = Theorem(
                                                       "blind, a kept mutant) predicts none and is rejected"),
                    resolution=lambda instance: 0.03),
     ),
-    nearness="bulk-dropped acts through the reference: about 5% of the Elasticity, 1.7 resolutions",
+    nearness=Nearness("simulation", "bulk-dropped acts through the reference: about 5% of the Elasticity, 1.7 "
+                                    "resolutions"),
     mutants=(
         Mutant(name="bulk-dropped",
                description="the bulk shift dropped: v_j = t_j zeta^T x only (no mu-independent constant)",

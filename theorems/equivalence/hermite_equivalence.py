@@ -54,6 +54,7 @@ from theorems.statement import (
     Constant,
     Instance,
     Mutant,
+    Nearness,
     Parameter,
     Prediction,
     ResolutionReason,
@@ -142,7 +143,8 @@ THEOREM = Theorem(
                                                       "as the rest, -41%) are rejected"),
                    resolution=lambda instance: 0.08),
     ),
-    nearness="degree-one-short acts through the simulation: +5% to +7% of the test gap, about two resolutions",
+    nearness=Nearness("simulation", "degree-one-short acts through the simulation: +5% to +7% of the test gap, about "
+                                    "two resolutions"),
     mutants=(
         Mutant(name="degree-one-short", description="degree ell_*(alpha) - 1 claimed enough",
                constants={"degree": lambda p, d: Quantity.exactly("degree", spike_count(float(p["alpha"])) - 1, d)}),

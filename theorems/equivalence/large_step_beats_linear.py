@@ -38,7 +38,7 @@ import sympy
 
 from theorems.hermite import Quantity, mu_star_squared
 from theorems.onestep import common as onestep
-from theorems.statement import Constant, Mutant, Parameter, Prediction, ResolutionReason, Target, Theorem
+from theorems.statement import Constant, Mutant, Nearness, Parameter, Prediction, ResolutionReason, Target, Theorem
 
 _a, _z = sympy.symbols("a z", real=True)
 
@@ -218,8 +218,9 @@ THEOREM = Theorem(
                                                       "the false-fail rate 1e-6 for a margin of +0.021"),
                    resolution=lambda instance: 0.01),
     ),
-    nearness="its mutants act on the quadrature and the simulation; its Monte Carlo margins have an affordable "
-             "resolution (a quarter of the linear bound), said in their reasons",
+    nearness=Nearness("simulation", "its mutants act on the quadrature and the simulation; its Monte Carlo margins "
+                                    "have an affordable resolution (a quarter of the linear bound), said in their "
+                                    "reasons"),
     mutants=(
         Mutant(name="kappa-one", description="tau_* claimed at kappa = 1 (for erf and tanh)",
                constants={"kappa_star": _unit("kappa_star"), "kappa_tanh": _unit("kappa_tanh")}),

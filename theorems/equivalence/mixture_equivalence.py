@@ -67,6 +67,7 @@ from theorems.statement import (
     Constant,
     Instance,
     Mutant,
+    Nearness,
     Parameter,
     Prediction,
     ResolutionReason,
@@ -184,8 +185,8 @@ THEOREM = Theorem(
                                                       "that are not rejected"),
                    resolution=lambda instance: 0.04),
     ),
-    nearness="its resolution is what two sizes afford (4%); nearer errors are not claimed, and degree-one-short, the "
-             "one it rejects, is far",
+    nearness=Nearness("none-near", "its resolution is what two sizes afford (4%); nearer errors are not claimed, and "
+                                   "degree-one-short, the one it rejects, is far"),
     mutants=(
         Mutant(name="degree-one-short",
                description="one degree fewer than ceil(beta/(1 - beta)), at beta = 1/2 (no linear term)",

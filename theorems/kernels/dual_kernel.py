@@ -30,6 +30,7 @@ from theorems.statement import (
     Constant,
     Instance,
     Mutant,
+    Nearness,
     Parameter,
     Prediction,
     ResolutionReason,
@@ -153,8 +154,8 @@ THEOREM = Theorem(
                                                       "kernel's own (0.2% of E sigma^2)"),
                    resolution=_resolution),
     ),
-    nearness="its resolution is the kernel's scale to 0.2%: c_1 2% off, the nearest plausible error kept, is already "
-             "7 resolutions away",
+    nearness=Nearness("none-near", "its resolution is the kernel's scale to 0.2%: c_1 2% off, the nearest plausible "
+                                   "error kept, is already 7 resolutions away"),
     mutants=(
         Mutant(name="factorial-dropped", description="the k! weight dropped: sum_k c_k^2 rho^k",
                definitions={"mehler_weight": lambda k, c: c**2}),

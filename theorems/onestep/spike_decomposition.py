@@ -26,7 +26,7 @@ import numpy as np
 
 from theorems.hermite import hermite_coefficients
 from theorems.onestep import common as onestep
-from theorems.statement import Instance, Mutant, Prediction, ResolutionReason, Target, Theorem
+from theorems.statement import Instance, Mutant, Nearness, Prediction, ResolutionReason, Target, Theorem
 
 CONSTANTS = onestep.base_constants()[:1]  # mu1
 
@@ -83,7 +83,7 @@ THEOREM = Theorem(
                                                       "away"),
                    resolution=lambda instance: 0.02 * abs(float(instance.constant("mu1")))),
     ),
-    nearness="rate-n^-1 acts through the fitted exponent's normalization: two resolutions",
+    nearness=Nearness("simulation", "rate-n^-1 acts through the fitted exponent's normalization: two resolutions"),
     mutants=(
         Mutant(name="random-direction", description="the spike built along a fixed direction instead of X^T y",
                definitions={"spike_direction": _fixed_axis}),
