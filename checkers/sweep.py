@@ -185,13 +185,14 @@ def sweep(tasks: Sequence[Task], store_path: str | Path, *, executor: str = "pro
                     record(*run_task(task))
             elif executor == "processes":
                 context = multiprocessing.get_context("spawn")  # no fork of a threaded parent
+                others = set(multiprocessing.active_children())  # children that are not this pool's workers
                 pool = ProcessPoolExecutor(max_workers=workers, mp_context=context)
                 try:
                     for future in as_completed([pool.submit(run_task, task) for task in pending]):
                         record(*future.result())
                 except BaseException:  # interrupted (Ctrl-C, SIGTERM) or failed: stop the workers' tasks too
                     pool.shutdown(wait=False, cancel_futures=True)
-                    for child in multiprocessing.active_children():
+                    for child in set(multiprocessing.active_children()) - others:
                         child.terminate()
                     raise
                 pool.shutdown()
