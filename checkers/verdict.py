@@ -139,8 +139,10 @@ class Verdict:
                 elif p.method:
                     observed += f" ({p.method})"
                 lines.append(f"      predicted {predicted}; observed {observed}")
-                lines.append(f"      off by {p.distance:.3g}; detectable {p.detectable:.3g} "
-                             f"(resolution {p.resolution:.3g}); false-fail rate {p.false_fail_rate:.2g}")
+                # the resolution is printed once: with its reason where it states one, else here
+                resolution = "" if p.resolution_reason else f" (resolution {p.resolution:.3g})"
+                lines.append(f"      off by {p.distance:.3g}; detectable {p.detectable:.3g}{resolution}; "
+                             f"false-fail rate {p.false_fail_rate:.2g}")
                 if (p.outcome == "pass" and p.standard_error and p.p_value is not None
                         and p.p_value < NOTABLE_P_VALUE):
                     lines.append(f"      note: off by {p.statistic:.2g} standard errors (p = {p.p_value:.2g}), below "

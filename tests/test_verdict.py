@@ -13,11 +13,12 @@ def test_a_loose_inequality_says_what_its_pass_cannot_reject():
                                               "construction": "c"})
 
 
-def _verdict(statistic: float, p_value: float) -> str:
+def _verdict(statistic: float, p_value: float, resolution_reason: dict | None = None) -> str:
     prediction = PredictionResult(name="x", kind="limit", statement="s", outcome="pass", predicted=1.0,
                                   predicted_interval=(1.0, 1.0), observed=1.0 + 0.006 * statistic,
                                   standard_error=0.006, samples=10, distance=0.006 * statistic, statistic=statistic,
-                                  p_value=p_value, detectable=0.04, resolution=0.05, false_fail_rate=1e-6)
+                                  p_value=p_value, detectable=0.04, resolution=0.05, false_fail_rate=1e-6,
+                                  resolution_reason=resolution_reason)
     return Verdict(theorem="t", title="T", provenance="paper", outcome="pass", predictions=(prediction,),
                    parameters={}).explain()
 
@@ -25,3 +26,10 @@ def _verdict(statistic: float, p_value: float) -> str:
 def test_a_pass_says_when_its_estimate_lies_improbably_far_from_the_prediction():
     assert "note: off by 3.7 standard errors (p = 0.0002)" in _verdict(3.7, 2e-4)
     assert "note:" not in _verdict(1.0, 0.32)
+
+
+def test_the_resolution_is_printed_once_with_its_reason_where_it_has_one():
+    reasoned = _verdict(1.0, 0.32, {"basis": "nearest-error", "reason": "a factor 2 lies two resolutions away"})
+    assert reasoned.count("resolution 0.05") == 1
+    assert "resolution 0.05 (basis: nearest error): a factor 2 lies two resolutions away" in reasoned
+    assert _verdict(1.0, 0.32).count("(resolution 0.05)") == 1
