@@ -152,6 +152,8 @@ THEOREM = Theorem(
                constants={"rest_variance": _whole_moment}),
     ),
     notes="The training half is not confirmed beyond its 8% resolution: at default fidelity its gap extrapolates to "
-          "-4.2% +- 1.1% (n = 100..400, in n^-0.4), so more draws would reject it unless the finite-size correction "
-          "is slower than the spike expansion's next order at these sizes.",
+          "-4.2% +- 1.1% on seed 0 (n = 100..400, in n^-0.4), and to -2.6% +- 0.3% pooled over 11 seeds, every one "
+          "negative, while the test gap pools to +0.0% +- 0.1% over 12 (docs/derivations/equivalence.md#"
+          "hermite-equivalence). So more draws would reject the training half unless its finite-size correction is "
+          "slower than the spike expansion's next order at these sizes.",
 )
