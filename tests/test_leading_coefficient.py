@@ -1,0 +1,37 @@
+"""The leading-coefficient reader extrapolates only where its finite-size model holds across the sizes."""
+
+import numpy as np
+import pytest
+
+from checkers import registry
+from checkers.check import FIDELITIES, Budget, Unresolved
+from checkers.elasticity import leading_coefficient
+
+SMALL_SIZES = (40, 80, 160)  # the reader's sizes shrunk, so the test runs in seconds
+
+
+def _ratio_reader(law):
+    """A reader whose per-draw ratio is law(n) plus a small draw-dependent spread (read off the initial weights)."""
+    def step_part(instance, w0, w1, zeta, mu):
+        return law(w0.shape[0]) + 1e-3 * float(w0[0, 0]) * np.sqrt(w0.shape[0]), 1.0
+    return leading_coefficient.leading_coefficient_reader(step_part)
+
+
+def _read(law):
+    instance = registry.checker("elasticity-leading-coefficient").theorem.instance({"alpha": "0.2"})
+    return _ratio_reader(law)(instance, Budget(FIDELITIES["quick"], 0), np.random.SeedSequence(3))
+
+
+def test_a_ratio_following_the_model_extrapolates_to_its_limit(monkeypatch):
+    monkeypatch.setattr(leading_coefficient, "COEFFICIENT_SIZES", SMALL_SIZES)
+    estimate = _read(lambda n: 1 + 2 * n ** -0.6)  # the model L + B n^(2 alpha - 1) at alpha = 0.2
+    assert estimate.value == pytest.approx(1, abs=5 * estimate.standard_error)
+    assert "extrapolated as L + B n^-0.6" in estimate.method
+
+
+def test_a_ratio_that_does_not_follow_the_model_is_unresolved(monkeypatch):
+    """Extrapolating 1 + 5 n^-0.1 as L + B n^-0.6 would report a limit near 1.9 with a small error: the chi-square
+    check of the model refuses it instead."""
+    monkeypatch.setattr(leading_coefficient, "COEFFICIENT_SIZES", SMALL_SIZES)
+    with pytest.raises(Unresolved, match="does not follow L \\+ B n\\^-0.6"):
+        _read(lambda n: 1 + 5 * n ** -0.1)
