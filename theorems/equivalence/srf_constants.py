@@ -152,5 +152,7 @@ THEOREM = Theorem(
     ),
     notes="What the data support: the three formulas hold to 3% (extrapolated in 1/d) for a centred student, "
           "mu0 = E sigma(Z) = 0. With mu0 != 0 they do not (ReLU, alpha0 = 2, eta~ = 3: c = 1.08 measured against "
-          "1.44), because the residual y - f_0 carries -mu0; that condition was found here, not taken from the paper.",
+          "1.44), because the residual y - f_0 carries -mu0; that condition was found here, not taken from the paper. "
+          "The extrapolation assumes 1/d from two sizes (d = 200, 400): a third size fits it up to a misfit a "
+          "hundred times below the resolutions (docs/derivations/equivalence.md#srf-constants).",
 )
