@@ -6,6 +6,10 @@ Reported per version:
 - the true statement: its observed false-fail rate (fails / runs) with the exact (Clopper-Pearson) binomial 95%
   interval, beside the stated false-fail rate the checks were run at; and its inconclusive rate;
 - each mutant: its kill rate (fails / runs), with the same interval.
+- each Monte Carlo prediction of the true statement with a point target: its offset from the predicted value,
+  pooled over the runs (`PooledOffset`). One run tests the prediction to its resolution; the pooled offset is
+  sqrt(runs) times finer, so it shows a systematic discrepancy that lies inside the resolution (a finite-size
+  bias, or a small real error), which no single pass claims to see. It is a diagnostic, not a verdict.
 A true statement is miscalibrated when the interval's lower end lies above the stated rate (its checks fail
 more often than they claim to). A mutant that survives a run at default fidelity or above breaks the
 contract that every mutant fails there; at quick fidelity a surviving mutant is reported, not counted against.
@@ -13,9 +17,11 @@ contract that every mutant fails there; at quick fidelity a surviving mutant is 
 
 from __future__ import annotations
 
+import math
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+import numpy as np
 import scipy.stats
 
 from checkers import registry
@@ -58,6 +64,62 @@ class VersionRates:
 
 
 @dataclass(frozen=True)
+class PooledOffset:
+    """One Monte Carlo prediction's offset (observed - predicted) pooled over the true statement's runs: the
+    inverse-variance weighted mean of the runs' offsets, its standard error, and the chi-square of the runs around it
+    (on runs - 1 degrees of freedom: near that number when the runs' standard errors are right).
+
+    The checks' sequential design stops at a pass, which pulls the pooled offset slightly toward zero, so a large
+    |z| is evidence of a systematic offset and a small one is not proof of none."""
+
+    prediction: str
+    runs: int
+    offset: float
+    standard_error: float
+    chi_square: float
+    resolution: float
+
+    @property
+    def z(self) -> float:
+        return self.offset / self.standard_error
+
+    @property
+    def in_resolutions(self) -> float:
+        return self.offset / self.resolution
+
+    def describe(self) -> str:
+        return (f"{self.prediction} {self.offset:+.3g} +- {self.standard_error:.2g} (z {self.z:+.1f}; "
+                f"{self.in_resolutions:+.2f} resolutions; chi-square {self.chi_square:.1f} on {self.runs - 1})")
+
+    def to_dict(self) -> dict:
+        return {**asdict(self), "z": self.z, "in_resolutions": self.in_resolutions}
+
+
+def pooled_offsets(verdicts: list[dict]) -> tuple[PooledOffset, ...]:
+    """The pooled offset of every prediction that carries a Monte Carlo estimate (a positive standard error) and a
+    point target in the runs' verdicts (as stored: `Verdict.to_dict()`), in the order the predictions appear."""
+    readings: dict[str, list[tuple[float, float, float]]] = {}
+    for verdict in verdicts:
+        for prediction in verdict.get("predictions", []):
+            interval, observed = prediction.get("predicted_interval"), prediction.get("observed")
+            error, resolution = prediction.get("standard_error"), prediction.get("resolution")
+            if (interval is None or observed is None or not error or error <= 0 or resolution is None
+                    or interval[0] != interval[1] or not math.isfinite(observed) or not math.isfinite(interval[0])):
+                continue
+            readings.setdefault(prediction["name"], []).append((observed - interval[0], error, resolution))
+    pooled = []
+    for name, rows in readings.items():
+        offsets, errors = np.array([r[0] for r in rows]), np.array([r[1] for r in rows])
+        weights = errors**-2.0
+        mean = float(np.sum(weights * offsets) / np.sum(weights))
+        pooled.append(PooledOffset(prediction=name, runs=len(rows), offset=mean,
+                                   standard_error=float(np.sum(weights) ** -0.5),
+                                   chi_square=float(np.sum(weights * (offsets - mean) ** 2)),
+                                   resolution=float(rows[0][2])))
+    return tuple(pooled)
+
+
+@dataclass(frozen=True)
 class Calibration:
     theorem: str
     fidelity: str
@@ -66,6 +128,7 @@ class Calibration:
     true_statement: VersionRates
     mutants: tuple[VersionRates, ...]
     expected_failure: str = ""  # the theorem is a source's form known to fail (`Theorem.expected_failure`)
+    pooled: tuple[PooledOffset, ...] = ()  # the true statement's Monte Carlo offsets pooled over its runs
 
     @property
     def miscalibrated(self) -> bool:
@@ -91,7 +154,13 @@ class Calibration:
                 "stated_false_fail_rate": self.stated_false_fail_rate,
                 "true_statement": self.true_statement.to_dict(), "mutants": [m.to_dict() for m in self.mutants],
                 "miscalibrated": self.miscalibrated, "surviving_mutants": self.surviving_mutants,
-                "contract_holds": self.contract_holds, "expected_failure": self.expected_failure or None}
+                "contract_holds": self.contract_holds, "expected_failure": self.expected_failure or None,
+                "pooled_offsets": [p.to_dict() for p in self.pooled]}
+
+    @property
+    def most_significant_offset(self) -> PooledOffset | None:
+        """The pooled offset farthest from zero in standard errors (None without Monte Carlo predictions)."""
+        return max(self.pooled, key=lambda p: abs(p.z), default=None)
 
 
 def calibration_tasks(theorem: str, seeds: int, *, fidelity: str = "quick",
@@ -124,15 +193,18 @@ def calibrate(theorems: list[str], store: str | Path, *, seeds: int, fidelity: s
         sweep(tasks, store, executor=executor, workers=workers, scheduler=scheduler, progress=progress)
         wanted = {task.key: task.mutant or AS_STATED for task in tasks}
         by_version: dict[str, list[str]] = {version: [] for version in dict.fromkeys(wanted.values())}
+        as_stated: list[dict] = []
         with ResultStore(store) as opened:
             for record in opened.records([theorem]):
                 if record.task_key in wanted:
                     by_version[wanted[record.task_key]].append(record.outcome)
+                    if wanted[record.task_key] == AS_STATED:
+                        as_stated.append(record.verdict)
         results.append(Calibration(
             theorem=theorem, fidelity=fidelity, seeds=seeds, stated_false_fail_rate=false_fail_rate,
             true_statement=_rates(AS_STATED, by_version.pop(AS_STATED)),
             mutants=tuple(_rates(version, outcomes) for version, outcomes in by_version.items()),
-            expected_failure=registry.checker(theorem).theorem.expected_failure))
+            expected_failure=registry.checker(theorem).theorem.expected_failure, pooled=pooled_offsets(as_stated)))
     return results
 
 
@@ -158,15 +230,21 @@ def format_calibration(calibrations: list[Calibration]) -> str:
     widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header))]
     lines = ["  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip() for row in [header, *rows]]
     lines.insert(1, "  ".join("-" * width for width in widths))
+    pooled = [(c.theorem, p) for c in calibrations for p in c.pooled]
+    if pooled:
+        lines += ["", "Offsets of the true statements' Monte Carlo estimates from their predictions, pooled over the "
+                      "runs (a diagnostic finer than any one run; not a verdict):"]
+        lines += [f"  {theorem}: {p.describe()}" for theorem, p in pooled]
     return "\n".join(lines)
 
 
 def markdown_calibration(calibrations: list[Calibration]) -> str:
     """One row per theorem, for the README: the true statement's outcomes and false-fail rate with its interval,
-    and how many of its mutants were killed in every run (the survivors named)."""
+    how many of its mutants were killed in every run (the survivors named), its near mutants, and its most
+    significant pooled offset."""
     lines = ["| theorem | fidelity | seeds | as stated: pass / inconcl. / fail | false-fail rate [95% interval] "
-             "| mutants killed in every run | near mutants (resolutions) |",
-             "|---|---|---|---|---|---|---|"]
+             "| mutants killed in every run | near mutants (resolutions) | pooled offset, largest \\|z\\| |",
+             "|---|---|---|---|---|---|---|---|"]
     for c in calibrations:
         rates = c.true_statement
         low, high = rates.fail_interval
@@ -180,8 +258,16 @@ def markdown_calibration(calibrations: list[Calibration]) -> str:
         errors = rates.errors + sum(m.errors for m in c.mutants)
         lines.append(f"| {c.theorem} | {c.fidelity} | {c.seeds} | {rates.passed} / {rates.inconclusive} / "
                      f"{rates.failed}{f' ({errors} errors)' if errors else ''} | {rate} | {killed} | "
-                     f"{_near_column(c.theorem)} |")
+                     f"{_near_column(c.theorem)} | {_pooled_column(c)} |")
     return "\n".join(lines)
+
+
+def _pooled_column(calibration: Calibration) -> str:
+    """The most significant pooled offset: its prediction, its size in resolutions and in standard errors."""
+    offset = calibration.most_significant_offset
+    if offset is None:
+        return "no Monte Carlo estimate"
+    return f"{offset.prediction}: {offset.in_resolutions:+.2f} res. (z {offset.z:+.1f})"
 
 
 def _near_column(theorem_id: str) -> str:

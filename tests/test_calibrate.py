@@ -4,7 +4,14 @@ import json
 
 import pytest
 
-from checkers.calibrate import Calibration, VersionRates, calibrate, format_calibration, markdown_calibration
+from checkers.calibrate import (
+    Calibration,
+    VersionRates,
+    calibrate,
+    format_calibration,
+    markdown_calibration,
+    pooled_offsets,
+)
 from checkers.cli import main
 from checkers.store import ResultStore
 
@@ -56,6 +63,7 @@ def test_the_command(capsys, tmp_path):
                  "--store", str(tmp_path / "s.sqlite")])
     (result,) = json.loads(capsys.readouterr().out)
     assert code == 0 and result["theorem"] == "dual-kernel" and result["true_statement"]["runs"] == 2
+    assert result["pooled_offsets"] == []  # its Monte Carlo prediction's target is an interval (series +- tail)
     assert {m["version"] for m in result["mutants"]} == {"factorial-dropped", "coefficient-not-squared", "c1-nudged"}
     assert main(["calibrate"]) == 2 and main(["calibrate", "nosuch"]) == 2
 
@@ -63,7 +71,7 @@ def test_the_command(capsys, tmp_path):
 def test_the_markdown_table_has_one_row_per_theorem_with_rates_and_survivors():
     table = markdown_calibration([_calibration(0), _calibration(1, mutant_fails=9)]).splitlines()
     assert len(table) == 2 + 2 and table[0].startswith("| theorem |")
-    assert "| 10 / 0 / 0 | 0.00 [0.00, 0.31] | 1 of 1 | unknown |" in table[2]
+    assert "| 10 / 0 / 0 | 0.00 [0.00, 0.31] | 1 of 1 | unknown | no Monte Carlo estimate |" in table[2]
     assert "MISCALIBRATED" in table[3] and "0 of 1 (not every run: m)" in table[3]
 
 
@@ -72,11 +80,47 @@ def test_the_command_prints_the_markdown_table(capsys, tmp_path):
                  "--store", str(tmp_path / "s.sqlite")])
     out = capsys.readouterr().out.splitlines()
     assert code == 0 and out[-1].startswith("| balancedness-identity | quick | 2 | 2 / 0 / 0 |")
-    assert out[-1].endswith("| 2 of 2 | exact counts and identities |")
+    assert out[-1].endswith("| 2 of 2 | exact counts and identities | no Monte Carlo estimate |")
 
 
 def test_the_markdown_table_names_near_mutants_with_how_far_they_move_a_target():
     near = markdown_calibration([Calibration(**{**_calibration(0).__dict__, "theorem": "spike-strength"})])
-    assert near.splitlines()[-1].endswith("| mu1-five-percent (1.25) |")
+    assert near.splitlines()[-1].endswith("| mu1-five-percent (1.25) | no Monte Carlo estimate |")
     by_tightness = markdown_calibration([Calibration(**{**_calibration(0).__dict__, "theorem": "nc3-bound"})])
     assert "by tightness: five-percent-high" in by_tightness.splitlines()[-1]
+
+
+def _run(*predictions):
+    return {"predictions": [dict(zip(("name", "predicted_interval", "observed", "standard_error", "resolution"), p))
+                            for p in predictions]}
+
+
+def test_offsets_are_pooled_by_inverse_variance_over_the_runs():
+    """Offsets 0.1 and 0.3 with standard errors 0.1: mean 0.2, standard error 0.1/sqrt(2), chi-square
+    (0.1^2 + 0.1^2)/0.1^2 = 2; a bound, a deterministic value and an unresolved reading are left out."""
+    runs = [_run(("x", [1.0, 1.0], 1.1, 0.1, 0.5), ("bound", [0.0, None], 3.0, 0.1, 0.5),
+                 ("exact", [2.0, 2.0], 2.0, None, 1e-9), ("unresolved", [1.0, 1.0], None, None, 0.5)),
+            _run(("x", [1.0, 1.0], 1.3, 0.1, 0.5))]
+    (pooled,) = pooled_offsets(runs)
+    assert pooled.prediction == "x" and pooled.runs == 2
+    assert pooled.offset == pytest.approx(0.2) and pooled.standard_error == pytest.approx(0.1 / 2**0.5)
+    assert pooled.chi_square == pytest.approx(2.0) and pooled.in_resolutions == pytest.approx(0.4)
+    assert pooled.z == pytest.approx(0.2 / (0.1 / 2**0.5))
+    weighted = pooled_offsets([_run(("x", [0.0, 0.0], 1.0, 1.0, 1.0)), _run(("x", [0.0, 0.0], 0.0, 0.5, 1.0))])
+    assert weighted[0].offset == pytest.approx(0.2)  # weights 1 and 4
+
+
+def test_a_calibration_pools_the_true_statements_monte_carlo_estimates(tmp_path):
+    (result,) = calibrate(["population-loss"], tmp_path / "p.sqlite", seeds=2, executor="serial", progress=False)
+    pooled = {p.prediction: p for p in result.pooled}
+    assert set(pooled) == {"monte-carlo", "gradient", "neuron-gradient"}  # hermite-series is exact
+    assert all(p.runs == 2 and p.standard_error > 0 for p in pooled.values())
+    assert result.to_dict()["pooled_offsets"][0]["prediction"] == "monte-carlo"
+
+
+def test_the_most_significant_pooled_offset_is_reported_in_the_table():
+    runs = [_run(("a", [0.0, 0.0], 0.01, 0.01, 0.1), ("b", [0.0, 0.0], -0.05, 0.01, 0.1))] * 4
+    calibration = Calibration(**{**_calibration(0).__dict__, "pooled": pooled_offsets(runs)})
+    assert calibration.most_significant_offset.prediction == "b"
+    assert markdown_calibration([calibration]).endswith("| b: -0.50 res. (z -10.0) |")
+    assert "b -0.05 +- 0.005 (z -10.0; -0.50 resolutions; chi-square 0.0 on 3)" in format_calibration([calibration])
