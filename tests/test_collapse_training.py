@@ -92,3 +92,23 @@ def test_reference_run_reproduces_the_spec_table():
     assert metrics.nc1_trace_ratio(representations[-2], labels) == pytest.approx(9.6e-3, abs=5e-5)
     assert metrics.nc2_condition_number(representations[-2], labels) == pytest.approx(1.274, abs=5e-4)
     assert metrics.condition_number(weights[-1]) == pytest.approx(1.280, abs=5e-4)
+
+
+def test_the_warm_up_trains_a_draw_that_plain_gradient_descent_blows_up_on():
+    """A draw of the calibration (L2 = 5, default eta) starts at eps1 = 35.5: plain GD diverges by step 5, while
+    collapse-training's warm-up (its first steps at eta/10) brings eps1 down and then trains at eta."""
+    from checkers.collapse.collapse_training import FIRST_WIDTHS, PER_CLASS, WARMUP_DIVISOR, WARMUP_STEPS
+    from theorems.collapse.collapse_training import HEADS
+
+    def final_eps1(**warmup):
+        rng = np.random.default_rng(np.random.SeedSequence((425106076, 3810494366, 966220451, 1547565469)))
+        inputs, targets, _ = gaussian_classes(rng, per_class=PER_CLASS)
+        network = Network(FIRST_WIDTHS + HEADS[5], nonlinear_layers=2)
+        with np.errstate(all="ignore"):
+            weights, _ = train(network, network.initial_weights(rng), inputs, targets, learning_rate=5e-4,
+                               weight_decay=0.2, steps=60, log_every=10**6, **warmup)
+            representations, _ = network.forward(weights, inputs)
+        return np.linalg.norm(representations[-1] - targets)
+
+    assert not np.isfinite(final_eps1())
+    assert final_eps1(warmup_steps=WARMUP_STEPS, warmup_divisor=WARMUP_DIVISOR) < 8

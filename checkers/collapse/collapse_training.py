@@ -22,6 +22,11 @@ from theorems.statement import Instance
 
 FIRST_WIDTHS = (8, 64, 32)
 PER_CLASS = 10
+# The first steps run at a tenth of eta. From N(0, 1/fan_in) weights the initial loss can be large (eps1 = 35 on one
+# draw in about 300), and then the first step's curvature exceeds 2/eta and GD diverges by step 5 at the default
+# eta; twenty steps at eta/10 bring eps1 below 8 there. They are under 0.1% of a run, before every window the
+# predictions read (docs/derivations/collapse.md#collapse-training).
+WARMUP_STEPS, WARMUP_DIVISOR = 20, 10.0
 
 
 @cached(maxsize=8)
@@ -55,7 +60,8 @@ def run(learning_rate: float, weight_decay: float, horizon: float, activation: s
 
     weights, trajectory = train(network, network.initial_weights(rng), inputs, targets, learning_rate=learning_rate,
                                 weight_decay=weight_decay, steps=steps, log_every=max(steps // 100, 1),
-                                observe=observe, every_step=every_step)
+                                observe=observe, every_step=every_step, warmup_steps=WARMUP_STEPS,
+                                warmup_divisor=WARMUP_DIVISOR)
     if not np.all(np.isfinite(eps1)):
         raise NumericalError(f"gradient descent diverged (L2 = {depth}, eta = {learning_rate}); lower the learning "
                              f"rate")

@@ -112,14 +112,16 @@ class Trajectory:
 def train(network: Network, weights: list[np.ndarray], inputs: np.ndarray, targets: np.ndarray, *,
           learning_rate: float, weight_decay: float, steps: int, log_every: int,
           observe: Callable[[int, list[np.ndarray], list[np.ndarray], list[np.ndarray]], dict] | None = None,
-          every_step: Callable[[int, list[np.ndarray], list[np.ndarray], list[np.ndarray]], None] | None = None
-          ) -> tuple[list[np.ndarray], Trajectory]:
-    """Run `steps` GD steps. `observe(step, weights, grads, representations)` is logged every `log_every`
-    steps and at the end; `every_step(step, weights, grads, representations)` sees every state, the last included."""
+          every_step: Callable[[int, list[np.ndarray], list[np.ndarray], list[np.ndarray]], None] | None = None,
+          warmup_steps: int = 0, warmup_divisor: float = 1.0) -> tuple[list[np.ndarray], Trajectory]:
+    """Run `steps` GD steps, the first `warmup_steps` of them at learning_rate / warmup_divisor.
+    `observe(step, weights, grads, representations)` is logged every `log_every` steps and at the end;
+    `every_step(step, weights, grads, representations)` sees every state, the last included."""
     trajectory = Trajectory()
     weights = [w.copy() for w in weights]
-    shrink = 1 - learning_rate * weight_decay
     for step in range(steps + 1):
+        rate = learning_rate / warmup_divisor if step < warmup_steps else learning_rate
+        shrink = 1 - rate * weight_decay
         grads, representations = network.gradients(weights, inputs, targets)
         if observe is not None and (step % log_every == 0 or step == steps):
             trajectory.steps.append(step)
@@ -128,5 +130,5 @@ def train(network: Network, weights: list[np.ndarray], inputs: np.ndarray, targe
             every_step(step, weights, grads, representations)
         if step == steps:
             break
-        weights = [shrink * w - learning_rate * g for w, g in zip(weights, grads)]
+        weights = [shrink * w - rate * g for w, g in zip(weights, grads)]
     return weights, trajectory

@@ -8,8 +8,9 @@ constants not confirmed against the paper), 4.3 (the exact balancedness law [D])
 
 Setting: the MLP of docs/derivations/collapse.md#collapse-training (K = 4 Gaussian classes of 10 points in d = 8, widths
 (64, 32 | head), L1 = 2 smooth leaky-ReLU layers, a linear head of L2 layers, square loss summed over
-samples, penalty (lambda/2) ||W||^2, full-batch GD) run for `horizon`/(eta lambda) steps, once per head
-depth L2 in {2, 3, 5} (heads (8 | 4), (16, 8 | 4), (16, 12, 8, 6 | 4), docs/derivations/collapse.md#collapse-training).
+samples, penalty (lambda/2) ||W||^2, full-batch GD, its first 20 steps at eta/10) run for `horizon`/(eta lambda)
+steps, once per head depth L2 in {2, 3, 5} (heads (8 | 4), (16, 8 | 4), (16, 12, 8, 6 | 4),
+docs/derivations/collapse.md#collapse-training).
 
 Claims checked on the run with L2 = `head_depth` (and across depths where said):
 - balancedness rate: ln ||D_l|| of every linear pair falls with slope ln(decay_factor) = 2 ln(1 - eta lambda)
