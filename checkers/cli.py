@@ -47,7 +47,7 @@ from theorems.hermite import (
     hermite_coefficients,
     second_moment,
 )
-from theorems.statement import NEAR_RESOLUTIONS, PROVENANCES
+from theorems.statement import PROVENANCES, near_moves
 
 EXIT_PASS, EXIT_FAIL, EXIT_USAGE, EXIT_UNDECIDED, EXIT_INTERNAL = 0, 1, 2, 3, 4
 
@@ -370,8 +370,7 @@ def _show(arguments) -> int:
                         for p in theorem.predictions],
         "mutants": [{"name": m.name, "description": m.description, "resolutions_moved": moved[m.name]}
                     for m in theorem.mutants],
-        "near_mutants": {name: _nearest(distances) for name, distances in moved.items()
-                         if _nearest(distances) <= NEAR_RESOLUTIONS},
+        "near_mutants": near_moves(moved),
         "nearness": theorem.nearness and theorem.nearness.describe(),
         "notes": theorem.notes,
         "expected_failure": theorem.expected_failure or None,
@@ -429,11 +428,6 @@ def _mutant_distance(theorem, name: str) -> dict[str, float] | None:
                 for prediction, value in theorem.mutant_distance(name).items()}
     except (ArithmeticError, InvalidInput):
         return None
-
-
-def _nearest(distances: dict[str, float | None] | None) -> float:
-    """The smallest finite move of a mutant's targets, in resolutions (inf where it moves none)."""
-    return min((value for value in (distances or {}).values() if value is not None), default=math.inf)
 
 
 def _resolution_or_none(prediction, instance) -> float | None:

@@ -234,6 +234,14 @@ RESOLUTION_BASES = {
 
 NEAR_RESOLUTIONS = 3 * (1 + 1e-12)  # a near mutant lies at most three resolutions from the truth (ratio rounding)
 
+
+def near_moves(moves: Mapping[str, Mapping[str, float | None] | None]) -> dict[str, float]:
+    """The near mutants among `moves` (mutant name -> resolutions it moves each predicted target, None where that
+    is undefined): name -> its smallest move, for those whose smallest move is at most NEAR_RESOLUTIONS."""
+    smallest = {name: min((v for v in (per_target or {}).values() if v is not None), default=math.inf)
+                for name, per_target in moves.items()}
+    return {name: value for name, value in smallest.items() if value <= NEAR_RESOLUTIONS}
+
 # Where a theorem's near mutants show when none moves a predicted target (`Theorem.nearness`)
 NEARNESS_KINDS = {
     "exact": "exact counts and identities: any error moves a count by at least 1 (two resolutions of 0.5) or leaves "
@@ -463,12 +471,7 @@ class Theorem:
 
     def near_mutants(self) -> dict[str, float]:
         """The mutants that move some predicted target by at most three resolutions: name -> the smallest move."""
-        near = {}
-        for mutant in self.mutants:
-            moves = self.mutant_distance(mutant.name).values()
-            if moves and min(moves) <= NEAR_RESOLUTIONS:
-                near[mutant.name] = min(moves)
-        return near
+        return near_moves({mutant.name: self.mutant_distance(mutant.name) for mutant in self.mutants})
 
     def mutant_distance(self, name: str) -> dict[str, float]:
         """How far mutant `name` moves each prediction's target, in that prediction's resolutions: per prediction
