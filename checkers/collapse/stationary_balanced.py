@@ -33,7 +33,8 @@ def read_near_stationary_bound(instance: Instance, budget: Budget, seed: np.rand
     coefficient = float(instance.constant("stationary_coefficient"))
     margins, ratios = [], []
 
-    def visit(current, grads):
+    def visit(current, grads) -> float | None:
+        """Record the margin at a point; return the ratio ||D|| / bound there (None where the bound is 0)."""
         full = _regularized(instance, current, grads)
         bound = (np.linalg.norm(current[1], 2) * np.linalg.norm(full[1])
                  + np.linalg.norm(current[0], 2) * np.linalg.norm(full[0])) / coefficient
@@ -41,15 +42,16 @@ def read_near_stationary_bound(instance: Instance, budget: Budget, seed: np.rand
         if bound > 0:
             margins.append(1 - norm / bound)
             ratios.append((norm / bound, len(margins) - 1))
-        elif norm > 0:
+            return norm / bound
+        if norm > 0:
             margins.append(-np.inf)
+        return None
 
     step = min(STATIONARY_STEP, 0.5 / lam)  # eta lambda <= 1/2: the decay factor stays in (0, 1)
     descend(instance, weights, x, y, step, FLOOR_STEPS, visit)
-    ratio, at = max(ratios, default=(None, None))
+    ratio, at = max(ratios, default=(None, None))  # the run's tightest step, before the attaining point is added
     attaining = attaining_point(weights)
-    visit(attaining, gradients(attaining, x, y, instance["between"], np))
-    attained = ratios[-1][0] if ratios and ratios[-1][1] == len(margins) - 1 else None
+    attained = visit(attaining, gradients(attaining, x, y, instance["between"], np))
     return Exact(mpmath.mpf(min(margins, default=0.0)), tolerance=1e-12,
                  method=f"{FLOOR_STEPS} GD steps (eta = {step:g}) towards a stationary point, and the point where "
                         "the bound is attained",
