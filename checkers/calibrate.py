@@ -21,12 +21,11 @@ import math
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-import numpy as np
 import scipy.stats
 
 from checkers import registry
 from checkers.check import DEFAULT_FALSE_FAIL_RATE
-from checkers.stats import FAIL, INCONCLUSIVE, PASS
+from checkers.stats import FAIL, INCONCLUSIVE, PASS, inverse_variance_mean
 from checkers.store import ResultStore
 from checkers.sweep import ERROR, Task, plan, sweep
 from checkers.verdict import OUTSIDE
@@ -109,13 +108,9 @@ def pooled_offsets(verdicts: list[dict]) -> tuple[PooledOffset, ...]:
             readings.setdefault(prediction["name"], []).append((observed - interval[0], error, resolution))
     pooled = []
     for name, rows in readings.items():
-        offsets, errors = np.array([r[0] for r in rows]), np.array([r[1] for r in rows])
-        weights = errors**-2.0
-        mean = float(np.sum(weights * offsets) / np.sum(weights))
-        pooled.append(PooledOffset(prediction=name, runs=len(rows), offset=mean,
-                                   standard_error=float(np.sum(weights) ** -0.5),
-                                   chi_square=float(np.sum(weights * (offsets - mean) ** 2)),
-                                   resolution=float(rows[0][2])))
+        offset, standard_error, chi_square = inverse_variance_mean([r[0] for r in rows], [r[1] for r in rows])
+        pooled.append(PooledOffset(prediction=name, runs=len(rows), offset=offset, standard_error=standard_error,
+                                   chi_square=chi_square, resolution=float(rows[0][2])))
     return tuple(pooled)
 
 

@@ -2,7 +2,8 @@
 
 Contents
 --------
-Estimates:     `Estimate` (mean, standard error, degrees of freedom, sample count), `mean_estimate`
+Estimates:     `Estimate` (mean, standard error, degrees of freedom, sample count), `mean_estimate`,
+               `inverse_variance_mean` (independent estimates of one quantity, pooled)
 Comparisons:   `compare_to_target` (an estimate vs a predicted interval, t-test at a stated false-fail
                rate), `compare_exact` (a deterministic value vs the interval), `Comparison`
 Power:         `critical_value`, `detectable_discrepancy` (the smallest discrepancy found with
@@ -61,6 +62,15 @@ def mean_estimate(replicates: np.ndarray, *, samples_per_replicate: int = 1, met
     count = replicates.size
     return Estimate(float(replicates.mean()), float(replicates.std(ddof=1) / math.sqrt(count)),
                     float(count - 1), int(count * samples_per_replicate), method)
+
+
+def inverse_variance_mean(values, standard_errors) -> tuple[float, float, float]:
+    """(mean, its standard error, chi-square of the values around it) of independent estimates of one quantity,
+    each weighted by 1/se^2. The chi-square is on (count - 1) degrees of freedom when the standard errors are right."""
+    values, errors = np.asarray(values, dtype=np.float64), np.asarray(standard_errors, dtype=np.float64)
+    weights = errors**-2.0
+    mean = float(np.sum(weights * values) / np.sum(weights))
+    return mean, float(np.sum(weights) ** -0.5), float(np.sum(weights * (values - mean) ** 2))
 
 
 def control_variate_estimate(replicates: np.ndarray, controls: np.ndarray, *, method: str = "") -> Estimate:

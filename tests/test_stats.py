@@ -17,6 +17,7 @@ from checkers.stats import (
     detectable_discrepancy,
     extrapolation_fit,
     fit_rate,
+    inverse_variance_mean,
     mean_estimate,
     rejection_power,
     samples_needed,
@@ -143,3 +144,12 @@ def test_the_extrapolation_model_check_rejects_a_wrong_exponent_and_cannot_judge
     assert extrapolation_fit(sizes, estimates(1.0), exponent=0.5) < 1e-6  # 1/d data read as d^-1/2
     assert extrapolation_fit(sizes, estimates(1.0, error=1.0), exponent=0.5) > 0.5  # too noisy to tell
     assert extrapolation_fit(sizes[:2], estimates(1.0)[:2], exponent=0.5) == 1.0
+
+
+def test_an_inverse_variance_mean_of_equal_errors_is_the_plain_mean():
+    """With equal standard errors s the weights are equal: the plain mean, error s/sqrt(n), and chi-square
+    sum (v - mean)^2 / s^2; a value with half the error counts four times."""
+    mean, error, chi_square = inverse_variance_mean([1.0, 2.0, 6.0], [0.5, 0.5, 0.5])
+    assert mean == pytest.approx(3.0) and error == pytest.approx(0.5 / 3**0.5)
+    assert chi_square == pytest.approx((4 + 1 + 9) / 0.25)
+    assert inverse_variance_mean([0.0, 5.0], [1.0, 0.5])[0] == pytest.approx(4.0)
