@@ -4,8 +4,12 @@ or on a dask.distributed cluster, with every finished task stored as it complete
 Seeds: task i of a sweep is identified by its key (theorem, parameters, overrides, seed index, fidelity,
 false-fail rate, mutant); its seed is drawn from the root SeedSequence spawned at that key
 (`checkers.seeds`), so a task's numbers do not depend on the executor, the number of workers or the
-order in which tasks finish. Results go to a `ResultStore` (SQLite) one transaction per task; a re-run
-skips the keys already stored, so a sweep killed at any point resumes without loss or duplication.
+order in which tasks finish. A paired task (`Task.paired`: a mutant run on the true statement's draws, as
+`thmcheck calibrate --paired` asks) takes the seed of the same task as stated; tasks that share a seed run one
+after another in one process, so draws that a checker memoizes independently of the statement
+(`checkers.shared_draws`) are simulated once for all of them. Results go to a `ResultStore` (SQLite) one
+transaction per task; a re-run skips the keys already stored, so a sweep killed at any point resumes without
+loss or duplication.
 No scheduling of our own: the process pool is `concurrent.futures`, the cluster is dask's.
 """
 
@@ -85,16 +89,26 @@ class Task:
     overrides: Mapping[str, str] = field(default_factory=dict)
     mutant: str | None = None
     plugins: tuple[str, ...] = ()
+    paired: bool = False  # a mutant's task on the seed of the same task as stated (common random numbers)
 
     @property
     def key(self) -> str:
         return task_key(self.theorem, self.parameters, self.seed_index, fidelity=self.fidelity,
-                        false_fail_rate=self.false_fail_rate, overrides=self.overrides, mutant=self.mutant)
+                        false_fail_rate=self.false_fail_rate, overrides=self.overrides, mutant=self.mutant,
+                        paired=self.paired and self.mutant is not None)
+
+    @property
+    def draws_key(self) -> str:
+        """The key whose seed this task's draws come from: the task as stated when paired, else its own."""
+        if not self.paired:
+            return self.key
+        return task_key(self.theorem, self.parameters, self.seed_index, fidelity=self.fidelity,
+                        false_fail_rate=self.false_fail_rate, overrides=self.overrides)
 
     @property
     def seed(self) -> int:
-        """The check's seed: the root SeedSequence spawned at this task's key, as a 63-bit integer."""
-        state = seed_sequence(self.root_seed, "sweep", self.key).generate_state(2, dtype=np.uint32)
+        """The check's seed: the root SeedSequence spawned at `draws_key`, as a 63-bit integer."""
+        state = seed_sequence(self.root_seed, "sweep", self.draws_key).generate_state(2, dtype=np.uint32)
         return (int(state[0]) << 31) | (int(state[1]) >> 1)
 
 
@@ -116,6 +130,19 @@ def run_task(task: Task) -> tuple[str, dict]:
     return task.key, verdict.to_dict()
 
 
+def run_tasks(tasks: Sequence[Task]) -> list[tuple[str, dict]]:
+    """Run tasks that share a seed one after another in this process (so they share memoized draws)."""
+    return [run_task(task) for task in tasks]
+
+
+def seed_groups(tasks: Sequence[Task]) -> list[list[Task]]:
+    """The tasks grouped by the seed their draws come from, in the order each group first appears."""
+    groups: dict[str, list[Task]] = {}
+    for task in tasks:
+        groups.setdefault(task.draws_key, []).append(task)
+    return list(groups.values())
+
+
 @dataclass(frozen=True)
 class SweepSummary:
     store: Path
@@ -132,8 +159,9 @@ class SweepSummary:
 def plan(theorem: str, grid: Mapping[str, Sequence[str]], seeds: int, *, fixed: Mapping[str, str] | None = None,
          fidelity: str = "quick", false_fail_rate: float = DEFAULT_FALSE_FAIL_RATE, root_seed: int = 0,
          overrides: Mapping[str, str] | None = None, mutant: str | None = None,
-         plugins: Sequence[str] = ()) -> list[Task]:
-    """The sweep's tasks, validated before anything runs (a bad grid value is an error here, not later)."""
+         plugins: Sequence[str] = (), paired: bool = False) -> list[Task]:
+    """The sweep's tasks, validated before anything runs (a bad grid value is an error here, not later); with
+    `paired`, a mutant's tasks take the seeds of the statement's own (`Task.paired`)."""
     checker = registry.checker(theorem)
     if fidelity not in FIDELITIES:
         raise InvalidInput(f"fidelity must be one of {', '.join(FIDELITIES)}, got {fidelity!r}")
@@ -150,7 +178,7 @@ def plan(theorem: str, grid: Mapping[str, Sequence[str]], seeds: int, *, fixed: 
         parameters = {**fixed, **point}
         checker.theorem.instance(parameters, overrides)  # validates names, domains and overrides
         tasks.extend(Task(theorem, parameters, index, fidelity, false_fail_rate, root_seed, dict(overrides or {}),
-                          mutant, tuple(plugins)) for index in range(seeds))
+                          mutant, tuple(plugins), paired) for index in range(seeds))
     return tasks
 
 
@@ -179,17 +207,19 @@ def sweep(tasks: Sequence[Task], store_path: str | Path, *, executor: str = "pro
                       version)
             bar.update(1)
 
+        groups = seed_groups(pending)
         try:
             if executor == "serial" or not pending:
-                for task in pending:
+                for task in itertools.chain.from_iterable(groups):
                     record(*run_task(task))
             elif executor == "processes":
                 context = multiprocessing.get_context("spawn")  # no fork of a threaded parent
                 others = set(multiprocessing.active_children())  # children that are not this pool's workers
                 pool = ProcessPoolExecutor(max_workers=workers, mp_context=context)
                 try:
-                    for future in as_completed([pool.submit(run_task, task) for task in pending]):
-                        record(*future.result())
+                    for future in as_completed([pool.submit(run_tasks, group) for group in groups]):
+                        for result in future.result():
+                            record(*result)
                 except BaseException:  # interrupted (Ctrl-C, SIGTERM) or failed: stop the workers' tasks too
                     pool.shutdown(wait=False, cancel_futures=True)
                     for child in set(multiprocessing.active_children()) - others:
@@ -197,7 +227,7 @@ def sweep(tasks: Sequence[Task], store_path: str | Path, *, executor: str = "pro
                     raise
                 pool.shutdown()
             else:
-                _run_on_dask(pending, record, scheduler, workers)
+                _run_on_dask(groups, record, scheduler, workers)
         finally:
             bar.close()
         keys = {task.key for task in tasks}
@@ -205,7 +235,7 @@ def sweep(tasks: Sequence[Task], store_path: str | Path, *, executor: str = "pro
     return SweepSummary(Path(store_path), len(tasks), len(tasks) - len(pending), len(pending), dict(outcomes))
 
 
-def _run_on_dask(pending: Sequence[Task], record, scheduler: str | None, workers: int | None) -> None:
+def _run_on_dask(groups: Sequence[Sequence[Task]], record, scheduler: str | None, workers: int | None) -> None:
     try:
         from dask.distributed import Client, LocalCluster
         from dask.distributed import as_completed as dask_completed
@@ -217,9 +247,10 @@ def _run_on_dask(pending: Sequence[Task], record, scheduler: str | None, workers
     else:
         cluster, client = None, Client(scheduler)
     try:
-        futures = client.map(run_task, pending, pure=False)
+        futures = client.map(run_tasks, groups, pure=False)
         for future in dask_completed(futures):
-            record(*future.result())
+            for result in future.result():
+                record(*result)
     finally:
         client.close()
         if cluster is not None:

@@ -81,6 +81,10 @@ def test_the_command_prints_the_markdown_table(capsys, tmp_path):
     out = capsys.readouterr().out.splitlines()
     assert code == 0 and out[-1].startswith("| balancedness-identity | quick | 2 | 2 / 0 / 0 |")
     assert out[-1].endswith("| 2 of 2 | exact counts and identities | no Monte Carlo estimate |")
+    code = main(["calibrate", "balancedness-identity", "--seeds", "2", "--executor", "serial", "--json", "--paired",
+                 "--store", str(tmp_path / "s.sqlite")])
+    (paired,) = json.loads(capsys.readouterr().out)
+    assert code == 0 and paired["paired"] and paired["true_statement"]["runs"] == 2  # the stated runs are reused
 
 
 def test_the_markdown_table_names_near_mutants_with_how_far_they_move_a_target():
@@ -116,6 +120,27 @@ def test_a_calibration_pools_the_true_statements_monte_carlo_estimates(tmp_path)
     assert set(pooled) == {"monte-carlo", "gradient", "neuron-gradient"}  # hermite-series is exact
     assert all(p.runs == 2 and p.standard_error > 0 for p in pooled.values())
     assert result.to_dict()["pooled_offsets"][0]["prediction"] == "monte-carlo"
+
+
+def test_a_paired_calibration_reads_each_seeds_draws_for_every_version_with_one_worker_or_two(tmp_path):
+    """Mutants that change only a target see the statement's very numbers on each seed (common random numbers); one
+    that changes what is simulated (the activation) does not; a process pool stores the serial numbers."""
+    def observed(path):
+        with ResultStore(path) as store:
+            return {(json.loads(r.task_key)["mutant"], r.seed_index): [p["observed"] for p in r.verdict["predictions"]]
+                    for r in store.records()}
+    (serial,) = calibrate(["population-loss"], tmp_path / "s.sqlite", seeds=2, executor="serial", progress=False,
+                          paired=True)
+    calibrate(["population-loss"], tmp_path / "p.sqlite", seeds=2, executor="processes", workers=2,
+              progress=False, paired=True)
+    numbers = observed(tmp_path / "s.sqlite")
+    assert numbers == observed(tmp_path / "p.sqlite") and serial.paired and serial.to_dict()["paired"]
+    for seed in (0, 1):
+        assert numbers[("cho-saul-factor", seed)][:3] == numbers[(None, seed)][:3]  # the three Monte Carlo readings
+        assert numbers[("debiased-keeps-linear", seed)][0] != numbers[(None, seed)][0]
+    assert numbers[(None, 0)] != numbers[(None, 1)]
+    assert all(m.failed == m.runs == 2 for m in serial.mutants)
+    assert "| population-loss | quick | 2 paired |" in markdown_calibration([serial])
 
 
 def test_the_most_significant_pooled_offset_is_reported_in_the_table():

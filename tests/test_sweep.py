@@ -13,7 +13,7 @@ import pytest
 
 from checkers.cli import main
 from checkers.store import ResultStore
-from checkers.sweep import Task, parse_grid, plan, split_values, sweep
+from checkers.sweep import Task, parse_grid, plan, seed_groups, split_values, sweep
 from theorems.errors import InvalidInput
 
 GRID = {"rho": ["0.1", "0.5", "0.9"], "activation": ["relu", "tanh"]}
@@ -46,6 +46,19 @@ def test_a_tasks_seed_depends_on_its_identity_only():
     other_root = plan("dual-kernel", GRID, 3, root_seed=1)
     assert all(a.seed != b.seed for a, b in zip(tasks, other_root))
     assert 0 <= min(t.seed for t in tasks) and max(t.seed for t in tasks) < 2**63
+
+
+def test_a_paired_mutant_takes_the_seed_of_the_statement_and_runs_beside_it():
+    """Pairing changes a mutant's seed and key only: the statement's own task is the same task either way."""
+    (stated,) = plan("population-loss", {}, 1)
+    (paired,) = plan("population-loss", {}, 1, mutant="cho-saul-factor", paired=True)
+    (independent,) = plan("population-loss", {}, 1, mutant="cho-saul-factor")
+    assert plan("population-loss", {}, 1, paired=True)[0].key == stated.key
+    assert paired.seed == stated.seed != independent.seed
+    assert len({stated.key, paired.key, independent.key}) == 3
+    tasks = plan("population-loss", {}, 2) + plan("population-loss", {}, 2, mutant="cho-saul-factor", paired=True)
+    assert [[task.seed_index for task in group] for group in seed_groups(tasks)] == [[0, 0], [1, 1]]
+    assert [len(group) for group in seed_groups(plan("population-loss", {}, 2, mutant="cho-saul-factor"))] == [1, 1]
 
 
 def test_store_keeps_each_task_once(tmp_path):
