@@ -21,7 +21,7 @@ import sys
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -100,10 +100,7 @@ class Task:
     @property
     def draws_key(self) -> str:
         """The key whose seed this task's draws come from: the task as stated when paired, else its own."""
-        if not self.paired:
-            return self.key
-        return task_key(self.theorem, self.parameters, self.seed_index, fidelity=self.fidelity,
-                        false_fail_rate=self.false_fail_rate, overrides=self.overrides)
+        return replace(self, mutant=None, paired=False).key if self.paired else self.key
 
     @property
     def seed(self) -> int:
