@@ -249,8 +249,9 @@ def _power_against_mutants(versions: dict[str, Instance], prediction: Prediction
         except (ThmcheckError, ArithmeticError):  # not evaluable for this mutant: no power is claimed
             continue
         shift = max(float(target.lower) - interval[1], interval[0] - float(target.upper), 0.0)
-        if shift > 0:
-            powers[name] = rejection_power(shift, observation.standard_error, observation.degrees_of_freedom, rate)
+        if shift > 0:  # a bias up to the observation's systematic bound may pull it toward the truth
+            powers[name] = rejection_power(max(shift - observation.systematic, 0.0), observation.standard_error,
+                                           observation.degrees_of_freedom, rate)
     return powers or None
 
 
@@ -318,7 +319,7 @@ def _check_prediction(checker: Checker, instance: Instance, prediction: Predicti
             break
     return PredictionResult(
         outcome=comparison.outcome, predicted=float(target.value), predicted_interval=(lower, upper),
-        observed=observation.value, standard_error=observation.standard_error,
+        observed=observation.value, standard_error=observation.standard_error, systematic=observation.systematic,
         degrees_of_freedom=observation.degrees_of_freedom, samples=observation.samples, method=observation.method,
         distance=comparison.distance, statistic=comparison.statistic, p_value=comparison.p_value,
         detectable=comparison.detectable, resolution=resolution, false_fail_rate=rate_each * stages,

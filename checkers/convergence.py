@@ -7,17 +7,26 @@ model is checked, not assumed: q must be at most CONTRACTION (else the reading i
 not reached its geometric regime, and a finer computation would resolve it). A change already below the
 computation's own accuracy `floor` (round-off, grid spacing) means the sequence has settled; then `floor` is the
 accuracy. The accuracy is thus a stated bound under a verified model, never a multiple of the last change.
+
+A Monte Carlo limit read across sizes is extrapolated in a finite-size model L + B size^-e: with e stated and the
+model chi-square checked (`checked_extrapolation`), or with e only bounded (`bounded_extrapolation`), where the
+spread of the limits the sizes accept is the reading's systematic bound and the comparison weighs it against the
+resolution.
 """
 
 from __future__ import annotations
 
 import math
+from dataclasses import replace
+
+import numpy as np
 
 from checkers.check import Unresolved
 from checkers.stats import Estimate, extrapolate_limit, extrapolation_fit
 
 CONTRACTION = 0.5
 MODEL_REJECTION = 1e-3  # a finite-size model whose chi-square p-value falls below this is rejected
+EXPONENT_GRID = 49  # exponents tried between the bounds of `bounded_extrapolation`, evenly spaced in log
 
 
 def settled_limit(earlier: float, previous: float, last: float, *, floor: float, what: str) -> tuple[float, float]:
@@ -47,3 +56,39 @@ def checked_extrapolation(sizes, estimates: list[Estimate], *, exponent: float, 
                          f"{described}")
     return extrapolate_limit(sizes, estimates, exponent=exponent, method=f"{what}: {described}; extrapolated as "
                                                                         f"{model}")
+
+
+def bounded_extrapolation(sizes, estimates: list[Estimate], *, exponents: tuple[float, float], what: str,
+                          size_name: str = "d") -> Estimate:
+    """The limit L of value(size) = L + B size^-e with the exponent only bounded, lower <= e <= upper, from
+    estimates at three or more sizes.
+
+    Each exponent of a grid over the bounds is fitted by weighted least squares and chi-square checked
+    (`checkers.stats.extrapolation_fit`); the exponents whose p-value is at least MODEL_REJECTION are the models
+    the sizes accept. The reading is the best-fitting accepted model's limit with that fit's standard error, and
+    its `systematic` bound is the farthest any other accepted model's limit lies from it: what the sizes cannot
+    tell apart enters the test, so a comparison passes only where that spread is small against the resolution.
+    Estimates that reject every exponent in the bounds leave the reading unresolved."""
+    lower, upper = exponents
+    if len(estimates) < 3 or len(set(sizes)) < 3:
+        raise ValueError("a bounded extrapolation needs estimates at three or more distinct sizes")
+    if not 0 < lower <= upper:
+        raise ValueError(f"exponent bounds must satisfy 0 < lower <= upper, got {exponents}")
+    described = "; ".join(f"{size_name} = {size}: {e.value:+.5g} +- {e.standard_error:.2g} ({e.samples} draws)"
+                          for size, e in zip(sizes, estimates))
+    model = f"L + B {size_name}^-e, {lower:.3g} <= e <= {upper:.3g}"
+    fits = [(extrapolation_fit(sizes, estimates, exponent=exponent), exponent)
+            for exponent in np.geomspace(lower, upper, EXPONENT_GRID)]
+    accepted = [(p_value, exponent) for p_value, exponent in fits if p_value >= MODEL_REJECTION]
+    if not accepted:
+        best = max(fits)
+        raise Unresolved(f"{what} does not follow {model} across the sizes (best chi-square p = {best[0]:.2g}, at "
+                         f"e = {best[1]:.3g}): {described}")
+    limits = {exponent: extrapolate_limit(sizes, estimates, exponent=exponent) for _, exponent in accepted}
+    p_value, exponent = max(accepted)
+    reading = limits[exponent]
+    spread = max(abs(limit.value - reading.value) for limit in limits.values())
+    kept = [e for _, e in accepted]
+    return replace(reading, systematic=spread, method=(
+        f"{what}: {described}; extrapolated as {model}: best e = {exponent:.3g} (chi-square p = {p_value:.2g}), "
+        f"the sizes accept e in [{min(kept):.3g}, {max(kept):.3g}], whose limits lie within {spread:.2g} of it"))

@@ -396,7 +396,8 @@ def _prediction_evidence(prediction: dict) -> str:
         f"; resolution {_format(prediction['resolution'])}"
         + (f" ({reason['basis'].replace('-', ' ')}: {reason['reason']})" if reason else ""))
     return (f"{prediction['name']}: {prediction['outcome']} (predicted {_format(prediction.get('predicted'))}, "
-            f"observed {_format(prediction.get('observed'))}" + (f" ± {error}" if error else "") + tight
+            f"observed {_format(prediction.get('observed'))}" + (f" ± {error}" if error else "")
+            + (f" (systematic ± {_format(prediction['systematic'])})" if prediction.get("systematic") else "") + tight
             + resolution + ")")
 
 

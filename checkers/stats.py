@@ -45,13 +45,18 @@ PASS, FAIL, INCONCLUSIVE = Outcome.PASS, Outcome.FAIL, Outcome.INCONCLUSIVE
 
 @dataclass(frozen=True)
 class Estimate:
-    """A Monte Carlo estimate: `value` with `standard_error` on `degrees_of_freedom`, from `samples`."""
+    """A Monte Carlo estimate: `value` with `standard_error` on `degrees_of_freedom`, from `samples`.
+
+    `systematic` bounds a bias of `value` that the standard error does not cover: the spread of the limits of
+    the finite-size models that the sizes accept (`checkers.convergence.bounded_extrapolation`). A comparison
+    adds it to what it allows before failing and to what it can detect before passing."""
 
     value: float
     standard_error: float
     degrees_of_freedom: float
     samples: int
     method: str = ""
+    systematic: float = 0.0
 
 
 def mean_estimate(replicates: np.ndarray, *, samples_per_replicate: int = 1, method: str = "") -> Estimate:
@@ -154,24 +159,27 @@ class Comparison:
 
 def compare_to_target(estimate: Estimate, lower: float, upper: float, *, false_fail_rate: float,
                       resolution: float, power: float = 0.9) -> Comparison:
-    """Test whether a Monte Carlo estimate is consistent with the predicted interval [lower, upper]."""
+    """Test whether a Monte Carlo estimate is consistent with the predicted interval [lower, upper]. The
+    estimate's `systematic` bound widens the interval it is tested against (a bias up to it is no evidence) and
+    adds to the smallest discrepancy it can detect."""
     distance = max(lower - estimate.value, estimate.value - upper, 0.0)
+    beyond = max(distance - estimate.systematic, 0.0)  # the part of the distance a bias cannot explain
     critical = critical_value(false_fail_rate, estimate.degrees_of_freedom)
     if estimate.standard_error > 0:
-        statistic = distance / estimate.standard_error
+        statistic = beyond / estimate.standard_error
         if math.isinf(estimate.degrees_of_freedom):
             p_value = float(2 * scipy.stats.norm.sf(statistic))
         else:
             p_value = float(2 * scipy.stats.t.sf(statistic, estimate.degrees_of_freedom))
     else:
-        statistic = math.inf if distance > 0 else 0.0
-        p_value = 0.0 if distance > 0 else 1.0
+        statistic = math.inf if beyond > 0 else 0.0
+        p_value = 0.0 if beyond > 0 else 1.0
     # a two-sided prediction is only as sharp as its interval is narrow; a one-sided one (a bound)
     # is sharp on its finite side
     width = upper - lower if math.isfinite(upper - lower) else 0.0
     detectable = detectable_discrepancy(estimate.standard_error, estimate.degrees_of_freedom,
-                                        false_fail_rate, power=power) + width
-    if distance > critical * estimate.standard_error:
+                                        false_fail_rate, power=power) + width + estimate.systematic
+    if beyond > critical * estimate.standard_error:
         outcome = FAIL
     elif detectable <= resolution:
         outcome = PASS

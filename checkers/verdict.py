@@ -43,6 +43,7 @@ class PredictionResult:
     predicted_interval: tuple[float, float] | None = None
     observed: float | None = None
     standard_error: float | None = None
+    systematic: float | None = None  # a bound on the observation's bias beyond its standard error (a model's spread)
     degrees_of_freedom: float | None = None
     samples: int | None = None
     method: str = ""
@@ -135,7 +136,8 @@ class Verdict:
                 predicted = f"{lower:.10g}" if lower == upper else f"[{lower:.10g}, {upper:.10g}]"
                 observed = f"{p.observed:.10g}"
                 if p.standard_error is not None:
-                    observed += f" +- {p.standard_error:.3g} (se, {p.samples} samples, {p.method})"
+                    systematic = f"; systematic +- {p.systematic:.3g}" if p.systematic else ""
+                    observed += f" +- {p.standard_error:.3g} (se{systematic}, {p.samples} samples, {p.method})"
                 elif p.method:
                     observed += f" ({p.method})"
                 lines.append(f"      predicted {predicted}; observed {observed}")

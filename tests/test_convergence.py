@@ -1,4 +1,5 @@
-"""checkers.convergence: the geometric-tail bound holds on geometric sequences and refuses others."""
+"""checkers.convergence: the geometric-tail bound holds on geometric sequences and refuses others; extrapolations
+across sizes read a checked model's limit, or bound what the sizes cannot tell apart, or refuse."""
 
 import pytest
 from hypothesis import given
@@ -35,3 +36,41 @@ def test_a_checked_extrapolation_returns_the_intercept_or_refuses_a_model_the_si
     curved = [Estimate(1.0 + 3.0 / d + 0.02 * (d == 200), 0.001, 50.0, 51) for d in sizes]  # 20 s.e. off the line
     with pytest.raises(Unresolved, match="does not follow"):
         checked_extrapolation(sizes, curved, exponent=1.0, what="a test")
+
+
+SIZES = (100, 200, 400)
+
+
+def _estimates(law, error):
+    from checkers.stats import Estimate
+    return [Estimate(law(d), error, 50.0, 51) for d in SIZES]
+
+
+@pytest.mark.parametrize("law", [lambda d: 1.0 + 3.0 / d, lambda d: 1.0 + 3.0 / d + 60.0 / d**2,
+                                 lambda d: 1.0 - 0.4 * d**-0.6, lambda d: 1.0 + 20.0 * d**-1.8])
+@pytest.mark.parametrize("error", [1e-4, 1e-3])
+def test_a_bounded_extrapolation_brackets_the_limit_of_laws_inside_its_bounds(law, error):
+    """Laws whose finite-size terms decay like d^-e with 1/2 <= e <= 2 (one power, or two, the second a next
+    order of 0.6% at d = 100): the limit 1 lies within the reading's systematic bound and a few standard errors,
+    and the bound does not shrink when the estimates are less precise (as many exponents fit, or more). At errors
+    of 1e-5 the two-power law rejects every single power, and the reading is unresolved (below)."""
+    from checkers.convergence import bounded_extrapolation
+    reading = bounded_extrapolation(SIZES, _estimates(law, error), exponents=(0.5, 2.0), what="a test")
+    assert abs(reading.value - 1.0) <= reading.systematic + 4 * reading.standard_error
+    assert "the sizes accept e in" in reading.method and "d = 200" in reading.method
+    wider = bounded_extrapolation(SIZES, _estimates(law, 10 * error), exponents=(0.5, 2.0), what="a test")
+    assert wider.systematic >= reading.systematic * (1 - 1e-9)
+
+
+def test_a_bounded_extrapolation_refuses_a_law_outside_its_bounds():
+    """1 + 5 d^-0.1 read as d^-e with e >= 1/2 would put the limit near 3: every exponent in the bounds is
+    rejected, so the reading is unresolved rather than wrong."""
+    from checkers.convergence import bounded_extrapolation
+    with pytest.raises(Unresolved, match="does not follow L \\+ B d\\^-e, 0.5 <= e <= 2"):
+        bounded_extrapolation(SIZES, _estimates(lambda d: 1.0 + 5.0 * d**-0.1, 1e-3), exponents=(0.5, 2.0),
+                              what="a test")
+    with pytest.raises(Unresolved, match="best chi-square p = .* at e = 1.1"):  # a single power cannot fit it
+        bounded_extrapolation(SIZES, _estimates(lambda d: 1.0 + 3.0 / d + 60.0 / d**2, 1e-5), exponents=(0.5, 2.0),
+                              what="a test")
+    with pytest.raises(ValueError, match="three or more"):
+        bounded_extrapolation(SIZES[:2], _estimates(lambda d: 1.0, 1e-3)[:2], exponents=(0.5, 2.0), what="x")

@@ -39,6 +39,20 @@ def test_compare_outcomes():
     assert inside.distance == 0 and inside.outcome == PASS
 
 
+def test_a_systematic_bound_is_allowed_before_failing_and_counted_before_passing():
+    """An estimate 0.2 from the target with se 0.01 fails; with a systematic bound of 0.19 the bias could explain
+    all but 0.01 of it, one standard error, so it does not; the bound also adds to what the test can detect."""
+    plain, biased = Estimate(1.2, 0.01, 30, 1000), Estimate(1.2, 0.01, 30, 1000, systematic=0.19)
+    assert compare_to_target(plain, 1.0, 1.0, false_fail_rate=1e-6, resolution=1.0).outcome == FAIL
+    allowed = compare_to_target(biased, 1.0, 1.0, false_fail_rate=1e-6, resolution=1.0)
+    assert allowed.outcome == PASS and allowed.statistic == pytest.approx(1.0)
+    assert allowed.detectable == pytest.approx(compare_to_target(plain, 1.2, 1.2, false_fail_rate=1e-6,
+                                                                 resolution=1.0).detectable + 0.19)
+    assert compare_to_target(biased, 1.0, 1.0, false_fail_rate=1e-6, resolution=0.2).outcome == INCONCLUSIVE
+    assert compare_to_target(biased, 1.3, 1.3, false_fail_rate=1e-6, resolution=1.0).outcome == PASS
+    assert compare_to_target(biased, 1.5, 1.5, false_fail_rate=1e-6, resolution=1.0).outcome == FAIL
+
+
 def test_detectable_discrepancy_has_the_stated_power():
     """A discrepancy equal to the detectable size is caught with probability about 0.9."""
     rng = np.random.default_rng(1)
