@@ -39,6 +39,7 @@ def test_a_checked_extrapolation_returns_the_intercept_or_refuses_a_model_the_si
 
 
 SIZES = (100, 200, 400)
+BOUNDS = dict(exponent=1.0, bounds=(0.5, 2.0))  # srf-constants': the derivation's 1/d, within a factor two
 
 
 def _estimates(law, error):
@@ -55,11 +56,24 @@ def test_a_bounded_extrapolation_brackets_the_limit_of_laws_inside_its_bounds(la
     and the bound does not shrink when the estimates are less precise (as many exponents fit, or more). At errors
     of 1e-5 the two-power law rejects every single power, and the reading is unresolved (below)."""
     from checkers.convergence import bounded_extrapolation
-    reading = bounded_extrapolation(SIZES, _estimates(law, error), exponents=(0.5, 2.0), what="a test")
+    reading = bounded_extrapolation(SIZES, _estimates(law, error), what="a test", **BOUNDS)
     assert abs(reading.value - 1.0) <= reading.systematic + 4 * reading.standard_error
     assert "the sizes accept e in" in reading.method and "d = 200" in reading.method
-    wider = bounded_extrapolation(SIZES, _estimates(law, 10 * error), exponents=(0.5, 2.0), what="a test")
+    wider = bounded_extrapolation(SIZES, _estimates(law, 10 * error), what="a test", **BOUNDS)
     assert wider.systematic >= reading.systematic * (1 - 1e-9)
+
+
+def test_a_bounded_extrapolation_reads_the_derivations_exponent_where_the_sizes_accept_it():
+    """1 + 3/d is read at e = 1 exactly, as the stated-exponent extrapolation reads it; 1 + 20 d^-1.8 at 1e-4
+    rejects e = 1, so the reading moves to the best-fitting exponent, whose limit is 1 to its error."""
+    from checkers.convergence import bounded_extrapolation
+    from checkers.stats import extrapolate_limit
+    estimates = _estimates(lambda d: 1.0 + 3.0 / d, 1e-3)
+    reading = bounded_extrapolation(SIZES, estimates, what="a test", **BOUNDS)
+    assert reading.value == extrapolate_limit(SIZES, estimates, exponent=1.0).value
+    assert "read at e = 1 " in reading.method
+    steep = bounded_extrapolation(SIZES, _estimates(lambda d: 1.0 + 20.0 * d**-1.8, 1e-4), what="a test", **BOUNDS)
+    assert "read at e = 1 " not in steep.method and abs(steep.value - 1.0) < 4 * steep.standard_error
 
 
 def test_a_bounded_extrapolation_refuses_a_law_outside_its_bounds():
@@ -67,10 +81,11 @@ def test_a_bounded_extrapolation_refuses_a_law_outside_its_bounds():
     rejected, so the reading is unresolved rather than wrong."""
     from checkers.convergence import bounded_extrapolation
     with pytest.raises(Unresolved, match="does not follow L \\+ B d\\^-e, 0.5 <= e <= 2"):
-        bounded_extrapolation(SIZES, _estimates(lambda d: 1.0 + 5.0 * d**-0.1, 1e-3), exponents=(0.5, 2.0),
-                              what="a test")
+        bounded_extrapolation(SIZES, _estimates(lambda d: 1.0 + 5.0 * d**-0.1, 1e-3), what="a test", **BOUNDS)
     with pytest.raises(Unresolved, match="best chi-square p = .* at e = 1.1"):  # a single power cannot fit it
-        bounded_extrapolation(SIZES, _estimates(lambda d: 1.0 + 3.0 / d + 60.0 / d**2, 1e-5), exponents=(0.5, 2.0),
-                              what="a test")
+        bounded_extrapolation(SIZES, _estimates(lambda d: 1.0 + 3.0 / d + 60.0 / d**2, 1e-5), what="a test",
+                              **BOUNDS)
     with pytest.raises(ValueError, match="three or more"):
-        bounded_extrapolation(SIZES[:2], _estimates(lambda d: 1.0, 1e-3)[:2], exponents=(0.5, 2.0), what="x")
+        bounded_extrapolation(SIZES[:2], _estimates(lambda d: 1.0, 1e-3)[:2], what="x", **BOUNDS)
+    with pytest.raises(ValueError, match="lower <= exponent <= upper"):
+        bounded_extrapolation(SIZES, _estimates(lambda d: 1.0, 1e-3), exponent=3.0, bounds=(0.5, 2.0), what="x")
