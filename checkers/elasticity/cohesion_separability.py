@@ -9,7 +9,8 @@ from theorems.elasticity.cohesion_separability import cohesion, separability
 CHECKER = Checker(
     theorem=cohesion_separability.THEOREM,
     simulation="exact in x given the weights, with the linear features' metric as the scale; draws at "
-               "n = 250..1000, extrapolated in n^(2 alpha - 1) once a chi-square check accepts that model",
+               "n = 250..1000, extrapolated in n^(2 alpha - 1) with the exponent bounded within a factor two (the "
+               "accepted models' spread is a systematic bound)",
     readers={"cohesion-coefficient": leading_coefficient_reader(class_mean_step_part(cohesion)),
              "separability-coefficient": leading_coefficient_reader(class_mean_step_part(separability))},
 )

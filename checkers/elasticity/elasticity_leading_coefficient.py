@@ -7,7 +7,7 @@ from theorems.elasticity import elasticity_leading_coefficient
 
 CHECKER = Checker(
     theorem=elasticity_leading_coefficient.THEOREM,
-    simulation="exact in x given the weights; draws at n = 250..1000, extrapolated in n^(2 alpha - 1) once a "
-               "chi-square check accepts that model",
+    simulation="exact in x given the weights; draws at n = 250..1000, extrapolated in n^(2 alpha - 1) with "
+               "the exponent bounded within a factor two (the accepted models' spread is a systematic bound)",
     readers={"leading-coefficient": leading_coefficient_reader(elasticity_step_part)},
 )

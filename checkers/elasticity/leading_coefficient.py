@@ -2,8 +2,9 @@
 
 Shared by the checkers of elasticity-polynomial and cohesion-separability: per size n = d = N, the
 metric's mu-dependence divided by its leading-order scale, exact in x given the weights, averaged over
-network draws, then extrapolated in n^(2 alpha - 1), the order of the terms the step's expansion leaves out, after a
-chi-square check of that model on the sizes.
+network draws, then extrapolated in n^(2 alpha - 1), the order of the terms the step's expansion leaves out, with
+the exponent bounded within a factor two of it rather than assumed: the limits of the exponents the sizes accept
+enter the test as a systematic bound (`checkers.convergence.bounded_extrapolation`).
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from checkers.check import Budget, Unresolved
-from checkers.convergence import checked_extrapolation
+from checkers.convergence import bounded_extrapolation
 from checkers.onestep.simulation import OneStepSetting, one_step
 from checkers.stats import mean_estimate
 from theorems.elasticity.elasticity_reference import bivariate_expectation, coherent_and_bulk, neuron_laws
@@ -47,9 +48,9 @@ COEFFICIENT_SIZES = (250, 500, 1000)
 
 def leading_coefficient_reader(step_part):
     """An observer of lim_n (a metric's mu-dependence) / (its leading-order scale): per size, the ratio's mean
-    over network draws (each exact given the weights); then extrapolated in n^(2 alpha - 1) after a chi-square
-    check of that model on the three or four sizes (`checkers.convergence.checked_extrapolation`). `step_part` is a
-    function (instance, w0, w1, zeta, mu) -> (the metric's mu-dependence, its scale)."""
+    over network draws (each exact given the weights); then extrapolated in n^(2 alpha - 1), the exponent bounded
+    within a factor two of it, on the three or four sizes (`checkers.convergence.bounded_extrapolation`).
+    `step_part` is a function (instance, w0, w1, zeta, mu) -> (the metric's mu-dependence, its scale)."""
     def read(instance: Instance, budget: Budget, seed: np.random.SeedSequence):
         alpha, similarity = float(instance["alpha"]), float(instance["similarity"])
         sizes = COEFFICIENT_SIZES + ((2000,) if budget.level >= 4 else ())
@@ -70,7 +71,9 @@ def leading_coefficient_reader(step_part):
             raise Unresolved(f"at alpha = {alpha:g} the finite-size terms, of order n^(2 alpha - 1), do not vanish "
                              "across the sizes, so no limit can be extrapolated; ratios "
                              + ", ".join(f"{e.value:.4g} +- {e.standard_error:.2g}" for e in estimates))
-        return checked_extrapolation(sizes, estimates, exponent=1 - 2 * alpha, size_name="n",
+        exponent = 1 - 2 * alpha
+        return bounded_extrapolation(sizes, estimates, exponent=exponent, bounds=(exponent / 2, 2 * exponent),
+                                     size_name="n",
                                      what=f"ratios over {draws} network draws at each n = d = N, exact in x given "
                                           "the weights")
     return read
