@@ -1,0 +1,37 @@
+"""srf-constants' checker: three sizes, the exponent bounded, and the accepted models' spread carried into the
+verdict (the comparison, the power against mutants and the printed evidence)."""
+
+import pytest
+
+from checkers.check import run_check
+from checkers.equivalence.srf_constants import CHECKER, SPIKED_SIZES
+from checkers.stats import PASS, rejection_power
+
+
+@pytest.fixture(scope="module")
+def verdict():
+    return run_check(CHECKER, seed=0, fidelity="quick")
+
+
+def test_each_constant_is_read_on_three_sizes_with_a_systematic_bound_below_its_resolution(verdict):
+    assert len(SPIKED_SIZES) == 3 and verdict.outcome == PASS
+    for prediction in verdict.predictions:
+        assert all(f"d = {size}:" in prediction.method for size in SPIKED_SIZES)
+        assert "read at e = 1 " in prediction.method  # the derivation's 1/d, which the sizes accept on seed 0
+        # the spread is what the sizes cannot tell apart: positive, and small enough that the pass means something
+        assert 0 < prediction.systematic < prediction.resolution / 2
+        assert prediction.detectable <= prediction.resolution
+    assert "systematic +- " in verdict.explain()
+
+
+def test_the_power_against_a_near_mutant_discounts_the_systematic_bound(verdict):
+    """mu1 5% too large moves the spike r by 1.7 resolutions; the power is that of the shift less the bound, the
+    part of the shift that a bias toward the truth could not hide."""
+    spike = next(p for p in verdict.predictions if p.name == "spike")
+    mutant = CHECKER.theorem.mutated("mu1-five-percent").instance({})
+    shift = abs(float(next(p for p in mutant.theorem.predictions if p.name == "spike").predict(mutant).value)
+                - spike.predicted)
+    rate = spike.false_fail_rate / spike.stages
+    assert spike.power["mu1-five-percent"] == pytest.approx(
+        rejection_power(shift - spike.systematic, spike.standard_error, spike.degrees_of_freedom, rate))
+    assert spike.power["mu1-five-percent"] > 0.99
