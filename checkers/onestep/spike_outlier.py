@@ -1,12 +1,12 @@
 """Checker of spike-outlier: overlaps of the top singular vector of W_1 at three sizes, with the realized spike
-strength as control variate, extrapolated after a check of the finite-size model."""
+strength as control variate, extrapolated in d^-e with the exponent bounded."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from checkers.check import Budget, Checker
-from checkers.convergence import checked_extrapolation
+from checkers.convergence import bounded_extrapolation
 from checkers.onestep.draws import draw_generators, setting_for
 from checkers.onestep.simulation import one_step, spike_direction_overlap, top_left_singular_vector
 from checkers.shared_draws import draw_key, memoized
@@ -27,7 +27,9 @@ def _outlier_draws(instance: Instance, dimension: int, draws: int, seed: np.rand
     return np.array(rows)
 
 
-OUTLIER_BIAS_EXPONENT = 0.5
+# the excess's exponent is measured, not derived: about 1/2 over d = 100..400, local exponents 0.15-0.36 elsewhere
+# (docs/derivations/onestep.md#spike-outlier), so it is read at 1/2 and bounded within a factor two either way
+OUTLIER_BIAS_EXPONENT, OUTLIER_BIAS_BOUNDS = 0.5, (0.25, 1.0)
 
 
 def _read(*, teacher: bool):
@@ -41,8 +43,9 @@ def _observe(instance: Instance, budget: Budget, seed: np.random.SeedSequence, *
     """Control-variate overlaps at sizes d/4, d/2 and d (4, 2 and 1 times the draws), extrapolated to the limit
     under a finite-size bias O(d^-1/2): at d = 400 the network's overlap exceeds the limit by about 0.02 (a pure
     spiked Gaussian matrix of the same shape shows no such excess), and the excess shrinks with d, so a single
-    size would reject a true limit. The model is checked on the three sizes (the chi-square of its fit must not
-    reject it at the 1e-3 level; else the reading is unresolved)."""
+    size would reject a true limit. The exponent is bounded, 1/4 <= e <= 1; the limits of the exponents the sizes
+    accept enter the test as a systematic bound (`checkers.convergence.bounded_extrapolation`), and sizes that
+    reject every one leave the reading unresolved."""
     # sizes grow every second level; a sequential stage in between doubles the draws instead
     large, draws = 100 * 2 ** (budget.level // 2 + 2), 48 * 2 ** (budget.level % 2)
     sizes, counts = (large // 4, large // 2, large), (4 * draws, 2 * draws, draws)
@@ -52,7 +55,7 @@ def _observe(instance: Instance, budget: Budget, seed: np.random.SeedSequence, *
         rows = memoized(draw_key(instance, budget, child, "outlier", dimension),
                          lambda: _outlier_draws(instance, dimension, count, child))
         estimates.append(mean_estimate(_outlier_values(instance, rows, teacher=teacher)))
-    return checked_extrapolation(sizes, estimates, exponent=OUTLIER_BIAS_EXPONENT,
+    return bounded_extrapolation(sizes, estimates, exponent=OUTLIER_BIAS_EXPONENT, bounds=OUTLIER_BIAS_BOUNDS,
                                  what="overlaps, realized spike strength as control variate")
 
 
@@ -71,7 +74,8 @@ def _outlier_values(instance: Instance, rows: np.ndarray, *, teacher: bool) -> n
 
 CHECKER = Checker(
     theorem=spike_outlier.THEOREM,
-    simulation="control variate, three sizes extrapolated in d^-1/2 after a chi-square check of that model",
+    simulation="control variate, three sizes extrapolated in d^-1/2 with the exponent bounded, 1/4 <= e <= 1 (the "
+               "accepted models' spread is a systematic bound)",
     readers={"spike-overlap": _read(teacher=False), "teacher-overlap": _read(teacher=True)},
     shared_draws=True,
 )
