@@ -155,6 +155,6 @@ THEOREM = Theorem(
           "mu0 = E sigma(Z) = 0. With mu0 != 0 they do not (ReLU, alpha0 = 2, eta~ = 3: c = 1.08 measured against "
           "1.44), because the residual y - f_0 carries -mu0; that condition was found here, not taken from the paper. "
           "The extrapolation bounds the finite-size exponent within a factor two of the derivation's 1/d on three "
-          "sizes (d = 100, 200, 400); the limits the sizes accept lie within a fifth of the resolutions of each "
-          "other (docs/derivations/equivalence.md#srf-constants).",
+          "sizes (d = 100, 200, 400); the limits the sizes accept lie within about an eighth of a resolution of "
+          "the reading, a quarter at most over 70 calibration runs (docs/derivations/equivalence.md#srf-constants).",
 )
