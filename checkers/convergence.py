@@ -76,6 +76,9 @@ def bounded_extrapolation(sizes, estimates: list[Estimate], *, exponent: float, 
         raise ValueError("a bounded extrapolation needs estimates at three or more distinct sizes")
     if not 0 < lower <= exponent <= upper:
         raise ValueError(f"need 0 < lower <= exponent <= upper, got {exponent} within {bounds}")
+    if not all(math.isfinite(e.value) and math.isfinite(e.standard_error) and e.standard_error > 0
+               for e in estimates):
+        raise ValueError("extrapolation needs finite values with positive, finite standard errors")
     described = "; ".join(f"{size_name} = {size}: {e.value:+.5g} +- {e.standard_error:.2g} ({e.samples} draws)"
                           for size, e in zip(sizes, estimates))
     model = f"L + B {size_name}^-e, {lower:.3g} <= e <= {upper:.3g}"

@@ -87,5 +87,7 @@ def test_a_bounded_extrapolation_refuses_a_law_outside_its_bounds():
                               **BOUNDS)
     with pytest.raises(ValueError, match="three or more"):
         bounded_extrapolation(SIZES[:2], _estimates(lambda d: 1.0, 1e-3)[:2], what="x", **BOUNDS)
+    with pytest.raises(ValueError, match="positive, finite standard errors"):  # a chi-square would be nan
+        bounded_extrapolation(SIZES, _estimates(lambda d: 1.0, 0.0), what="x", **BOUNDS)
     with pytest.raises(ValueError, match="lower <= exponent <= upper"):
         bounded_extrapolation(SIZES, _estimates(lambda d: 1.0, 1e-3), exponent=3.0, bounds=(0.5, 2.0), what="x")
