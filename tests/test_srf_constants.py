@@ -35,3 +35,11 @@ def test_the_power_against_a_near_mutant_discounts_the_systematic_bound(verdict)
     assert spike.power["mu1-five-percent"] == pytest.approx(
         rejection_power(shift - spike.systematic, spike.standard_error, spike.degrees_of_freedom, rate))
     assert spike.power["mu1-five-percent"] > 0.99
+
+
+def test_without_a_step_the_bulk_is_one_to_round_off_and_passes():
+    """eta~ = 0: W_1 = W_0, so every draw's bulk inflation is 1 up to float64 rounding (standard error near 1e-17).
+    The prediction c = 1 is exact there; rounding is no evidence against it."""
+    bulk = next(p for p in run_check(CHECKER, {"eta": "0"}, seed=0, fidelity="quick").predictions
+                if p.name == "bulk")
+    assert bulk.outcome == PASS and bulk.standard_error < 1e-15

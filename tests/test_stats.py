@@ -53,6 +53,15 @@ def test_a_systematic_bound_is_allowed_before_failing_and_counted_before_passing
     assert compare_to_target(biased, 1.5, 1.5, false_fail_rate=1e-6, resolution=1.0).outcome == FAIL
 
 
+def test_a_distance_at_float64_round_off_is_not_evidence_but_one_beyond_it_is():
+    """Draws equal to round-off (a mean 2.4e-15 off with a standard error of 3e-17, 80 standard errors) measure
+    rounding: no failure. A 1e-9 discrepancy at the same standard error is real and fails."""
+    rounding = Estimate(1.0 + 2.4e-15, 3e-17, 31, 224)
+    assert compare_to_target(rounding, 1.0, 1.0, false_fail_rate=1e-6, resolution=0.03).outcome == PASS
+    real = Estimate(1.0 + 1e-9, 3e-17, 31, 224)
+    assert compare_to_target(real, 1.0, 1.0, false_fail_rate=1e-6, resolution=0.03).outcome == FAIL
+
+
 def test_detectable_discrepancy_has_the_stated_power():
     """A discrepancy equal to the detectable size is caught with probability about 0.9."""
     rng = np.random.default_rng(1)
