@@ -12,11 +12,12 @@ Error budget:  `split_false_fail_rate` (Bonferroni across predictions and sequen
 Rates:         `fit_rate` (log-log least squares across sizes; exponent with a t confidence interval)
 
 Conventions: a test "fails" (rejects the prediction) when the estimate lies farther from the
-predicted interval [lower, upper] than critical * standard_error, where `critical` is the two-sided
-Student-t quantile at the false-fail rate. If the prediction is true, the estimate is unbiased and its
-standard error is right, that happens with probability at most the false-fail rate. A test that does
-not fail "passes" only if it could have seen a discrepancy of size `resolution`; otherwise it is
-"inconclusive".
+predicted interval [lower, upper] than critical * standard_error plus its allowance (the estimate's
+`systematic` bound and float64 round-off), where `critical` is the two-sided Student-t quantile at the
+false-fail rate. If the prediction is true, the estimate's bias is within its allowance and its standard
+error is right, that happens with probability at most the false-fail rate. A test that does not fail
+"passes" only if it could have seen a discrepancy of size `resolution`, allowance included; otherwise it
+is "inconclusive".
 """
 
 from __future__ import annotations
