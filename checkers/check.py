@@ -33,6 +33,7 @@ from checkers.seeds import seed_sequence
 from checkers.stats import (
     INCONCLUSIVE,
     Estimate,
+    allowance,
     compare_exact,
     compare_to_target,
     rejection_power,
@@ -249,9 +250,9 @@ def _power_against_mutants(versions: dict[str, Instance], prediction: Prediction
         except (ThmcheckError, ArithmeticError):  # not evaluable for this mutant: no power is claimed
             continue
         shift = max(float(target.lower) - interval[1], interval[0] - float(target.upper), 0.0)
-        if shift > 0:  # a bias up to the observation's systematic bound may pull it toward the truth
-            powers[name] = rejection_power(max(shift - observation.systematic, 0.0), observation.standard_error,
-                                           observation.degrees_of_freedom, rate)
+        if shift > 0:  # a bias up to the test's allowance may pull the observation toward the truth
+            powers[name] = rejection_power(max(shift - allowance(observation, *interval), 0.0),
+                                           observation.standard_error, observation.degrees_of_freedom, rate)
     return powers or None
 
 

@@ -41,14 +41,19 @@ def settled_limit(earlier: float, previous: float, last: float, *, floor: float,
     return last, second * ratio / (1 - ratio) + floor
 
 
+def _described(sizes, estimates: list[Estimate], size_name: str) -> str:
+    """Each size's estimate, for the evidence of an extrapolation."""
+    return "; ".join(f"{size_name} = {size}: {e.value:+.5g} +- {e.standard_error:.2g} ({e.samples} draws)"
+                     for size, e in zip(sizes, estimates))
+
+
 def checked_extrapolation(sizes, estimates: list[Estimate], *, exponent: float, what: str,
                           size_name: str = "d") -> Estimate:
     """The limit L of value(size) = L + B size^-exponent from estimates at three or more sizes, after a chi-square
     check of that model on them (`checkers.stats.extrapolation_fit`): a model the estimates reject (p below
     MODEL_REJECTION) leaves the reading unresolved, since its limit would not be evidence. The evidence names each
     size's estimate."""
-    described = "; ".join(f"{size_name} = {size}: {e.value:+.5g} +- {e.standard_error:.2g} ({e.samples} draws)"
-                          for size, e in zip(sizes, estimates))
+    described = _described(sizes, estimates, size_name)
     model = f"L + B {size_name}^-{exponent:.3g}"
     p_value = extrapolation_fit(sizes, estimates, exponent=exponent)
     if p_value < MODEL_REJECTION:
@@ -76,11 +81,7 @@ def bounded_extrapolation(sizes, estimates: list[Estimate], *, exponent: float, 
         raise ValueError("a bounded extrapolation needs estimates at three or more distinct sizes")
     if not 0 < lower <= exponent <= upper:
         raise ValueError(f"need 0 < lower <= exponent <= upper, got {exponent} within {bounds}")
-    if not all(math.isfinite(e.value) and math.isfinite(e.standard_error) and e.standard_error > 0
-               for e in estimates):
-        raise ValueError("extrapolation needs finite values with positive, finite standard errors")
-    described = "; ".join(f"{size_name} = {size}: {e.value:+.5g} +- {e.standard_error:.2g} ({e.samples} draws)"
-                          for size, e in zip(sizes, estimates))
+    described = _described(sizes, estimates, size_name)
     model = f"L + B {size_name}^-e, {lower:.3g} <= e <= {upper:.3g}"
     grid = sorted({exponent, *np.geomspace(lower, upper, EXPONENT_GRID).tolist()})
     fits = {e: extrapolation_fit(sizes, estimates, exponent=e) for e in grid}

@@ -5,7 +5,7 @@ Contents
 Estimates:     `Estimate` (mean, standard error, degrees of freedom, sample count), `mean_estimate`,
                `inverse_variance_mean` (independent estimates of one quantity, pooled)
 Comparisons:   `compare_to_target` (an estimate vs a predicted interval, t-test at a stated false-fail
-               rate), `compare_exact` (a deterministic value vs the interval), `Comparison`
+               rate, with its `allowance`), `compare_exact` (a deterministic value vs the interval), `Comparison`
 Power:         `critical_value`, `detectable_discrepancy` (the smallest discrepancy found with
                probability `power`), `samples_needed` (how many samples make it smaller than a target)
 Error budget:  `split_false_fail_rate` (Bonferroni across predictions and sequential stages)
@@ -164,15 +164,22 @@ class Comparison:
     false_fail_rate: float
 
 
+def allowance(estimate: Estimate, lower: float, upper: float) -> float:
+    """The bias a test of `estimate` against [lower, upper] allows before failing: the estimate's `systematic`
+    bound plus float64 round-off, ROUND_OFF relative to the larger of 1 and the predicted interval's finite ends
+    (a stated accuracy of the predicted quantity, not a share of what was observed)."""
+    scale = max([1.0] + [abs(end) for end in (lower, upper) if math.isfinite(end)])
+    return estimate.systematic + ROUND_OFF * scale
+
+
 def compare_to_target(estimate: Estimate, lower: float, upper: float, *, false_fail_rate: float,
                       resolution: float, power: float = 0.9) -> Comparison:
-    """Test whether a Monte Carlo estimate is consistent with the predicted interval [lower, upper]. The
-    estimate's `systematic` bound and its float64 round-off (ROUND_OFF relative to the larger of 1 and |value|)
-    widen the interval it is tested against (a bias up to them is no evidence) and add to the smallest
-    discrepancy it can detect."""
+    """Test whether a Monte Carlo estimate is consistent with the predicted interval [lower, upper]. Its
+    `allowance` (systematic bound and round-off) widens the interval it is tested against (a bias up to it is
+    no evidence) and adds to the smallest discrepancy it can detect."""
     distance = max(lower - estimate.value, estimate.value - upper, 0.0)
-    allowance = estimate.systematic + ROUND_OFF * max(1.0, abs(estimate.value))
-    beyond = max(distance - allowance, 0.0)  # the part of the distance a bias cannot explain
+    allowed = allowance(estimate, lower, upper)
+    beyond = max(distance - allowed, 0.0)  # the part of the distance a bias cannot explain
     critical = critical_value(false_fail_rate, estimate.degrees_of_freedom)
     if estimate.standard_error > 0:
         statistic = beyond / estimate.standard_error
@@ -187,7 +194,7 @@ def compare_to_target(estimate: Estimate, lower: float, upper: float, *, false_f
     # is sharp on its finite side
     width = upper - lower if math.isfinite(upper - lower) else 0.0
     detectable = detectable_discrepancy(estimate.standard_error, estimate.degrees_of_freedom,
-                                        false_fail_rate, power=power) + width + allowance
+                                        false_fail_rate, power=power) + width + allowed
     if beyond > critical * estimate.standard_error:
         outcome = FAIL
     elif detectable <= resolution:
@@ -252,6 +259,16 @@ def fit_rate(sizes, values, standard_errors=None, *, confidence: float = 0.95) -
                    float(math.exp(coefficients[0])), confidence, tuple(sizes.tolist()))
 
 
+def _values_and_errors(estimates: list[Estimate]) -> tuple[np.ndarray, np.ndarray]:
+    """The estimates' values and standard errors, which a finite-size fit weighs by 1/se^2: finite values and
+    positive, finite standard errors, else a ValueError (a zero one would make the chi-square nan)."""
+    values = np.array([e.value for e in estimates], dtype=float)
+    errors = np.array([e.standard_error for e in estimates], dtype=float)
+    if not (np.all(np.isfinite(values)) and np.all(np.isfinite(errors)) and np.all(errors > 0)):
+        raise ValueError("extrapolation needs finite values with positive, finite standard errors")
+    return values, errors
+
+
 def extrapolation_fit(sizes, estimates: list[Estimate], *, exponent: float) -> float:
     """The p-value of the finite-size model value(size) = L + B size^(-exponent) on the estimates: the chi-square
     of its weighted least-squares residuals on (sizes - 2) degrees of freedom (1.0 with two sizes, where the model
@@ -260,8 +277,7 @@ def extrapolation_fit(sizes, estimates: list[Estimate], *, exponent: float) -> f
     sizes = np.asarray(sizes, dtype=float)
     if sizes.size < 3:
         return 1.0
-    values = np.array([e.value for e in estimates])
-    errors = np.array([e.standard_error for e in estimates])
+    values, errors = _values_and_errors(estimates)
     design = np.column_stack([np.ones_like(sizes), sizes ** (-exponent)])
     weights = 1.0 / errors**2
     coefficients = np.linalg.solve(design.T @ (weights[:, None] * design), design.T @ (weights * values))
@@ -280,10 +296,7 @@ def extrapolate_limit(sizes, estimates: list[Estimate], *, exponent: float, meth
     sizes = np.asarray(sizes, dtype=float)
     if len(estimates) != sizes.size or sizes.size < 2 or len(set(sizes.tolist())) < 2:
         raise ValueError("extrapolation needs estimates at two or more distinct sizes")
-    values = np.array([e.value for e in estimates])
-    errors = np.array([e.standard_error for e in estimates])
-    if np.any(errors <= 0):
-        raise ValueError("extrapolation needs positive standard errors")
+    values, errors = _values_and_errors(estimates)
     design = np.column_stack([np.ones_like(sizes), sizes ** (-exponent)])
     weights = 1.0 / errors**2
     gram = design.T @ (weights[:, None] * design)

@@ -67,11 +67,11 @@ def leading_coefficient_reader(step_part):
                 change, scale = step_part(instance, w0, w1, zeta, similarity * zeta / (zeta @ zeta))
                 ratios.append(change / scale)
             estimates.append(mean_estimate(np.array(ratios)))
-        if 1 - 2 * alpha < 0.05:
+        exponent = 1 - 2 * alpha
+        if exponent < 0.05:
             raise Unresolved(f"at alpha = {alpha:g} the finite-size terms, of order n^(2 alpha - 1), do not vanish "
                              "across the sizes, so no limit can be extrapolated; ratios "
                              + ", ".join(f"{e.value:.4g} +- {e.standard_error:.2g}" for e in estimates))
-        exponent = 1 - 2 * alpha
         return bounded_extrapolation(sizes, estimates, exponent=exponent, bounds=(exponent / 2, 2 * exponent),
                                      size_name="n",
                                      what=f"ratios over {draws} network draws at each n = d = N, exact in x given "
