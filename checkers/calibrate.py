@@ -14,7 +14,10 @@ Reported per version:
 - each Monte Carlo prediction of the true statement with a point target: its offset from the predicted value,
   pooled over the runs (`PooledOffset`). One run tests the prediction to its resolution; the pooled offset is
   sqrt(runs) times finer, so it shows a systematic discrepancy that lies inside the resolution (a finite-size
-  bias, or a small real error), which no single pass claims to see. It is a diagnostic, not a verdict.
+  bias, or a small real error), which no single pass claims to see. It is a diagnostic, not a verdict. Runs read
+  through a finite-size model whose exponent is only bounded carry a systematic bound; it enters the weights (one
+  run cannot dominate through a small standard error) and is reported beside the offset, since pooling does
+  not shrink it.
 A true statement is miscalibrated when the interval's lower end lies above the stated rate (its checks fail
 more often than they claim to). A mutant that survives a run at default fidelity or above breaks the
 contract that every mutant fails there; at quick fidelity a surviving mutant is reported, not counted against.
@@ -23,6 +26,7 @@ contract that every mutant fails there; at quick fidelity a surviving mutant is 
 from __future__ import annotations
 
 import math
+import statistics
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -30,7 +34,7 @@ import scipy.stats
 
 from checkers import registry
 from checkers.check import DEFAULT_FALSE_FAIL_RATE
-from checkers.stats import FAIL, INCONCLUSIVE, PASS, inverse_variance_mean
+from checkers.stats import FAIL, INCONCLUSIVE, PASS, pooled_mean
 from checkers.store import ResultStore
 from checkers.sweep import ERROR, Task, plan, sweep
 from checkers.verdict import OUTSIDE
@@ -70,8 +74,13 @@ class VersionRates:
 @dataclass(frozen=True)
 class PooledOffset:
     """One Monte Carlo prediction's offset (observed - predicted) pooled over the true statement's runs: the
-    inverse-variance weighted mean of the runs' offsets, its standard error, and the chi-square of the runs around it
-    (on runs - 1 degrees of freedom: near that number when the runs' standard errors are right).
+    weighted mean of the runs' offsets (`checkers.stats.pooled_mean`: weights 1/(se^2 + systematic^2), the
+    inverse-variance mean where no run has a systematic bound), its sampling standard error, and the chi-square of
+    the runs around it on their standard errors (near runs - 1 when those are right and no run is biased).
+
+    `systematic` is the median of the runs' systematic bounds (0 for runs read without a finite-size model whose
+    exponent is only bounded). Pooling shrinks the standard error, not that bound: an offset within it is what the
+    model of each run allows, however large its z.
 
     The checks' sequential design stops at a pass, which pulls the pooled offset slightly toward zero, so a large
     |z| is evidence of a systematic offset and a small one is not proof of none."""
@@ -82,6 +91,7 @@ class PooledOffset:
     standard_error: float
     chi_square: float
     resolution: float
+    systematic: float = 0.0
 
     @property
     def z(self) -> float:
@@ -91,9 +101,15 @@ class PooledOffset:
     def in_resolutions(self) -> float:
         return self.offset / self.resolution
 
+    @property
+    def within_systematic(self) -> bool:
+        return abs(self.offset) <= self.systematic
+
     def describe(self) -> str:
+        bound = (f"; systematic bound +- {self.systematic:.2g} per run (median), "
+                 f"{'within' if self.within_systematic else 'beyond'} it" if self.systematic > 0 else "")
         return (f"{self.prediction} {self.offset:+.3g} +- {self.standard_error:.2g} (z {self.z:+.1f}; "
-                f"{self.in_resolutions:+.2f} resolutions; chi-square {self.chi_square:.1f} on {self.runs - 1})")
+                f"{self.in_resolutions:+.2f} resolutions; chi-square {self.chi_square:.1f} on {self.runs - 1}{bound})")
 
     def to_dict(self) -> dict:
         return {**asdict(self), "z": self.z, "in_resolutions": self.in_resolutions}
@@ -102,7 +118,7 @@ class PooledOffset:
 def pooled_offsets(verdicts: list[dict]) -> tuple[PooledOffset, ...]:
     """The pooled offset of every prediction that carries a Monte Carlo estimate (a positive standard error) and a
     point target in the runs' verdicts (as stored: `Verdict.to_dict()`), in the order the predictions appear."""
-    readings: dict[str, list[tuple[float, float, float]]] = {}
+    readings: dict[str, list[tuple[float, float, float, float]]] = {}
     for verdict in verdicts:
         for prediction in verdict.get("predictions", []):
             interval, observed = prediction.get("predicted_interval"), prediction.get("observed")
@@ -110,12 +126,15 @@ def pooled_offsets(verdicts: list[dict]) -> tuple[PooledOffset, ...]:
             if (interval is None or observed is None or not error or error <= 0 or resolution is None
                     or interval[0] != interval[1] or not math.isfinite(observed) or not math.isfinite(interval[0])):
                 continue
-            readings.setdefault(prediction["name"], []).append((observed - interval[0], error, resolution))
+            readings.setdefault(prediction["name"], []).append(
+                (observed - interval[0], error, prediction.get("systematic") or 0.0, resolution))
     pooled = []
     for name, rows in readings.items():
-        offset, standard_error, chi_square = inverse_variance_mean([r[0] for r in rows], [r[1] for r in rows])
+        offsets, errors, bounds, resolutions = zip(*rows)
+        offset, standard_error, chi_square = pooled_mean(offsets, errors, bounds)
         pooled.append(PooledOffset(prediction=name, runs=len(rows), offset=offset, standard_error=standard_error,
-                                   chi_square=chi_square, resolution=float(rows[0][2])))
+                                   chi_square=chi_square, resolution=float(resolutions[0]),
+                                   systematic=float(statistics.median(bounds))))
     return tuple(pooled)
 
 
@@ -267,11 +286,13 @@ def markdown_calibration(calibrations: list[Calibration]) -> str:
 
 
 def _pooled_column(calibration: Calibration) -> str:
-    """The most significant pooled offset: its prediction, its size in resolutions and in standard errors."""
+    """The most significant pooled offset: its prediction, its size in resolutions and in standard errors, and the
+    runs' systematic bound in resolutions where they have one."""
     offset = calibration.most_significant_offset
     if offset is None:
         return "no Monte Carlo estimate"
-    return f"{offset.prediction}: {offset.in_resolutions:+.2f} res. (z {offset.z:+.1f})"
+    bound = f"; systematic +- {offset.systematic / offset.resolution:.2f} res." if offset.systematic > 0 else ""
+    return f"{offset.prediction}: {offset.in_resolutions:+.2f} res. (z {offset.z:+.1f}{bound})"
 
 
 def _near_column(theorem_id: str) -> str:

@@ -3,7 +3,8 @@
 Contents
 --------
 Estimates:     `Estimate` (mean, standard error, degrees of freedom, sample count), `mean_estimate`,
-               `inverse_variance_mean` (independent estimates of one quantity, pooled)
+               `pooled_mean` (independent estimates of one quantity, pooled by inverse variance, systematic
+               bounds included)
 Comparisons:   `compare_to_target` (an estimate vs a predicted interval, t-test at a stated false-fail
                rate, with its `allowance`), `compare_exact` (a deterministic value vs the interval), `Comparison`
 Power:         `critical_value`, `detectable_discrepancy` (the smallest discrepancy found with
@@ -76,13 +77,20 @@ def mean_estimate(replicates: np.ndarray, *, samples_per_replicate: int = 1, met
                     float(count - 1), int(count * samples_per_replicate), method)
 
 
-def inverse_variance_mean(values, standard_errors) -> tuple[float, float, float]:
-    """(mean, its standard error, chi-square of the values around it) of independent estimates of one quantity,
-    each weighted by 1/se^2. The chi-square is on (count - 1) degrees of freedom when the standard errors are right."""
+def pooled_mean(values, standard_errors, systematic=None) -> tuple[float, float, float]:
+    """(mean, its sampling standard error, chi-square of the values around it on their standard errors) of
+    independent estimates of one quantity, each weighted by 1/(se^2 + systematic^2).
+
+    Without systematic bounds this is the inverse-variance mean. With them, an estimate whose reading could be off
+    by its bound (an extrapolation read at an exponent its sizes only bound) cannot outweigh the others through a
+    small standard error. The weights are then not 1/se^2, so the standard error is that of the weighted mean,
+    sqrt(sum w^2 se^2)/sum w: sampling only, since a model's bound shared by the estimates does not average away."""
     values, errors = np.asarray(values, dtype=np.float64), np.asarray(standard_errors, dtype=np.float64)
-    weights = errors**-2.0
+    bounds = np.zeros_like(errors) if systematic is None else np.asarray(systematic, dtype=np.float64)
+    weights = 1.0 / (errors**2 + bounds**2)
     mean = float(np.sum(weights * values) / np.sum(weights))
-    return mean, float(np.sum(weights) ** -0.5), float(np.sum(weights * (values - mean) ** 2))
+    error = float(np.sqrt(np.sum(weights**2 * errors**2)) / np.sum(weights))
+    return mean, error, float(np.sum((values - mean) ** 2 / errors**2))
 
 
 def control_variate_estimate(replicates: np.ndarray, controls: np.ndarray, *, method: str = "") -> Estimate:

@@ -114,6 +114,23 @@ def test_offsets_are_pooled_by_inverse_variance_over_the_runs():
     assert weighted[0].offset == pytest.approx(0.2)  # weights 1 and 4
 
 
+def test_a_run_with_a_systematic_bound_does_not_outweigh_the_others_through_its_standard_error():
+    """Three runs at offset 0 (se 0.01) and one read at the edge of its exponent bounds at offset 0.1 with se 0.001
+    and bound 0.1 (cohesion-separability's seed 28 in the README's reading): by standard errors alone that run
+    would carry 100/103 of the weight; with its bound (weight 1/(1e-6 + 0.01), against 1e4 for each other run) it
+    carries a third of a percent. The median bound is reported."""
+    runs = [_run(("x", [0.0, 0.0], 0.0, 0.01, 0.5))] * 3 + [_run(("x", [0.0, 0.0], 0.1, 0.001, 0.5))]
+    runs[3]["predictions"][0]["systematic"] = 0.1
+    (pooled,) = pooled_offsets(runs)
+    assert pooled.offset == pytest.approx(0.1 * 99.99 / (3e4 + 99.99), rel=1e-6)
+    assert pooled.systematic == 0.0 and not pooled.within_systematic  # median of (0, 0, 0, 0.1)
+    (alone,) = pooled_offsets(runs[3:])
+    assert alone.systematic == 0.1 and alone.within_systematic
+    assert "systematic bound +- 0.1 per run (median), within it" in alone.describe()
+    calibration = Calibration(**{**_calibration(0).__dict__, "pooled": (alone,)})
+    assert markdown_calibration([calibration]).endswith("| x: +0.20 res. (z +100.0; systematic +- 0.20 res.) |")
+
+
 def test_a_calibration_pools_the_true_statements_monte_carlo_estimates(tmp_path):
     (result,) = calibrate(["population-loss"], tmp_path / "p.sqlite", seeds=2, executor="serial", progress=False)
     pooled = {p.prediction: p for p in result.pooled}

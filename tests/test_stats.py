@@ -17,8 +17,8 @@ from checkers.stats import (
     detectable_discrepancy,
     extrapolation_fit,
     fit_rate,
-    inverse_variance_mean,
     mean_estimate,
+    pooled_mean,
     rejection_power,
     samples_needed,
     split_false_fail_rate,
@@ -169,10 +169,22 @@ def test_the_extrapolation_model_check_rejects_a_wrong_exponent_and_cannot_judge
     assert extrapolation_fit(sizes[:2], estimates(1.0)[:2], exponent=0.5) == 1.0
 
 
-def test_an_inverse_variance_mean_of_equal_errors_is_the_plain_mean():
+def test_a_pooled_mean_of_equal_errors_is_the_plain_mean():
     """With equal standard errors s the weights are equal: the plain mean, error s/sqrt(n), and chi-square
     sum (v - mean)^2 / s^2; a value with half the error counts four times."""
-    mean, error, chi_square = inverse_variance_mean([1.0, 2.0, 6.0], [0.5, 0.5, 0.5])
+    mean, error, chi_square = pooled_mean([1.0, 2.0, 6.0], [0.5, 0.5, 0.5])
     assert mean == pytest.approx(3.0) and error == pytest.approx(0.5 / 3**0.5)
     assert chi_square == pytest.approx((4 + 1 + 9) / 0.25)
-    assert inverse_variance_mean([0.0, 5.0], [1.0, 0.5])[0] == pytest.approx(4.0)
+    assert pooled_mean([0.0, 5.0], [1.0, 0.5])[0] == pytest.approx(4.0)
+
+
+def test_a_systematic_bound_enters_the_weight_and_not_the_sampling_error():
+    """Values 0 and 3 with errors 1 and 0.1: by inverse variance the second dominates (weights 1 and 100). A bound of
+    0.995 on the second gives it weight 1/(0.01 + 0.990025) = 1, so the mean is 1.5, and its sampling error is
+    sqrt(1 + 0.01)/2, not what the bound would add."""
+    assert pooled_mean([0.0, 3.0], [1.0, 0.1])[0] == pytest.approx(300 / 101)
+    mean, error, chi_square = pooled_mean([0.0, 3.0], [1.0, 0.1], [0.0, 0.995])
+    assert mean == pytest.approx(1.5, rel=1e-4) and error == pytest.approx(1.01**0.5 / 2, rel=1e-4)
+    assert chi_square == pytest.approx(1.5**2 + 1.5**2 / 0.01, rel=1e-4)
+
+
