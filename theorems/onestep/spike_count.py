@@ -17,7 +17,14 @@ Checked here (n = d = N in {250, 500, 1000, 2000}):
 - `first-spike-rate` (rate): gamma_k is the coefficient of F - F_0 on the normalized pair
   He_k(X~ zeta/||zeta||) (x) He_k(sqrt(N) a), which sees a spike even below the BBP threshold; gamma_1/sqrt(n)
   grows like n^(e_1) = n^alpha. At these sizes the fitted exponent runs about 0.04 above alpha at
-  alpha = 1/5 (finite-size curvature of the Taylor picture), inside the resolution 0.2.
+  alpha = 1/5 (finite-size curvature of the Taylor picture), inside the resolution 0.2. The step is eta = n^alpha
+  by construction, so this rate checks only that the features respond linearly to the step.
+- `first-spike-amplitude` (limit): the size of spike 1, which the simulation does not set. Its term
+  c_1 (X~ zeta) t^T, t = eta mu1 a, projects on that pair as c_1 mu1 eta ||X~ zeta|| ||a||, so
+  gamma_1 / (eta ||X~ zeta|| ||a||) -> first_spike_amplitude = c_1 mu1 = c_1(sigma)^2 (mu1 = E sigma' = c_1: the
+  Taylor coefficient of the features times the step's mean slope). Its leading correction is the c_3 term's He_1
+  part, of relative order n^(2 alpha - 1) (docs/derivations/onestep.md#spike-count), so the reading is extrapolated
+  with that exponent bounded within a factor two.
 - `outlier-count` (event): singular values of F - c_0 11^T above 1.1 x ||F_0 - c_0 11^T||_op at the largest
   size (spec protocol P-M2); more outliers than spike_count fails, as many passes, fewer is "not resolved"
   (a spike with e_k > 0 may separate only at n >> 2000: at alpha = 0.3, e_2 = 0.1, it has not at 2000).
@@ -25,7 +32,7 @@ What the sizes cannot decide. A pass cannot exclude a spike that emerges slowly 
 the same goes for the c_k != 0 condition, which is why no mutant of it is kept: claiming a second spike
 for tanh (c_2 = 0) at alpha = 0.3 is "not resolved" here, not refuted. The coefficient of spike 2 projected
 as for gamma_1 has an exponent standard error of ~0.07 with 24 draws (its sign is not decided either).
-Named constants: spike_count, first_spike_exponent (= alpha).
+Named constants: spike_count, first_spike_exponent (= alpha), mu1 (c_1(sigma)), first_spike_amplitude (mu1^2).
 """
 
 from __future__ import annotations
@@ -68,7 +75,15 @@ CONSTANTS = (
         "spike_count", len(present_spikes(parameters, digits)), digits)),
     Constant.of_parameters("first_spike_exponent", lambda parameters, digits: Quantity.exactly(
         "first_spike_exponent", exact_number(parameters["alpha"]), digits)),
+    Constant.of_parameters("mu1", lambda parameters, digits: hermite_coefficients(
+        parameters["activation"], 1, digits=digits).quantity(1), "c_1(sigma) = E sigma'(Z), probabilists' Hermite"),
+    Constant.formula("first_spike_amplitude", ("mu1",), lambda mu1: mu1**2,
+                     description="c_1 mu1: the features' Taylor coefficient times the step's mean slope E sigma'"),
 )
+
+# The amplitude's nearest named errors: c_1 5% off (it enters twice: +10.25%), and the step's mean slope left out
+# (amplitude c_1 instead of c_1 mu1: -9.6% for the default softplus + tanh, whose mu1 is 1.106).
+AMPLITUDE_RESOLUTION = 0.05
 
 
 def count_target(instance: Instance) -> Target:
@@ -111,6 +126,18 @@ THEOREM = Theorem(
                                                       "(alpha + 0.15) lies 0.75 resolutions away and is rejected at "
                                                       "default fidelity"),
                    resolution=lambda instance: 0.2),
+        Prediction(name="first-spike-amplitude", kind="limit",
+                   statement="gamma_1 / (eta ||X~ zeta|| ||a||) -> first_spike_amplitude = c_1 mu1",
+                   predict=lambda instance: Target.point(instance.constant("first_spike_amplitude"),
+                                                 note="spike 1's Hermite projection per unit of step, extrapolated "
+                                                      "in n^(2 alpha - 1)"),
+                   resolution_reason=ResolutionReason("nearest-error",
+                                                      "5% of the amplitude: c_1 5% off, which enters it twice, moves "
+                                                      "it by 10.25% (two resolutions), and leaving the step's mean "
+                                                      "slope mu1 out moves it by 1/mu1 - 1 (-9.6% for the default "
+                                                      "activation)"),
+                   resolution=lambda instance: AMPLITUDE_RESOLUTION * abs(
+                       float(instance.constant("first_spike_amplitude")))),
         Prediction(name="outlier-count", kind="event",
                    statement="outliers of F - c_0 11^T above 1.1 x the bulk edge at the largest size = spike_count",
                    predict=count_target,
@@ -126,6 +153,12 @@ THEOREM = Theorem(
                constants={"first_spike_exponent": lambda p, d: Quantity(
                    name="first_spike_exponent", value=to_mpf(exact_number(p["alpha"]) - sympy.Rational(1, 4), d),
                        route="mutant", digits=d)}),
+        Mutant(name="mu1-five-percent", description="c_1(sigma) 5% high, in the features' expansion and the step",
+               constant_factors={"mu1": 1.05}),
+        Mutant(name="step-slope-left-out",
+               description="spike 1 as c_1 (X~ zeta) (eta a)^T: the step's mean slope mu1 = E sigma' left out",
+               constants={"first_spike_amplitude": Constant.formula("first_spike_amplitude", ("mu1",),
+                                                                    lambda mu1: mu1)}),
         Mutant(name="first-rate-off", description="the first spike growing like n^(alpha + 0.15)",
                constants={"first_spike_exponent": lambda p, d: Quantity(
                    name="first_spike_exponent", value=to_mpf(exact_number(p["alpha"]) + sympy.Rational(3, 20), d),
