@@ -1,5 +1,5 @@
-"""spike-count's first-spike amplitude: the constant c_1 mu1 against an independent quadrature, its mutants, and its
-reading in the main job's quick run (checkers/onestep/spike_count.py)."""
+"""spike-count's spike amplitudes: the constants c_1 mu1 and c_2 mu1^2 against an independent quadrature, their
+mutants, and their readings in the main job's quick run (checkers/onestep/spike_count.py)."""
 
 import math
 
@@ -9,32 +9,51 @@ import pytest
 
 from checkers import registry
 from checkers.check import FIDELITIES, Budget, Unresolved
-from checkers.onestep.spike_count import read_first_spike_amplitude
+from checkers.onestep.spike_count import read_first_spike_amplitude, spike_amplitude
 from tests.main_job import MAIN_JOB, quick_verdict
 
 THEOREM = registry.checker("spike-count").theorem
 
 
-def _mean_slope(derivative) -> float:
-    """E sigma'(Z), Z ~ N(0, 1), by 120-point Gauss-Hermite (probabilists' weight e^(-z^2/2))."""
+def _gaussian_mean(function) -> float:
+    """E f(Z), Z ~ N(0, 1), by 120-point Gauss-Hermite (probabilists' weight e^(-z^2/2))."""
     nodes, weights = numpy_hermite.hermegauss(120)
-    return float(weights @ derivative(nodes) / math.sqrt(2 * math.pi))
+    return float(weights @ function(nodes) / math.sqrt(2 * math.pi))
 
 
 def _sigmoid(z):
     return 1 / (1 + np.exp(-z))
 
 
-@pytest.mark.parametrize("activation, derivative", [
-    ("log(1 + exp(z)) + tanh(z)", lambda z: _sigmoid(z) + 1 - np.tanh(z) ** 2),
-    ("tanh", lambda z: 1 - np.tanh(z) ** 2),
+@pytest.mark.parametrize("activation, first, second", [
+    ("log(1 + exp(z)) + tanh(z)", lambda z: _sigmoid(z) + 1 - np.tanh(z) ** 2,
+     lambda z: _sigmoid(z) * (1 - _sigmoid(z)) - 2 * np.tanh(z) * (1 - np.tanh(z) ** 2)),
+    ("tanh", lambda z: 1 - np.tanh(z) ** 2, lambda z: -2 * np.tanh(z) * (1 - np.tanh(z) ** 2)),
 ])
-def test_the_first_spike_amplitude_is_the_square_of_the_mean_slope(activation, derivative):
-    """c_1 = E[sigma He_1] = E sigma' (Stein's lemma), so c_1 mu1 = (E sigma')^2, here from sigma' by quadrature."""
+def test_the_spike_amplitudes_are_the_taylor_coefficients_times_powers_of_the_mean_slope(activation, first, second):
+    """By Stein's lemma c_k = E[sigma He_k]/k! = E sigma^(k)/k!: c_1 mu1 = (E sigma')^2 and c_2 mu1^2 =
+    E sigma''/2 (E sigma')^2, here from the derivatives by quadrature (tanh: c_2 = 0)."""
     instance = THEOREM.instance({"activation": activation})
-    slope = _mean_slope(derivative)
+    slope, curvature = _gaussian_mean(first), _gaussian_mean(second) / 2
     assert float(instance.constant("mu1")) == pytest.approx(slope, rel=1e-10)
     assert float(instance.constant("first_spike_amplitude")) == pytest.approx(slope**2, rel=1e-10)
+    assert float(instance.constant("second_spike_amplitude")) == pytest.approx(curvature * slope**2, rel=1e-10,
+                                                                               abs=1e-14)
+
+
+def test_the_second_amplitude_applies_only_where_c2_is_not_zero():
+    second = next(p for p in THEOREM.predictions if p.name == "second-spike-amplitude")
+    assert second.applies(THEOREM.instance()) is None
+    assert "c_2 = 0" in second.applies(THEOREM.instance({"activation": "tanh"}))
+
+
+def test_a_spike_amplitude_reads_its_own_term_as_one():
+    """A change that is exactly (X~ zeta)^(.k) ((eta a)^(.k))^T has amplitude 1 in degree k, whatever the draw."""
+    rng = np.random.default_rng(4)
+    projected, second_layer, step = rng.standard_normal(300), rng.standard_normal(200) / math.sqrt(200), 3.0
+    for degree in (1, 2):
+        change = np.outer(projected**degree, (step * second_layer) ** degree)
+        assert spike_amplitude(change, projected, second_layer, step, degree) == pytest.approx(1.0, rel=1e-12)
 
 
 def test_the_amplitude_mutants_move_it_by_their_named_errors():
@@ -46,21 +65,29 @@ def test_the_amplitude_mutants_move_it_by_their_named_errors():
     assert float(left_out.constant("first_spike_amplitude")) == pytest.approx(slope, rel=1e-12)
     resolution = 0.05 * truth
     assert 1.5 < abs(1.05**2 * truth - truth) / resolution < 3 and 1.5 < abs(slope - truth) / resolution < 3
+    second = float(THEOREM.instance().constant("second_spike_amplitude"))
+    orthonormal = THEOREM.mutated("orthonormal-second-coefficient").instance()
+    assert float(orthonormal.constant("second_spike_amplitude")) == pytest.approx(math.sqrt(2) * second, rel=1e-12)
+    assert float(THEOREM.mutated("no-second-spike").instance().constant("second_spike_amplitude")) == 0
 
 
 @MAIN_JOB
-def test_the_quick_run_reads_the_amplitude_at_the_c3_order_and_rejects_both_mutants():
-    """The main job's spike-count run: the amplitude is extrapolated in n^(2 alpha - 1) = n^-0.6 with the exponent
+@pytest.mark.parametrize("name, mutants", [
+    ("first-spike-amplitude", {"mu1-five-percent", "step-slope-left-out"}),
+    ("second-spike-amplitude", {"orthonormal-second-coefficient", "no-second-spike"}),
+])
+def test_the_quick_run_reads_each_amplitude_at_the_expansions_order_and_rejects_its_near_mutants(name, mutants):
+    """The main job's spike-count run: each amplitude is extrapolated in n^(2 alpha - 1) = n^-0.6 with the exponent
     bounded in [0.3, 1.2], read at 0.6; it passes with a systematic bound below the resolution, and its power
-    against both amplitude mutants (10% away) is near one."""
+    against its mutants (c_1 5% off and the step's slope left out, 10% away; the orthonormal c_2, 41% away, and no
+    second spike) is near one."""
     verdict = quick_verdict(registry.checker("spike-count"))
-    amplitude = next(p for p in verdict.predictions if p.name == "first-spike-amplitude")
+    amplitude = next(p for p in verdict.predictions if p.name == name)
     assert amplitude.outcome == "pass", verdict.explain()
     assert "0.3 <= e <= 1.2, read at e = 0.6" in amplitude.method
     assert 0 < amplitude.systematic < amplitude.resolution
     assert abs(amplitude.observed - amplitude.predicted) <= amplitude.detectable
-    assert min(amplitude.power.values()) > 0.99 and set(amplitude.power) == {"mu1-five-percent",
-                                                                             "step-slope-left-out"}
+    assert all(amplitude.power[mutant] > 0.99 for mutant in mutants)
 
 
 def test_at_alpha_one_half_the_amplitude_is_not_resolved_before_any_draw():

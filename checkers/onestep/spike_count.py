@@ -22,12 +22,15 @@ from theorems.statement import Instance
 
 COUNT_SIZES = (250, 500, 1000, 2000)
 COUNTED_DRAWS = 2          # draws at the largest size whose outliers are counted
-# Draws per size at budget level 0, doubled every second level. The amplitude's extrapolation takes the fewest
-# degrees of freedom of its sizes: with 8 draws (7 degrees of freedom) the Student-t critical value at its
-# false-fail rate is about 17 and quick fidelity could detect 0.080 against the resolution 0.061; with 16, about
-# 0.05 (measured on seed 0), where the spread of the exponents the sizes accept is most of it
-BASE_DRAWS = 16
 OUTLIER_FACTOR = 1.1       # an outlier stands this far above the bulk edge
+# Draws per size at budget level 0, doubled at every odd level (quick fidelity's second stage has twice its
+# first's). The amplitudes' extrapolations take the fewest degrees of freedom of their sizes: with 8 draws at
+# n = 2000 (7 degrees of freedom) the Student-t critical value at their false-fail rate is about 17, and quick
+# fidelity could detect 0.080 of spike 1's amplitude against its resolution 0.061; with 16, about 0.05 (seed 0).
+# The small sizes cost little and carry the largest spread (a third of spike 2's amplitude per draw at n = 250, 5%
+# at 2000), so they get more draws.
+DRAWS = {250: 64, 500: 32, 1000: 16, 2000: 16}
+AMPLITUDE_DEGREES = (1, 2)
 
 
 def _hermite_projection(matrix: np.ndarray, left: np.ndarray, right: np.ndarray, degree: int) -> float:
@@ -37,9 +40,22 @@ def _hermite_projection(matrix: np.ndarray, left: np.ndarray, right: np.ndarray,
     return float(u @ (matrix @ v) / (np.linalg.norm(u) * np.linalg.norm(v)))
 
 
+def spike_amplitude(change: np.ndarray, projected: np.ndarray, second_layer: np.ndarray, step: float,
+                    degree: int) -> float:
+    """Spike k's coefficient on He_k(X~ zeta/||zeta||) (x) He_k(sqrt(N) a), both normalized, per unit of its term
+    (X~ zeta)^(.k) ((eta a)^(.k))^T projected the same way; it tends to c_k mu1^k
+    (docs/derivations/onestep.md#spike-count). `projected` is X~ zeta."""
+    u = numpy_hermite.hermeval(projected / np.linalg.norm(projected) * math.sqrt(len(projected)),
+                               [0] * degree + [1])
+    v = numpy_hermite.hermeval(second_layer * math.sqrt(len(second_layer)), [0] * degree + [1])
+    term = step**degree * float(u @ projected**degree) * float(v @ second_layer**degree)
+    return float(u @ (change @ v)) / term
+
+
 def _count_draws(instance: Instance, budget: Budget, seed: np.random.SeedSequence):
-    """Per draw: (n, gamma_1/sqrt(n), outliers or -1, top singular values / edge, gamma_1/(eta ||X~ zeta|| ||a||))."""
-    draws = BASE_DRAWS * 2 ** (budget.level // 2)
+    """Per draw: (n, gamma_1/sqrt(n), outliers or -1, top singular values / edge, the amplitudes of spikes 1 and 2
+    per unit of their terms, the draw's index at its size)."""
+    factor = 2 ** ((budget.level + 1) // 2)
     sigma = instance["activation"]
     alpha = float(instance["alpha"])
     c0 = float(hermite_coefficients(sigma, 0, digits=20).quantity(0).value)
@@ -48,7 +64,7 @@ def _count_draws(instance: Instance, budget: Budget, seed: np.random.SeedSequenc
         setting = OneStepSetting(samples=size, dimension=size, width=size, activation=sigma,
                                  teacher=instance["teacher"], noise=float(instance["noise"]),
                                  learning_rate=size**alpha)
-        for index, rng in enumerate(draw_generators(children, draws)):
+        for index, rng in enumerate(draw_generators(children, DRAWS[size] * factor)):
             step = one_step(setting, rng)
             fresh = rng.standard_normal((size, size))
             initial = sigma(fresh @ step.initial_weights)
@@ -56,10 +72,9 @@ def _count_draws(instance: Instance, budget: Budget, seed: np.random.SeedSequenc
             projected = fresh @ step.zeta
             direction = projected / np.linalg.norm(step.zeta)
             scaled_a = step.second_layer * math.sqrt(size)
-            projection = _hermite_projection(change, direction, scaled_a, 1)
-            gamma = projection / math.sqrt(size)
-            amplitude = projection / (setting.learning_rate * np.linalg.norm(projected)
-                                      * np.linalg.norm(step.second_layer))
+            gamma = _hermite_projection(change, direction, scaled_a, 1) / math.sqrt(size)
+            amplitudes = tuple(spike_amplitude(change, projected, step.second_layer, setting.learning_rate, k)
+                               for k in AMPLITUDE_DEGREES)
             outliers, ratios = -1, ()
             if size == COUNT_SIZES[-1] and index < COUNTED_DRAWS:
                 initial -= c0
@@ -68,7 +83,7 @@ def _count_draws(instance: Instance, budget: Budget, seed: np.random.SeedSequenc
                 top = scipy.sparse.linalg.svds(initial, k=4, return_singular_vectors=False, random_state=0)
                 ratios = tuple(sorted((float(v) / edge for v in top), reverse=True))
                 outliers = sum(r > OUTLIER_FACTOR for r in ratios)
-            rows.append((size, gamma, outliers, ratios, amplitude))
+            rows.append((size, gamma, outliers, ratios, amplitudes, index))
     return tuple(rows)
 
 
@@ -94,24 +109,34 @@ def read_outlier_count(instance: Instance, budget: Budget, seed: np.random.SeedS
 
 
 def read_first_spike_rate(instance: Instance, budget: Budget, seed: np.random.SeedSequence) -> Estimate:
+    """The log-log fit of gamma_1/sqrt(n) over the sizes, on as many draws at each (the first ones): the fit
+    weighs every draw alike, so the extra draws of the small sizes would tilt it toward them."""
     rows = _rows(instance, budget, seed)
+    each = min(sum(row[0] == size for row in rows) for size in COUNT_SIZES)
+    rows = [row for row in rows if row[5] < each]
     sizes = np.array([row[0] for row in rows], dtype=float)
     fit = fit_rate(sizes, np.array([row[1] for row in rows]))
     return Estimate(fit.exponent, fit.standard_error, len(rows) - 2, len(rows),
-                    f"log-log fit of the Hermite projection over n = {list(COUNT_SIZES)}, "
-                    f"{len(rows) // len(COUNT_SIZES)} draws each")
+                    f"log-log fit of the Hermite projection over n = {list(COUNT_SIZES)}, {each} draws each")
 
 
-def read_first_spike_amplitude(instance: Instance, budget: Budget, seed: np.random.SeedSequence) -> Estimate:
-    """gamma_1 / (eta ||X~ zeta|| ||a||) per size, extrapolated as L + B n^-e with e bounded around the c_3 term's
-    order 1 - 2 alpha (within a factor two)."""
-    order = 1 - 2 * float(instance["alpha"])
-    if order <= 0:
-        raise Unresolved("at alpha = 1/2 the expansion's corrections do not decay with n")
-    rows = _rows(instance, budget, seed)
-    estimates = [mean_estimate(np.array([row[4] for row in rows if row[0] == size])) for size in COUNT_SIZES]
-    return bounded_extrapolation(COUNT_SIZES, estimates, exponent=order, bounds=(order / 2, 2 * order),
-                                 what="spike 1's projection per unit of step", size_name="n")
+def _read_amplitude(degree: int):
+    def read(instance: Instance, budget: Budget, seed: np.random.SeedSequence) -> Estimate:
+        """Spike k's amplitude per size, extrapolated as L + B n^-e with e bounded around the expansion's correction
+        order 1 - 2 alpha (within a factor two)."""
+        order = 1 - 2 * float(instance["alpha"])
+        if order <= 0:
+            raise Unresolved("at alpha = 1/2 the expansion's corrections do not decay with n")
+        rows = _rows(instance, budget, seed)
+        estimates = [mean_estimate(np.array([row[4][degree - 1] for row in rows if row[0] == size]))
+                     for size in COUNT_SIZES]
+        return bounded_extrapolation(COUNT_SIZES, estimates, exponent=order, bounds=(order / 2, 2 * order),
+                                     what=f"spike {degree}'s projection per unit of its term", size_name="n")
+    return read
+
+
+read_first_spike_amplitude = _read_amplitude(1)
+read_second_spike_amplitude = _read_amplitude(2)
 
 
 CHECKER = Checker(
@@ -119,6 +144,6 @@ CHECKER = Checker(
     simulation="the first spike's growth n^alpha and its amplitude through a Hermite projection; outliers of F - c_0 "
                "at n = 2000",
     readers={"first-spike-rate": read_first_spike_rate, "first-spike-amplitude": read_first_spike_amplitude,
-             "outlier-count": read_outlier_count},
+             "second-spike-amplitude": read_second_spike_amplitude, "outlier-count": read_outlier_count},
     shared_draws=True,
 )
