@@ -1,5 +1,5 @@
-"""Checker of spike-count: the first spike's growth and amplitude through a Hermite projection across n, and the
-outliers of F - c_0 at n = 2000."""
+"""Checker of spike-count: the first spike's growth and the first two spikes' amplitudes through Hermite projections
+across n, and the outliers of F - c_0 at n = 2000."""
 
 from __future__ import annotations
 
@@ -42,9 +42,10 @@ def _hermite_projection(matrix: np.ndarray, left: np.ndarray, right: np.ndarray,
 
 def spike_amplitude(change: np.ndarray, projected: np.ndarray, second_layer: np.ndarray, step: float,
                     degree: int) -> float:
-    """Spike k's coefficient on He_k(X~ zeta/||zeta||) (x) He_k(sqrt(N) a), both normalized, per unit of its term
-    (X~ zeta)^(.k) ((eta a)^(.k))^T projected the same way; it tends to c_k mu1^k
-    (docs/derivations/onestep.md#spike-count). `projected` is X~ zeta."""
+    """Spike k's coefficient on the pair u = He_k(sqrt(n) X~ zeta/||X~ zeta||), v = He_k(sqrt(N) a), per unit of its
+    term (X~ zeta)^(.k) ((eta a)^(.k))^T projected on the same pair; it tends to c_k mu1^k
+    (docs/derivations/onestep.md#spike-count). `projected` is X~ zeta. Scaling X~ zeta by its own norm makes u
+    sum to zero exactly for k = 2, so a constant shift of the features does not leak in."""
     u = numpy_hermite.hermeval(projected / np.linalg.norm(projected) * math.sqrt(len(projected)),
                                [0] * degree + [1])
     v = numpy_hermite.hermeval(second_layer * math.sqrt(len(second_layer)), [0] * degree + [1])
@@ -141,8 +142,8 @@ read_second_spike_amplitude = _read_amplitude(2)
 
 CHECKER = Checker(
     theorem=spike_count.THEOREM,
-    simulation="the first spike's growth n^alpha and its amplitude through a Hermite projection; outliers of F - c_0 "
-               "at n = 2000",
+    simulation="the first spike's growth n^alpha and the first two spikes' amplitudes through Hermite projections; "
+               "outliers of F - c_0 at n = 2000",
     readers={"first-spike-rate": read_first_spike_rate, "first-spike-amplitude": read_first_spike_amplitude,
              "second-spike-amplitude": read_second_spike_amplitude, "outlier-count": read_outlier_count},
     shared_draws=True,

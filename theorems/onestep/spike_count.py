@@ -26,7 +26,7 @@ Checked here (n = d = N in {250, 500, 1000, 2000}):
   part, of relative order n^(2 alpha - 1) (docs/derivations/onestep.md#spike-count), so the reading is extrapolated
   with that exponent bounded within a factor two.
 - `second-spike-amplitude` (limit), where c_2 != 0: spike 2's term c_2 (X~ zeta)^(.2) (t^(.2))^T, projected on
-  the normalized pair He_2(X~ zeta/||zeta||) (x) He_2(sqrt(N) a) and divided by the same projection of
+  the pair He_2(sqrt(n) X~ zeta/||X~ zeta||) (x) He_2(sqrt(N) a) and divided by the same projection of
   (X~ zeta)^(.2) ((eta a)^(.2))^T, tends to second_spike_amplitude = c_2 mu1^2. It is read on the same draws at
   the instance's alpha: the projection sees spike 2 below its threshold too, and its corrections decay faster at
   small alpha (n^(2 alpha - 1)). Its growth n^(e_2) relative to the bulk is eta^2 times norms of the data, set by
