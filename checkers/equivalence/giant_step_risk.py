@@ -29,13 +29,10 @@ from theorems.statement import Instance
 
 SIZES = (100, 200, 400)
 # Draws per size at budget level 0, doubled per level. Measured per-draw s.d. (tanh/tanh defaults, after the
-# control variates) 12%, 8%, 5% of the test error, 15%, 11%, 7.5% of the training error and 7.7%, 5.1%, 3.5% of the
-# realized gap, at 0.05, 0.09 and 0.24 s a draw. The intercept of L + B/d weighs the largest size about twice as
-# much as the others, so it gets more draws than an equal-weight allocation would give it: 12 rather than 8 (at
-# 19% more cost) brings the intercept's standard error down 13%. With 8, the training error at default fidelity's
-# last stage (x16) could detect 0.00225-0.00268 over 16 seeds against its resolution 0.00260 (2 of 16
-# inconclusive); with 12 the largest of those would be about 0.00232.
-DRAWS = {100: 32, 200: 16, 400: 12}
+# control variates) 12%, 8%, 5% of the test error and 7.7%, 5.1%, 3.5% of the realized gap, at 0.05, 0.09 and
+# 0.24 s a draw: this allocation gives the three sizes about equal weight in the intercept, whose standard error
+# at default fidelity's last stage (x16) is about 0.6% (test) and 0.4% (realized gap)
+DRAWS = {100: 32, 200: 16, 400: 8}
 TEST_SAMPLES = 10_000
 
 
