@@ -105,6 +105,18 @@ AMPLITUDE_RESOLUTION = 0.05
 SECOND_AMPLITUDE_RESOLUTION = 0.25
 
 
+def _amplitude_prediction(degree: int, statement: str, *, share: float, reason: str,
+                          applies=lambda instance: None) -> Prediction:
+    """Spike k's amplitude -> the constant `<first|second>_spike_amplitude` = c_k mu1^k, resolved to `share` of it."""
+    constant = f"{('first', 'second')[degree - 1]}_spike_amplitude"
+    return Prediction(name=constant.replace("_", "-"), kind="limit", statement=statement,
+                      predict=lambda instance: Target.point(instance.constant(constant),
+                                                            note=f"spike {degree}'s Hermite projection per unit of its "
+                                                                 "term, extrapolated in n^(2 alpha - 1)"),
+                      applies=applies, resolution_reason=ResolutionReason("nearest-error", reason),
+                      resolution=lambda instance: share * abs(float(instance.constant(constant))))
+
+
 def _second_spike_present(instance: Instance) -> str | None:
     table = hermite_coefficients(instance["activation"], 2, digits=20)
     if coefficient_vanishes(table, 2, 20):
@@ -152,33 +164,18 @@ THEOREM = Theorem(
                                                       "(alpha + 0.15) lies 0.75 resolutions away and is rejected at "
                                                       "default fidelity"),
                    resolution=lambda instance: 0.2),
-        Prediction(name="first-spike-amplitude", kind="limit",
-                   statement="gamma_1 / (eta ||X~ zeta|| ||a||) -> first_spike_amplitude = c_1 mu1",
-                   predict=lambda instance: Target.point(instance.constant("first_spike_amplitude"),
-                                                 note="spike 1's Hermite projection per unit of step, extrapolated "
-                                                      "in n^(2 alpha - 1)"),
-                   resolution_reason=ResolutionReason("nearest-error",
-                                                      "5% of the amplitude: c_1 5% off, which enters it twice, moves "
-                                                      "it by 10.25% (two resolutions), and leaving the step's mean "
-                                                      "slope mu1 out moves it by 1/mu1 - 1 (-9.6% for the default "
-                                                      "activation)"),
-                   resolution=lambda instance: AMPLITUDE_RESOLUTION * abs(
-                       float(instance.constant("first_spike_amplitude")))),
-        Prediction(name="second-spike-amplitude", kind="limit",
-                   statement="spike 2's He_2 (x) He_2 projection per unit of (X~ zeta)^(.2) ((eta a)^(.2))^T -> "
-                             "second_spike_amplitude = c_2 mu1^2",
-                   predict=lambda instance: Target.point(instance.constant("second_spike_amplitude"),
-                                                 note="spike 2's Hermite projection per unit of its term, "
-                                                      "extrapolated in n^(2 alpha - 1)"),
-                   applies=_second_spike_present,
-                   resolution_reason=ResolutionReason("nearest-error",
-                                                      "25% of the amplitude: c_2 taken as the orthonormal Hermite "
-                                                      "coefficient E[sigma He_2]/sqrt(2) instead of E[sigma He_2]/2 "
-                                                      "moves it by +41% (1.66 resolutions), no second spike (c_2 = 0) "
-                                                      "by 4; mu1 once instead of squared (-9.6% for the default "
-                                                      "activation) is below what the sizes resolve"),
-                   resolution=lambda instance: SECOND_AMPLITUDE_RESOLUTION * abs(
-                       float(instance.constant("second_spike_amplitude")))),
+        _amplitude_prediction(1, "gamma_1 / (eta ||X~ zeta|| ||a||) -> first_spike_amplitude = c_1 mu1",
+                              share=AMPLITUDE_RESOLUTION,
+                              reason="5% of the amplitude: c_1 5% off, which enters it twice, moves it by 10.25% (two "
+                                     "resolutions), and leaving the step's mean slope mu1 out moves it by 1/mu1 - 1 "
+                                     "(-9.6% for the default activation)"),
+        _amplitude_prediction(2, "spike 2's He_2 (x) He_2 projection per unit of (X~ zeta)^(.2) ((eta a)^(.2))^T -> "
+                                 "second_spike_amplitude = c_2 mu1^2",
+                              share=SECOND_AMPLITUDE_RESOLUTION, applies=_second_spike_present,
+                              reason="25% of the amplitude: c_2 taken as the orthonormal Hermite coefficient "
+                                     "E[sigma He_2]/sqrt(2) instead of E[sigma He_2]/2 moves it by +41% (1.66 "
+                                     "resolutions), no second spike (c_2 = 0) by 4; mu1 once instead of squared "
+                                     "(-9.6% for the default activation) is below what the sizes resolve"),
         Prediction(name="outlier-count", kind="event",
                    statement="outliers of F - c_0 11^T above 1.1 x the bulk edge at the largest size = spike_count",
                    predict=count_target,
