@@ -22,9 +22,9 @@ Checked here (n = d = N in {250, 500, 1000, 2000}):
 - `first-spike-amplitude` (limit): the size of spike 1, which the simulation does not set. Its term
   c_1 (X~ zeta) t^T, t = eta mu1 a, projects on that pair as c_1 mu1 eta ||X~ zeta|| ||a||, so
   gamma_1 / (eta ||X~ zeta|| ||a||) -> first_spike_amplitude = c_1 mu1 = c_1(sigma)^2 (mu1 = E sigma' = c_1: the
-  Taylor coefficient of the features times the step's mean slope). Its leading correction is the c_3 term's He_1
-  part, of relative order n^(2 alpha - 1) (docs/derivations/onestep.md#spike-count), so the reading is extrapolated
-  with that exponent bounded within a factor two.
+  Taylor coefficient of the features times the step's mean slope). The correction derived is the c_3 term's He_1
+  part, of relative order n^(2 alpha - 1), so the reading is extrapolated with that exponent bounded within a
+  factor two (pooled runs prefer a slower one, inside the bounds: docs/derivations/onestep.md#spike-count).
 - `second-spike-amplitude` (limit), where c_2 != 0: spike 2's term c_2 (X~ zeta)^(.2) (t^(.2))^T, projected on
   the pair He_2(sqrt(n) X~ zeta/||X~ zeta||) (x) He_2(sqrt(N) a) and divided by the same projection of
   (X~ zeta)^(.2) ((eta a)^(.2))^T, tends to second_spike_amplitude = c_2 mu1^2. It is read on the same draws at
