@@ -33,24 +33,19 @@ DRAWS = {250: 64, 500: 32, 1000: 16, 2000: 16}
 AMPLITUDE_DEGREES = (1, 2)
 
 
-def _hermite_projection(matrix: np.ndarray, left: np.ndarray, right: np.ndarray, degree: int) -> float:
-    """Coefficient of `matrix` on He_k(left) (x) He_k(right), both normalized (probabilists' Hermite)."""
-    u = numpy_hermite.hermeval(left, [0] * degree + [1])
-    v = numpy_hermite.hermeval(right, [0] * degree + [1])
-    return float(u @ (matrix @ v) / (np.linalg.norm(u) * np.linalg.norm(v)))
-
-
-def spike_amplitude(change: np.ndarray, projected: np.ndarray, second_layer: np.ndarray, step: float,
-                    degree: int) -> float:
-    """Spike k's coefficient on the pair u = He_k(sqrt(n) X~ zeta/||X~ zeta||), v = He_k(sqrt(N) a), per unit of its
-    term (X~ zeta)^(.k) ((eta a)^(.k))^T projected on the same pair; it tends to c_k mu1^k
+def spike_projections(change: np.ndarray, projected: np.ndarray, second_layer: np.ndarray, step: float,
+                      degree: int) -> tuple[float, float]:
+    """Spike k's coefficient on the pair u = He_k(sqrt(n) X~ zeta/||X~ zeta||), v = He_k(sqrt(N) a) (probabilists'
+    Hermite), normalized by ||u|| ||v||, and the same coefficient per unit of spike k's term
+    (X~ zeta)^(.k) ((eta a)^(.k))^T projected on that pair: the amplitude, which tends to c_k mu1^k
     (docs/derivations/onestep.md#spike-count). `projected` is X~ zeta. Scaling X~ zeta by its own norm makes u
     sum to zero exactly for k = 2, so a constant shift of the features does not leak in."""
     u = numpy_hermite.hermeval(projected / np.linalg.norm(projected) * math.sqrt(len(projected)),
                                [0] * degree + [1])
     v = numpy_hermite.hermeval(second_layer * math.sqrt(len(second_layer)), [0] * degree + [1])
+    coefficient = float(u @ (change @ v))
     term = step**degree * float(u @ projected**degree) * float(v @ second_layer**degree)
-    return float(u @ (change @ v)) / term
+    return coefficient / (np.linalg.norm(u) * np.linalg.norm(v)), coefficient / term
 
 
 def _count_draws(instance: Instance, budget: Budget, seed: np.random.SeedSequence):
@@ -71,11 +66,10 @@ def _count_draws(instance: Instance, budget: Budget, seed: np.random.SeedSequenc
             initial = sigma(fresh @ step.initial_weights)
             change = sigma(fresh @ step.updated_weights()) - initial
             projected = fresh @ step.zeta
-            direction = projected / np.linalg.norm(step.zeta)
-            scaled_a = step.second_layer * math.sqrt(size)
-            gamma = _hermite_projection(change, direction, scaled_a, 1) / math.sqrt(size)
-            amplitudes = tuple(spike_amplitude(change, projected, step.second_layer, setting.learning_rate, k)
-                               for k in AMPLITUDE_DEGREES)
+            projections = [spike_projections(change, projected, step.second_layer, setting.learning_rate, k)
+                           for k in AMPLITUDE_DEGREES]
+            gamma = projections[0][0] / math.sqrt(size)
+            amplitudes = tuple(amplitude for _, amplitude in projections)
             outliers, ratios = -1, ()
             if size == COUNT_SIZES[-1] and index < COUNTED_DRAWS:
                 initial -= c0

@@ -117,11 +117,12 @@ def _amplitude_prediction(degree: int, statement: str, *, share: float, reason: 
                       resolution=lambda instance: share * abs(float(instance.constant(constant))))
 
 
-def _second_spike_present(instance: Instance) -> str | None:
-    table = hermite_coefficients(instance["activation"], 2, digits=20)
-    if coefficient_vanishes(table, 2, 20):
-        return "c_2 = 0: the expansion has no second spike to measure"
-    return None
+def _requires_coefficient(k: int, reason: str):
+    """A check that returns `reason` where c_k(sigma) vanishes (as `coefficient_vanishes` reads it), else None."""
+    def check(instance: Instance) -> str | None:
+        table = hermite_coefficients(instance["activation"], k, digits=20)
+        return reason if coefficient_vanishes(table, k, 20) else None
+    return check
 
 
 def count_target(instance: Instance) -> Target:
@@ -131,13 +132,6 @@ def count_target(instance: Instance) -> Target:
     else:
         count = mpmath.mpf(len(present_spikes(instance.parameters, instance.digits, exponent)))
     return Target.point(count, note="spikes k <= 3 with e_k > 0 and c_k != 0")
-
-
-def _nonlinear_first_coefficient(instance: Instance) -> str | None:
-    table = hermite_coefficients(instance["activation"], 1, digits=20)
-    if coefficient_vanishes(table, 1, 20):
-        return "c_1 = 0: the step has no spike to build on (the papers assume c_1 != 0)"
-    return None
 
 
 THEOREM = Theorem(
@@ -151,7 +145,8 @@ THEOREM = Theorem(
     parameters=(
         *onestep.growing_step_parameters("1/5"),
     ),
-    assumptions=(Assumption(name="first-coefficient", statement="c_1(sigma) != 0", check=_nonlinear_first_coefficient),
+    assumptions=(Assumption(name="first-coefficient", statement="c_1(sigma) != 0", check=_requires_coefficient(
+                 1, "c_1 = 0: the step has no spike to build on (the papers assume c_1 != 0)")),
                  ),
     constants=CONSTANTS,
     predictions=(
@@ -171,7 +166,8 @@ THEOREM = Theorem(
                                      "(-9.6% for the default activation)"),
         _amplitude_prediction(2, "spike 2's He_2 (x) He_2 projection per unit of (X~ zeta)^(.2) ((eta a)^(.2))^T -> "
                                  "second_spike_amplitude = c_2 mu1^2",
-                              share=SECOND_AMPLITUDE_RESOLUTION, applies=_second_spike_present,
+                              share=SECOND_AMPLITUDE_RESOLUTION,
+                              applies=_requires_coefficient(2, "c_2 = 0: the expansion has no second spike to measure"),
                               reason="25% of the amplitude: c_2 taken as the orthonormal Hermite coefficient "
                                      "E[sigma He_2]/sqrt(2) instead of E[sigma He_2]/2 moves it by +41% (1.66 "
                                      "resolutions), no second spike (c_2 = 0) by 4; mu1 once instead of squared "
