@@ -27,6 +27,13 @@ from checkers.stats import Estimate, extrapolate_limit, extrapolation_fit
 CONTRACTION = 0.5
 MODEL_REJECTION = 1e-3  # a finite-size model whose chi-square p-value falls below this is rejected
 EXPONENT_GRID = 49  # exponents tried between the bounds of `bounded_extrapolation`, evenly spaced in log
+# A derivation names its leading correction, of order eps (eps = n^(2 alpha - 1), 1/d, ...). The orders next to it
+# are eps^(1/2) (a fluctuation, or a shift of the preactivations: n^(alpha - 1/2) beside n^(2 alpha - 1)) and eps^2
+# (the leading term cancelling), so the exponent is bounded within this factor of the derived one either way.
+EXPONENT_FACTOR = 2.0
+# Below this exponent a correction shrinks by under 10% across a factor eight in size (7% across a factor four):
+# its limit and its coefficient cannot be told apart, and the reading is refused rather than left to a huge bound.
+SLOWEST_EXPONENT = 0.05
 
 
 def settled_limit(earlier: float, previous: float, last: float, *, floor: float, what: str) -> tuple[float, float]:
@@ -63,10 +70,21 @@ def checked_extrapolation(sizes, estimates: list[Estimate], *, exponent: float, 
                                                                         f"{model}")
 
 
-def bounded_extrapolation(sizes, estimates: list[Estimate], *, exponent: float, bounds: tuple[float, float],
-                          what: str, size_name: str = "d") -> Estimate:
+def require_decaying_correction(exponent: float, sizes, *, what: str, size_name: str = "d",
+                                described: str = "") -> None:
+    """Unresolved where a correction of order size^-exponent hardly decays across the sizes (exponent below
+    SLOWEST_EXPONENT): a reader may call it before drawing anything."""
+    if exponent < SLOWEST_EXPONENT:
+        raise Unresolved(f"{what}: the derived correction, of order {size_name}^-{exponent:.3g}, hardly decays across "
+                         f"{size_name} = {min(sizes)}..{max(sizes)}, so no limit can be extrapolated"
+                         + (f": {described}" if described else ""))
+
+
+def bounded_extrapolation(sizes, estimates: list[Estimate], *, exponent: float, what: str, size_name: str = "d",
+                          bounds: tuple[float, float] | None = None) -> Estimate:
     """The limit L of value(size) = L + B size^-e, read at the derivation's exponent e = `exponent` with e only
-    bounded, bounds[0] <= e <= bounds[1], from estimates at three or more sizes.
+    bounded, bounds[0] <= e <= bounds[1] (by default within EXPONENT_FACTOR of `exponent` either way), from
+    estimates at three or more sizes. An exponent below SLOWEST_EXPONENT leaves the reading unresolved.
 
     Each exponent of a grid over the bounds is fitted by weighted least squares and chi-square checked
     (`checkers.stats.extrapolation_fit`); the exponents whose p-value is at least MODEL_REJECTION are the models
@@ -76,7 +94,9 @@ def bounded_extrapolation(sizes, estimates: list[Estimate], *, exponent: float, 
     where that spread is small against the resolution. (Reading the best-fitting exponent's limit instead is biased:
     the choice follows the noise, docs/derivations/equivalence.md#srf-constants.) Estimates that reject every
     exponent in the bounds leave the reading unresolved."""
-    lower, upper = bounds
+    require_decaying_correction(exponent, sizes, what=what, size_name=size_name,
+                                described=_described(sizes, estimates, size_name))
+    lower, upper = bounds if bounds is not None else (exponent / EXPONENT_FACTOR, exponent * EXPONENT_FACTOR)
     if len(estimates) < 3 or len(set(sizes)) < 3:
         raise ValueError("a bounded extrapolation needs estimates at three or more distinct sizes")
     if not 0 < lower <= exponent <= upper:

@@ -39,7 +39,7 @@ def test_a_checked_extrapolation_returns_the_intercept_or_refuses_a_model_the_si
 
 
 SIZES = (100, 200, 400)
-BOUNDS = dict(exponent=1.0, bounds=(0.5, 2.0))  # srf-constants': the derivation's 1/d, within a factor two
+BOUNDS = dict(exponent=1.0)  # srf-constants': the derivation's 1/d, within the default factor two
 
 
 def _estimates(law, error):
@@ -91,3 +91,27 @@ def test_a_bounded_extrapolation_refuses_a_law_outside_its_bounds():
         bounded_extrapolation(SIZES, _estimates(lambda d: 1.0, 0.0), what="x", **BOUNDS)
     with pytest.raises(ValueError, match="lower <= exponent <= upper"):
         bounded_extrapolation(SIZES, _estimates(lambda d: 1.0, 1e-3), exponent=3.0, bounds=(0.5, 2.0), what="x")
+
+
+def test_a_bounded_extrapolation_bounds_the_exponent_within_a_factor_two_unless_told():
+    """The default bounds are the derived exponent's square root and square orders: e/2 and 2e."""
+    from checkers.convergence import EXPONENT_FACTOR, bounded_extrapolation
+    assert EXPONENT_FACTOR == 2
+    reading = bounded_extrapolation(SIZES, _estimates(lambda d: 1.0 + 3.0 / d, 1e-3), what="a test", exponent=0.6)
+    assert "0.3 <= e <= 1.2" in reading.method
+    told = bounded_extrapolation(SIZES, _estimates(lambda d: 1.0 + 3.0 / d, 1e-3), what="a test", exponent=1.0,
+                                 bounds=(0.9, 1.1))
+    assert "0.9 <= e <= 1.1" in told.method
+
+
+@pytest.mark.parametrize("exponent", [0.04, 0.0, -0.2])
+def test_a_correction_that_hardly_decays_leaves_the_limit_unresolved(exponent):
+    """Below SLOWEST_EXPONENT a correction shrinks by under 10% across a factor eight in size: unresolved, with
+    the estimates in the reason; a reader can ask the same before drawing anything."""
+    from checkers.convergence import SLOWEST_EXPONENT, bounded_extrapolation, require_decaying_correction
+    assert 8.0**-SLOWEST_EXPONENT > 0.9  # what its comment says: under 10% across a factor eight in size
+    with pytest.raises(Unresolved, match="hardly decays across d = 100..400.*d = 200"):
+        bounded_extrapolation(SIZES, _estimates(lambda d: 1.0, 1e-3), exponent=exponent, what="a test")
+    with pytest.raises(Unresolved, match="a test: the derived correction, of order n\\^-"):
+        require_decaying_correction(exponent, (250, 2000), what="a test", size_name="n")
+    require_decaying_correction(SLOWEST_EXPONENT, (250, 2000), what="a test")  # at the threshold: attempted

@@ -35,3 +35,14 @@ def test_a_ratio_that_does_not_follow_the_model_is_unresolved(monkeypatch):
     monkeypatch.setattr(leading_coefficient, "COEFFICIENT_SIZES", SMALL_SIZES)
     with pytest.raises(Unresolved, match="does not follow L \\+ B n\\^-e, 0.3 <= e <= 1.2"):
         _read(lambda n: 1 + 5 * n ** -0.1)
+
+
+def test_near_alpha_one_half_the_reader_refuses_before_drawing(monkeypatch):
+    """At alpha = 0.48 the correction n^(2 alpha - 1) = n^-0.04 hardly decays: unresolved, as spike-count's amplitude
+    readers say at the same alpha (`checkers.convergence.SLOWEST_EXPONENT`), and without a network drawn."""
+    def no_draws(*arguments, **keywords):
+        raise AssertionError("drew a network")
+    monkeypatch.setattr(leading_coefficient, "one_step", no_draws)
+    instance = registry.checker("elasticity-leading-coefficient").theorem.instance({"alpha": "0.48"})
+    with pytest.raises(Unresolved, match="of order n\\^-0.04, hardly decays across n = 250..1000"):
+        _ratio_reader(lambda n: 1.0)(instance, Budget(FIDELITIES["quick"], 0), np.random.SeedSequence(3))

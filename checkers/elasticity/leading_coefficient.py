@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from checkers.check import Budget, Unresolved
-from checkers.convergence import bounded_extrapolation
+from checkers.check import Budget
+from checkers.convergence import bounded_extrapolation, require_decaying_correction
 from checkers.onestep.simulation import OneStepSetting, one_step
 from checkers.stats import mean_estimate
 from theorems.elasticity.elasticity_reference import bivariate_expectation, coherent_and_bulk, neuron_laws
@@ -55,6 +55,8 @@ def leading_coefficient_reader(step_part):
         alpha, similarity = float(instance["alpha"]), float(instance["similarity"])
         sizes = COEFFICIENT_SIZES + ((2000,) if budget.level >= 4 else ())
         draws = 16 * 2 ** (budget.level // 3)
+        what = f"ratios over {draws} network draws at each n = d = N, exact in x given the weights"
+        require_decaying_correction(1 - 2 * alpha, sizes, what=what, size_name="n")
         estimates = []
         for size, size_seed in zip(sizes, seed.spawn(len(sizes))):
             setting = OneStepSetting(samples=size, dimension=size, width=size, activation=instance["activation"],
@@ -67,13 +69,5 @@ def leading_coefficient_reader(step_part):
                 change, scale = step_part(instance, w0, w1, zeta, similarity * zeta / (zeta @ zeta))
                 ratios.append(change / scale)
             estimates.append(mean_estimate(np.array(ratios)))
-        exponent = 1 - 2 * alpha
-        if exponent < 0.05:
-            raise Unresolved(f"at alpha = {alpha:g} the finite-size terms, of order n^(2 alpha - 1), do not vanish "
-                             "across the sizes, so no limit can be extrapolated; ratios "
-                             + ", ".join(f"{e.value:.4g} +- {e.standard_error:.2g}" for e in estimates))
-        return bounded_extrapolation(sizes, estimates, exponent=exponent, bounds=(exponent / 2, 2 * exponent),
-                                     size_name="n",
-                                     what=f"ratios over {draws} network draws at each n = d = N, exact in x given "
-                                          "the weights")
+        return bounded_extrapolation(sizes, estimates, exponent=1 - 2 * alpha, what=what, size_name="n")
     return read

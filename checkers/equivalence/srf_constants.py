@@ -15,8 +15,9 @@ from theorems.statement import Instance
 
 SPIKED_SIZES = (100, 200, 400)
 # the finite-size order of the constants is 1/d (sums of d terms per neuron; docs/derivations/equivalence.md);
-# the extrapolation reads it and bounds it within a factor two either way instead of assuming it
-FINITE_SIZE_EXPONENT, FINITE_SIZE_BOUNDS = 1.0, (0.5, 2.0)
+# the extrapolation reads it and bounds it within `checkers.convergence.EXPONENT_FACTOR` either way instead of
+# assuming it
+FINITE_SIZE_EXPONENT = 1.0
 
 
 def _spiked_draws(instance: Instance, seed: np.random.SeedSequence, draws: int):
@@ -54,7 +55,7 @@ def _observe(instance: Instance, budget: Budget, seed: np.random.SeedSequence, c
         energy, slope = expected_direction_energy(sigma_star, noise, size, max(1, round(ratio * size)))
         controls = np.column_stack([results[size][:, 3] - energy, results[size][:, 4] - slope])
         estimates.append(control_variate_estimate(results[size][:, column], controls))
-    return bounded_extrapolation(SPIKED_SIZES, estimates, exponent=FINITE_SIZE_EXPONENT, bounds=FINITE_SIZE_BOUNDS,
+    return bounded_extrapolation(SPIKED_SIZES, estimates, exponent=FINITE_SIZE_EXPONENT,
                                  what="draws at d = p, control variates ||Z^T y/n_0||^2 and <Z^T y/n_0, theta>")
 
 

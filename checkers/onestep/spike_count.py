@@ -11,7 +11,7 @@ import numpy.polynomial.hermite_e as numpy_hermite
 import scipy.sparse.linalg
 
 from checkers.check import Budget, Checker, Exact, Unresolved
-from checkers.convergence import bounded_extrapolation
+from checkers.convergence import bounded_extrapolation, require_decaying_correction
 from checkers.onestep.draws import draw_generators
 from checkers.onestep.simulation import OneStepSetting, one_step, operator_norm
 from checkers.shared_draws import draw_key, memoized
@@ -118,15 +118,14 @@ def read_first_spike_rate(instance: Instance, budget: Budget, seed: np.random.Se
 def _read_amplitude(degree: int):
     def read(instance: Instance, budget: Budget, seed: np.random.SeedSequence) -> Estimate:
         """Spike k's amplitude per size, extrapolated as L + B n^-e with e bounded around the expansion's correction
-        order 1 - 2 alpha (within a factor two)."""
+        order 1 - 2 alpha (within `checkers.convergence.EXPONENT_FACTOR`)."""
         order = 1 - 2 * float(instance["alpha"])
-        if order <= 0:
-            raise Unresolved("at alpha = 1/2 the expansion's corrections do not decay with n")
+        what = f"spike {degree}'s projection per unit of its term"
+        require_decaying_correction(order, COUNT_SIZES, what=what, size_name="n")
         rows = _rows(instance, budget, seed)
         estimates = [mean_estimate(np.array([row[4][degree - 1] for row in rows if row[0] == size]))
                      for size in COUNT_SIZES]
-        return bounded_extrapolation(COUNT_SIZES, estimates, exponent=order, bounds=(order / 2, 2 * order),
-                                     what=f"spike {degree}'s projection per unit of its term", size_name="n")
+        return bounded_extrapolation(COUNT_SIZES, estimates, exponent=order, what=what, size_name="n")
     return read
 
 
