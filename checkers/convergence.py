@@ -80,6 +80,17 @@ def require_decaying_correction(exponent: float, sizes, *, what: str, size_name:
                          + (f": {described}" if described else ""))
 
 
+def require_small_expansion_parameter(value: float, *, what: str, parameter: str, where: str) -> None:
+    """Unresolved where the parameter of the expansion behind a finite-size model exceeds CONTRACTION at the
+    smallest size: the corrections, a series in it, do not yet fall off geometrically there (the ratio test that
+    `settled_limit` applies to a sequence), so no single power L + B size^-e describes them and an extrapolation's
+    bounds need not bracket the limit."""
+    if value > CONTRACTION:
+        raise Unresolved(f"{what}: {parameter} is {value:.2g} at {where}, above {CONTRACTION}: the corrections, a "
+                         "series in it, do not yet fall off geometrically across the sizes, so no limit can be "
+                         "extrapolated from them (larger sizes would resolve it)")
+
+
 def bounded_extrapolation(sizes, estimates: list[Estimate], *, exponent: float, what: str, size_name: str = "d",
                           bounds: tuple[float, float] | None = None) -> Estimate:
     """The limit L of value(size) = L + B size^-e, read at the derivation's exponent e = `exponent` with e only

@@ -115,3 +115,12 @@ def test_a_correction_that_hardly_decays_leaves_the_limit_unresolved(exponent):
     with pytest.raises(Unresolved, match="a test: the derived correction, of order n\\^-"):
         require_decaying_correction(exponent, (250, 2000), what="a test", size_name="n")
     require_decaying_correction(SLOWEST_EXPONENT, (250, 2000), what="a test")  # at the threshold: attempted
+
+
+def test_an_expansion_parameter_above_the_contraction_leaves_the_limit_unresolved():
+    """The ratio test of `settled_limit`, applied to the parameter of a series of corrections: 0.5 is read, above
+    it the reason names the parameter, its value and where."""
+    from checkers.convergence import CONTRACTION, require_small_expansion_parameter
+    require_small_expansion_parameter(CONTRACTION, what="a test", parameter="s^2", where="n = 250")
+    with pytest.raises(Unresolved, match="a test: s\\^2 is 0.51 at n = 250, above 0.5: .*larger sizes"):
+        require_small_expansion_parameter(0.51, what="a test", parameter="s^2", where="n = 250")

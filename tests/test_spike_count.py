@@ -41,6 +41,64 @@ def test_the_spike_amplitudes_are_the_taylor_coefficients_times_powers_of_the_me
                                                                                abs=1e-14)
 
 
+@pytest.mark.parametrize("activation, slope", [
+    ("log(1 + exp(z)) + tanh(z)", lambda z: _sigmoid(z) + 1 - np.tanh(z) ** 2),
+    ("tanh", lambda z: 1 - np.tanh(z) ** 2),
+])
+def test_the_shift_scale_is_the_mean_slope_part_plus_the_label_energy_times_the_slope_energy(activation, slope):
+    """shift_scale = mu1^2 mu1_star^2 + E[y^2] E sigma'^2, for the default teacher z + (z^2 - 1)/sqrt(2) (mu1_star = 1,
+    E[y^2] = 1 + 1 + noise^2), with E sigma'^2 by quadrature."""
+    instance = THEOREM.instance({"activation": activation})
+    second = 1 + 1 + 0.1**2
+    expected = _gaussian_mean(slope) ** 2 + second * _gaussian_mean(lambda z: slope(z) ** 2)
+    assert float(instance.constant("teacher_second_moment")) == pytest.approx(second, rel=1e-12)
+    assert float(instance.constant("shift_scale")) == pytest.approx(expected, rel=1e-10)
+
+
+def test_the_shift_variance_is_what_one_step_moves_a_neuron_by():
+    """Mean over neurons of ||w_j(1) - w_j(0)||^2 / (eta a_j)^2 = ||h_j||^2 against shift_scale (tanh, a linear
+    teacher, whose labels have light tails; 16 draws at n = d = N = 800, eta = 1). Within four standard errors of
+    the draws; the nearest error, the coherent part mu1^2 ||zeta||^2 alone (-12% here), lies beyond them."""
+    from checkers.onestep.simulation import OneStepSetting, one_step
+    from checkers.stats import mean_estimate
+    instance = THEOREM.instance({"activation": "tanh", "teacher": "z"})
+    size = 800
+    setting = OneStepSetting(samples=size, dimension=size, width=size, activation=instance["activation"],
+                             teacher=instance["teacher"], noise=0.1, learning_rate=1.0)
+    energies = []
+    for seed in range(16):
+        step = one_step(setting, np.random.default_rng(seed))
+        moved = ((step.updated_weights() - step.initial_weights) ** 2).sum(axis=0)
+        energies.append(np.mean(moved / step.second_layer**2))
+    measured = mean_estimate(np.array(energies))
+    predicted = float(instance.constant("shift_scale"))
+    coherent = float(instance.constant("mu1") ** 2 * (instance.constant("mu1_star") ** 2
+                                                       + instance.constant("teacher_second_moment")))
+    assert abs(measured.value - predicted) <= 4 * measured.standard_error
+    assert abs(measured.value - coherent) > 4 * measured.standard_error
+
+
+def test_the_amplitudes_are_read_only_where_the_expansion_parameter_is_small(monkeypatch):
+    """s^2 = shift_scale n^(2 alpha - 1) at n = 250 must be at most 1/2: alpha = 0.3 is read, 0.32 and 0.4 are not
+    (refused before any draw, with s^2 in the reason); tanh's smaller shift allows alpha = 0.4."""
+    from checkers.convergence import CONTRACTION
+    from checkers.onestep import spike_count as checker
+    from theorems.onestep.common import shift_variance
+    variance = {(activation, alpha): shift_variance(THEOREM.instance({"activation": activation, "alpha": alpha}), 250)
+                for activation in ("log(1 + exp(z)) + tanh(z)", "tanh") for alpha in ("0.3", "0.32", "0.4")}
+    assert variance[("log(1 + exp(z)) + tanh(z)", "0.3")] < CONTRACTION < variance[("log(1 + exp(z)) + tanh(z)",
+                                                                                     "0.32")]
+    assert variance[("tanh", "0.4")] < CONTRACTION
+
+    def no_draws(*arguments, **keywords):
+        raise AssertionError("drew a network")
+    monkeypatch.setattr(checker, "one_step", no_draws)
+    instance = THEOREM.instance({"alpha": "0.4"})
+    for read in (checker.read_first_spike_amplitude, checker.read_second_spike_amplitude):
+        with pytest.raises(Unresolved, match="s\\^2 = shift_scale n\\^\\(2 alpha - 1\\), is 1.3 at n = 250"):
+            read(instance, Budget(FIDELITIES["quick"], 0), np.random.SeedSequence(0))
+
+
 def test_the_second_amplitude_applies_only_where_c2_is_not_zero():
     second = next(p for p in THEOREM.predictions if p.name == "second-spike-amplitude")
     assert second.applies(THEOREM.instance()) is None

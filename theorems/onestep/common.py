@@ -11,10 +11,14 @@ Named constants shared by the family:
     mu1_star               c_1(sigma_*), the teacher's linear coefficient
     teacher_second_moment  E[y^2] = E sigma_*(Z)^2 + noise^2
     zeta_norm              lim ||X^T y / n|| = sqrt(mu1_star^2 + E[y^2]/psi1)      [D]
+    shift_scale            mu1^2 mu1_star^2 + E[y^2] E sigma'(Z)^2: with eta = n^alpha at n = d = N, a
+                           fresh preactivation's shift has variance shift_scale n^(2 alpha - 1)  [D]
     alignment_limit        lim cos^2(X^T y, beta_*)  (`alignment_limit`)           [D]
 """
 
 from __future__ import annotations
+
+from dataclasses import replace
 
 from theorems.activations import unbounded_derivative
 from theorems.hermite import combine, hermite_coefficients, second_moment, square_root
@@ -61,16 +65,46 @@ def _first_coefficient(parameter: str):
     return lambda parameters, digits: hermite_coefficients(parameters[parameter], 1, digits=digits).quantity(1)
 
 
-def base_constants() -> tuple[Constant, ...]:
-    """mu1, mu1_star, teacher_second_moment and zeta_norm: the family's shared constant graph."""
+def _teacher_constants() -> tuple[Constant, ...]:
     return (
-        Constant.of_parameters("mu1", _first_coefficient("activation"), "c_1(sigma)"),
         Constant.of_parameters("mu1_star", _first_coefficient("teacher"), "c_1(sigma_*)"),
         Constant(name="teacher_second_moment", description="E[y^2] = E sigma_*(Z)^2 + noise^2",
                  derive=lambda parameters, dependencies, digits: combine(
                      "teacher_second_moment", digits, [second_moment(parameters["teacher"], digits=digits),
                                                        parameter_quantity("noise", parameters, digits)],
                      lambda m, s: m + s**2)),
+    )
+
+
+def shift_constants() -> tuple[Constant, ...]:
+    """mu1_star, teacher_second_moment, slope_second_moment and shift_scale for the eta = n^alpha family at
+    n = d = N (the statement supplies mu1). Neuron j moves by eta a_j h_j, h_j = (1/n) sum_i x_i y_i
+    sigma'(x_i^T w_j) (the network's own output is O(1/sqrt(N)) and drops out), and E ||h_j||^2 = ||E h_j||^2 +
+    (d/n) E[y^2 sigma'^2] -> mu1^2 mu1_star^2 + E[y^2] E sigma'(Z)^2 (Stein's lemma for the mean; x^T w_j is
+    independent of y in the limit). With E a_j^2 = 1/N, a fresh preactivation's shift then has variance
+    shift_scale n^(2 alpha - 1): the parameter of the expansion in the step (docs/derivations/onestep.md#spike-count).
+    Of it, mu1^2 (mu1_star^2 + E[y^2]) is the coherent part t_j (X~ zeta)_i that makes the spikes."""
+    return (
+        *_teacher_constants(),
+        Constant.of_parameters("slope_second_moment", lambda parameters, digits: replace(second_moment(
+            parameters["activation"].derivative(), digits=digits), name="slope_second_moment"), "E sigma'(Z)^2"),
+        Constant.formula("shift_scale", ("mu1", "mu1_star", "teacher_second_moment", "slope_second_moment"),
+                         lambda mu1, mu1_star, second, slope: mu1**2 * mu1_star**2 + second * slope,
+                         description="mu1^2 mu1_star^2 + E[y^2] E sigma'(Z)^2: a fresh preactivation's shift after "
+                                     "the step has variance shift_scale n^(2 alpha - 1) at n = d = N"),
+    )
+
+
+def shift_variance(instance: Instance, size: int) -> float:
+    """s^2 = shift_scale n^(2 alpha - 1): the variance of a fresh preactivation's shift after the step at n = size."""
+    return float(instance.constant("shift_scale")) * size ** (2 * float(instance["alpha"]) - 1)
+
+
+def base_constants() -> tuple[Constant, ...]:
+    """mu1, mu1_star, teacher_second_moment and zeta_norm: the family's shared constant graph."""
+    return (
+        Constant.of_parameters("mu1", _first_coefficient("activation"), "c_1(sigma)"),
+        *_teacher_constants(),
         Constant.formula("zeta_norm", ("mu1_star", "teacher_second_moment"), lambda m, e, p: square_root(m**2 + e / p),
                          parameters=("psi1",), description="lim ||X^T y / n|| = sqrt(mu1_star^2 + E[y^2]/psi1)"),
     )

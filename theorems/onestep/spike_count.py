@@ -35,13 +35,19 @@ Checked here (n = d = N in {250, 500, 1000, 2000}):
 - `outlier-count` (event): singular values of F - c_0 11^T above 1.1 x ||F_0 - c_0 11^T||_op at the largest
   size (spec protocol P-M2); more outliers than spike_count fails, as many passes, fewer is "not resolved"
   (a spike with e_k > 0 may separate only at n >> 2000: at alpha = 0.3, e_2 = 0.1, it has not at 2000).
+Where the amplitudes are read. The expansion is in a preactivation's shift, whose variance after the step is
+s^2 = shift_scale n^(2 alpha - 1), shift_scale = mu1^2 mu1_star^2 + E[y^2] E sigma'(Z)^2
+(`theorems.onestep.common.shift_constants`). The amplitudes are extrapolated only where s^2 <= 1/2 at n = 250 (alpha
+<= 0.31 for the default activation and teacher); above it they approach their limits too slowly for the sizes,
+and are not resolved (docs/derivations/onestep.md#spike-count).
 What the sizes cannot decide. The outlier count cannot exclude a spike that emerges slowly (e_k small and
 positive), nor refute a claimed one that has not separated by n = 2000. The amplitudes decide what the count
 cannot where c_k != 0: spike 2's coefficient is resolved to 25%, so a derivation without the quadratic term
 (`no-second-spike`) fails there. Where c_2 = 0 (tanh) the second amplitude does not apply, and a claim of a
 second spike for tanh at alpha = 0.3 stays "not resolved" by the count.
 Named constants: spike_count, first_spike_exponent (= alpha), mu1 (c_1(sigma)), first_spike_amplitude (mu1^2),
-second_coefficient (c_2(sigma)), second_spike_amplitude (c_2 mu1^2).
+second_coefficient (c_2(sigma)), second_spike_amplitude (c_2 mu1^2), and the shift's mu1_star,
+teacher_second_moment, slope_second_moment (E sigma'(Z)^2) and shift_scale.
 """
 
 from __future__ import annotations
@@ -94,6 +100,7 @@ CONSTANTS = (
         parameters["activation"], 2, digits=digits).quantity(2), "c_2(sigma) = E[sigma He_2]/2! = E sigma''/2"),
     Constant.formula("second_spike_amplitude", ("second_coefficient", "mu1"), lambda c2, mu1: c2 * mu1**2,
                      description="c_2 mu1^2: spike 2's Taylor coefficient times the step's mean slope, squared"),
+    *onestep.shift_constants(),
 )
 
 # The amplitude's nearest named errors: c_1 5% off (it enters twice: +10.25%), and the step's mean slope left out
