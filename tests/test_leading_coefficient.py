@@ -46,3 +46,21 @@ def test_near_alpha_one_half_the_reader_refuses_before_drawing(monkeypatch):
     instance = registry.checker("elasticity-leading-coefficient").theorem.instance({"alpha": "0.48"})
     with pytest.raises(Unresolved, match="of order n\\^-0.04, hardly decays across n = 250..1000"):
         _ratio_reader(lambda n: 1.0)(instance, Budget(FIDELITIES["quick"], 0), np.random.SeedSequence(3))
+
+
+def test_where_the_steps_shift_is_large_the_reader_refuses_before_drawing(monkeypatch):
+    """softplus + tanh with the teacher z + He_2/sqrt(2) at alpha = 0.4: s^2 = 1.3 at n = 250, above 1/2 (a
+    high-fidelity run there failed the true statement: the ratios approach E sigma'^2 too slowly). The default
+    tanh student and teacher stay below 1/2 at every alpha < 1/2 (0.19 at alpha = 0.45)."""
+    from checkers.convergence import CONTRACTION
+    from theorems.onestep.common import shift_variance
+    theorem = registry.checker("elasticity-leading-coefficient").theorem
+    assert shift_variance(theorem.instance({"alpha": "0.45"}), 250) < CONTRACTION
+
+    def no_draws(*arguments, **keywords):
+        raise AssertionError("drew a network")
+    monkeypatch.setattr(leading_coefficient, "one_step", no_draws)
+    steep = theorem.instance({"alpha": "0.4", "activation": "log(1 + exp(z)) + tanh(z)",
+                              "teacher": "z + (z**2 - 1)/sqrt(2)"})
+    with pytest.raises(Unresolved, match="s\\^2 = shift_scale n\\^\\(2 alpha - 1\\), is 1.3 at n = 250"):
+        _ratio_reader(lambda n: 1.0)(steep, Budget(FIDELITIES["quick"], 0), np.random.SeedSequence(3))

@@ -22,11 +22,13 @@ from theorems.elasticity.elasticity_polynomial import (
     leading_prediction,
     paper_coefficient,
 )
+from theorems.onestep import common as onestep
 from theorems.statement import Constant, Mutant, Theorem
 
 CONSTANTS = (
     Constant.of_parameters("leading_coefficient", corrected_coefficient,
                            "e_11 = E sigma'(Z)^2 (docs/derivations/elasticity.md#elasticity-leading-coefficient)"),
+    *onestep.shift_constants(with_mu1=True),
 )
 
 THEOREM = Theorem(
