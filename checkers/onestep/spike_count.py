@@ -1,5 +1,5 @@
-"""Checker of spike-count: the first spike's growth and the first two spikes' amplitudes through Hermite projections
-across n, and the outliers of F - c_0 at n = 2000."""
+"""Checker of spike-count: the first two spikes' amplitudes through Hermite projections across n, and the outliers
+of F - c_0 at n = 2000."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from checkers.convergence import bounded_extrapolation, require_decaying_correct
 from checkers.onestep.draws import draw_generators
 from checkers.onestep.simulation import OneStepSetting, one_step, operator_norm
 from checkers.shared_draws import draw_key, memoized
-from checkers.stats import Estimate, fit_rate, mean_estimate
+from checkers.stats import Estimate, mean_estimate
 from theorems.hermite import hermite_coefficients
 from theorems.onestep import common as onestep
 from theorems.onestep import spike_count
@@ -50,8 +50,8 @@ def spike_projections(change: np.ndarray, projected: np.ndarray, second_layer: n
 
 
 def _count_draws(instance: Instance, budget: Budget, seed: np.random.SeedSequence):
-    """Per draw: (n, gamma_1/sqrt(n), outliers or -1, top singular values / edge, the amplitudes of spikes 1 and 2
-    per unit of their terms, the draw's index at its size)."""
+    """Per draw: (n, outliers or -1, top singular values / edge, the amplitudes of spikes 1 and 2 per unit of their
+    terms)."""
     factor = 2 ** ((budget.level + 1) // 2)
     sigma = instance["activation"]
     alpha = float(instance["alpha"])
@@ -67,10 +67,8 @@ def _count_draws(instance: Instance, budget: Budget, seed: np.random.SeedSequenc
             initial = sigma(fresh @ step.initial_weights)
             change = sigma(fresh @ step.updated_weights()) - initial
             projected = fresh @ step.zeta
-            projections = [spike_projections(change, projected, step.second_layer, setting.learning_rate, k)
-                           for k in AMPLITUDE_DEGREES]
-            gamma = projections[0][0] / math.sqrt(size)
-            amplitudes = tuple(amplitude for _, amplitude in projections)
+            amplitudes = tuple(spike_projections(change, projected, step.second_layer, setting.learning_rate, k)[1]
+                               for k in AMPLITUDE_DEGREES)
             outliers, ratios = -1, ()
             if size == COUNT_SIZES[-1] and index < COUNTED_DRAWS:
                 initial -= c0
@@ -79,7 +77,7 @@ def _count_draws(instance: Instance, budget: Budget, seed: np.random.SeedSequenc
                 top = scipy.sparse.linalg.svds(initial, k=4, return_singular_vectors=False, random_state=0)
                 ratios = tuple(sorted((float(v) / edge for v in top), reverse=True))
                 outliers = sum(r > OUTLIER_FACTOR for r in ratios)
-            rows.append((size, gamma, outliers, ratios, amplitudes, index))
+            rows.append((size, outliers, ratios, amplitudes))
     return tuple(rows)
 
 
@@ -90,9 +88,9 @@ def _rows(instance: Instance, budget: Budget, seed: np.random.SeedSequence):
 
 def read_outlier_count(instance: Instance, budget: Budget, seed: np.random.SeedSequence) -> Exact:
     rows = _rows(instance, budget, seed)
-    counted = [row for row in rows if row[2] >= 0]
-    counts = sorted({row[2] for row in counted})
-    described = "; ".join("s_k/edge = " + ", ".join(f"{r:.2f}" for r in row[3]) for row in counted)
+    counted = [row for row in rows if row[1] >= 0]
+    counts = sorted({row[1] for row in counted})
+    described = "; ".join("s_k/edge = " + ", ".join(f"{r:.2f}" for r in row[2]) for row in counted)
     claimed = float(spike_count.count_target(instance).value)
     if len(counts) > 1:
         raise Unresolved(f"the draws disagree on the number of outliers ({described})")
@@ -102,18 +100,6 @@ def read_outlier_count(instance: Instance, budget: Budget, seed: np.random.SeedS
     return Exact(mpmath.mpf(counts[0]), tolerance=0.0,
                  method=f"outliers above {OUTLIER_FACTOR} x bulk edge at n = {COUNT_SIZES[-1]}, "
                         f"{len(counted)} draws ({described})")
-
-
-def read_first_spike_rate(instance: Instance, budget: Budget, seed: np.random.SeedSequence) -> Estimate:
-    """The log-log fit of gamma_1/sqrt(n) over the sizes, on as many draws at each (the first ones): the fit
-    weighs every draw alike, so the extra draws of the small sizes would tilt it toward them."""
-    rows = _rows(instance, budget, seed)
-    each = min(sum(row[0] == size for row in rows) for size in COUNT_SIZES)
-    rows = [row for row in rows if row[5] < each]
-    sizes = np.array([row[0] for row in rows], dtype=float)
-    fit = fit_rate(sizes, np.array([row[1] for row in rows]))
-    return Estimate(fit.exponent, fit.standard_error, len(rows) - 2, len(rows),
-                    f"log-log fit of the Hermite projection over n = {list(COUNT_SIZES)}, {each} draws each")
 
 
 def _read_amplitude(degree: int):
@@ -131,7 +117,7 @@ def _read_amplitude(degree: int):
             onestep.shift_variance(instance, COUNT_SIZES[0]), what=what, where=f"n = {COUNT_SIZES[0]}",
             parameter="the variance of a preactivation's shift, s^2 = shift_scale n^(2 alpha - 1),")
         rows = _rows(instance, budget, seed)
-        estimates = [mean_estimate(np.array([row[4][degree - 1] for row in rows if row[0] == size]))
+        estimates = [mean_estimate(np.array([row[3][degree - 1] for row in rows if row[0] == size]))
                      for size in COUNT_SIZES]
         return bounded_extrapolation(COUNT_SIZES, estimates, exponent=order, what=what, size_name="n")
     return read
@@ -143,9 +129,9 @@ read_second_spike_amplitude = _read_amplitude(2)
 
 CHECKER = Checker(
     theorem=spike_count.THEOREM,
-    simulation="the first spike's growth n^alpha and the first two spikes' amplitudes through Hermite projections; "
-               "outliers of F - c_0 at n = 2000",
-    readers={"first-spike-rate": read_first_spike_rate, "first-spike-amplitude": read_first_spike_amplitude,
+    simulation="the first two spikes' amplitudes through Hermite projections across n = 250..2000; outliers of "
+               "F - c_0 at n = 2000",
+    readers={"first-spike-amplitude": read_first_spike_amplitude,
              "second-spike-amplitude": read_second_spike_amplitude, "outlier-count": read_outlier_count},
     shared_draws=True,
 )
