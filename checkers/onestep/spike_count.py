@@ -106,8 +106,8 @@ def _read_amplitude(degree: int):
     def read(instance: Instance, budget: Budget, seed: np.random.SeedSequence) -> Estimate:
         """Spike k's amplitude per size, extrapolated as L + B n^-e with e bounded around the expansion's correction
         order 1 - 2 alpha (within `checkers.convergence.EXPONENT_FACTOR`), where the expansion's parameter, the
-        shift variance s^2, is at most `checkers.convergence.CONTRACTION` at the smallest size. Above it (alpha >=
-        0.32 for the default activation and teacher) the per-size amplitudes approach their limit far more slowly
+        shift variance s^2, is at most `checkers.convergence.CONTRACTION` at the smallest size. Above it (alpha >
+        0.31 for the default activation and teacher) the per-size amplitudes approach their limit far more slowly
         than any power in the bounds, and a high-fidelity run at alpha = 0.4 failed the true statement
         (docs/derivations/onestep.md#spike-count)."""
         order = 1 - 2 * float(instance["alpha"])
