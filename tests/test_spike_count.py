@@ -9,7 +9,7 @@ import pytest
 
 from checkers import registry
 from checkers.check import FIDELITIES, Budget, Unresolved
-from checkers.onestep.spike_count import read_first_spike_amplitude, spike_projections
+from checkers.onestep.spike_count import read_first_spike_amplitude, spike_amplitude
 from tests.main_job import MAIN_JOB, quick_verdict
 
 THEOREM = registry.checker("spike-count").theorem
@@ -111,7 +111,7 @@ def test_a_spike_amplitude_reads_its_own_term_as_one():
     projected, second_layer, step = rng.standard_normal(300), rng.standard_normal(200) / math.sqrt(200), 3.0
     for degree in (1, 2):
         change = np.outer(projected**degree, (step * second_layer) ** degree)
-        assert spike_projections(change, projected, second_layer, step, degree)[1] == pytest.approx(1.0, rel=1e-12)
+        assert spike_amplitude(change, projected, second_layer, step, degree) == pytest.approx(1.0, rel=1e-12)
 
 
 def test_the_amplitude_mutants_move_it_by_their_named_errors():

@@ -34,19 +34,17 @@ DRAWS = {250: 64, 500: 32, 1000: 16, 2000: 16}
 AMPLITUDE_DEGREES = (1, 2)
 
 
-def spike_projections(change: np.ndarray, projected: np.ndarray, second_layer: np.ndarray, step: float,
-                      degree: int) -> tuple[float, float]:
+def spike_amplitude(change: np.ndarray, projected: np.ndarray, second_layer: np.ndarray, step: float,
+                    degree: int) -> float:
     """Spike k's coefficient on the pair u = He_k(sqrt(n) X~ zeta/||X~ zeta||), v = He_k(sqrt(N) a) (probabilists'
-    Hermite), normalized by ||u|| ||v||, and the same coefficient per unit of spike k's term
-    (X~ zeta)^(.k) ((eta a)^(.k))^T projected on that pair: the amplitude, which tends to c_k mu1^k
-    (docs/derivations/onestep.md#spike-count). `projected` is X~ zeta. Scaling X~ zeta by its own norm makes u
-    sum to zero exactly for k = 2, so a constant shift of the features does not leak in."""
+    Hermite), per unit of spike k's term (X~ zeta)^(.k) ((eta a)^(.k))^T projected on that pair: the amplitude,
+    which tends to c_k mu1^k (docs/derivations/onestep.md#spike-count). `projected` is X~ zeta. Scaling X~ zeta by
+    its own norm makes u sum to zero exactly for k = 2, so a constant shift of the features does not leak in."""
     u = numpy_hermite.hermeval(projected / np.linalg.norm(projected) * math.sqrt(len(projected)),
                                [0] * degree + [1])
     v = numpy_hermite.hermeval(second_layer * math.sqrt(len(second_layer)), [0] * degree + [1])
-    coefficient = float(u @ (change @ v))
     term = step**degree * float(u @ projected**degree) * float(v @ second_layer**degree)
-    return coefficient / (np.linalg.norm(u) * np.linalg.norm(v)), coefficient / term
+    return float(u @ (change @ v)) / term
 
 
 def _count_draws(instance: Instance, budget: Budget, seed: np.random.SeedSequence):
@@ -67,7 +65,7 @@ def _count_draws(instance: Instance, budget: Budget, seed: np.random.SeedSequenc
             initial = sigma(fresh @ step.initial_weights)
             change = sigma(fresh @ step.updated_weights()) - initial
             projected = fresh @ step.zeta
-            amplitudes = tuple(spike_projections(change, projected, step.second_layer, setting.learning_rate, k)[1]
+            amplitudes = tuple(spike_amplitude(change, projected, step.second_layer, setting.learning_rate, k)
                                for k in AMPLITUDE_DEGREES)
             outliers, ratios = -1, ()
             if size == COUNT_SIZES[-1] and index < COUNTED_DRAWS:
