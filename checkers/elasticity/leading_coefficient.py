@@ -17,11 +17,11 @@ from __future__ import annotations
 import numpy as np
 
 from checkers.check import Budget
-from checkers.convergence import bounded_extrapolation, require_decaying_correction, require_small_expansion_parameter
+from checkers.convergence import bounded_extrapolation
+from checkers.onestep.draws import require_extrapolable_step
 from checkers.onestep.simulation import OneStepSetting, one_step
 from checkers.stats import mean_estimate
 from theorems.elasticity.elasticity_reference import bivariate_expectation, coherent_and_bulk, neuron_laws
-from theorems.onestep import common as onestep
 from theorems.statement import Instance
 
 
@@ -62,10 +62,7 @@ def leading_coefficient_reader(step_part):
         sizes = COEFFICIENT_SIZES + ((2000,) if budget.level >= 4 else ())
         draws = 16 * 2 ** (budget.level // 3)
         what = f"ratios over {draws} network draws at each n = d = N, exact in x given the weights"
-        require_decaying_correction(1 - 2 * alpha, sizes, what=what, size_name="n")
-        require_small_expansion_parameter(
-            onestep.shift_variance(instance, sizes[0]), what=what, where=f"n = {sizes[0]}",
-            parameter="the variance of a preactivation's shift, s^2 = shift_scale n^(2 alpha - 1),")
+        require_extrapolable_step(instance, sizes, what=what)
         estimates = []
         for size, size_seed in zip(sizes, seed.spawn(len(sizes))):
             setting = OneStepSetting(samples=size, dimension=size, width=size, activation=instance["activation"],

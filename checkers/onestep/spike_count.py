@@ -11,13 +11,12 @@ import numpy.polynomial.hermite_e as numpy_hermite
 import scipy.sparse.linalg
 
 from checkers.check import Budget, Checker, Exact, Unresolved
-from checkers.convergence import bounded_extrapolation, require_decaying_correction, require_small_expansion_parameter
-from checkers.onestep.draws import draw_generators
+from checkers.convergence import bounded_extrapolation
+from checkers.onestep.draws import draw_generators, require_extrapolable_step
 from checkers.onestep.simulation import OneStepSetting, one_step, operator_norm
 from checkers.shared_draws import draw_key, memoized
 from checkers.stats import Estimate, mean_estimate
 from theorems.hermite import hermite_coefficients
-from theorems.onestep import common as onestep
 from theorems.onestep import spike_count
 from theorems.statement import Instance
 
@@ -110,10 +109,7 @@ def _read_amplitude(degree: int):
         (docs/derivations/onestep.md#spike-count)."""
         order = 1 - 2 * float(instance["alpha"])
         what = f"spike {degree}'s projection per unit of its term"
-        require_decaying_correction(order, COUNT_SIZES, what=what, size_name="n")
-        require_small_expansion_parameter(
-            onestep.shift_variance(instance, COUNT_SIZES[0]), what=what, where=f"n = {COUNT_SIZES[0]}",
-            parameter="the variance of a preactivation's shift, s^2 = shift_scale n^(2 alpha - 1),")
+        require_extrapolable_step(instance, COUNT_SIZES, what=what)
         rows = _rows(instance, budget, seed)
         estimates = [mean_estimate(np.array([row[3][degree - 1] for row in rows if row[0] == size]))
                      for size in COUNT_SIZES]
