@@ -30,11 +30,10 @@ from theorems.statement import Instance
 SIZES = (100, 200, 400)
 # Draws per size at budget level 0, doubled per level. Measured per-draw s.d. (tanh/tanh defaults, after the
 # control variates) 12%, 8%, 5% of the test error and 7.7%, 5.1%, 3.5% of the realized gap, at 0.05, 0.09 and
-# 0.24 s a draw: this allocation gives the three sizes about equal weight in the intercept, whose standard error
-# at default fidelity's last stage (x16) is about 0.6% (test) and 0.4% (realized gap)
-# More draws do not make this check pass more often: the simulated test error sits about 2.5% above the limit at
-# every size (half a resolution), and 12 draws at d = 400 made default fidelity reject it on 3 seeds of 14 (README,
-# "Reading the table"; the limit is the equivalence family's open question).
+# 0.24 s a draw: this allocation gives the three sizes about equal standard errors (2.1%, 2.0%, 1.8% of the test
+# error at level 0). More draws do not make this check pass more often: the simulated test error sits about 2.5%
+# above the limit at every size (half a resolution), and 12 draws at d = 400 made default fidelity reject it on 3
+# seeds of 14 (README, "Reading the table"; the limit is the equivalence family's open question).
 DRAWS = {100: 32, 200: 16, 400: 8}
 TEST_SAMPLES = 10_000
 
