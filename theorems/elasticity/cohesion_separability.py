@@ -78,7 +78,7 @@ CONSTANTS = (
     Constant.of_parameters("leading_coefficient", lambda parameters, digits: combine(
         "leading_coefficient", digits, [hermite_coefficients(parameters["activation"], 1, digits=digits).quantity(1)],
         lambda c: c**2), "c_1^2, the coefficient of a mean-based metric"),
-    *onestep.shift_constants(with_mu1=True),
+    *onestep.shift_constants(),
 )
 
 

@@ -28,7 +28,7 @@ from theorems.statement import Constant, Mutant, Theorem
 CONSTANTS = (
     Constant.of_parameters("leading_coefficient", corrected_coefficient,
                            "e_11 = E sigma'(Z)^2 (docs/derivations/elasticity.md#elasticity-leading-coefficient)"),
-    *onestep.shift_constants(with_mu1=True),
+    *onestep.shift_constants(),
 )
 
 THEOREM = Theorem(

@@ -76,7 +76,7 @@ def corrected_coefficient(parameters, digits):
 CONSTANTS = (
     Constant.of_parameters("leading_coefficient", paper_coefficient,
                            "c_1^2, the paper's c_k c_k' at k = k' = 1 (the derivation gives E sigma'(Z)^2 instead)"),
-    *onestep.shift_constants(with_mu1=True),
+    *onestep.shift_constants(),
 )
 
 

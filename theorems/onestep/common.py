@@ -76,9 +76,9 @@ def _teacher_constants() -> tuple[Constant, ...]:
     )
 
 
-def shift_constants(*, with_mu1: bool = False) -> tuple[Constant, ...]:
-    """mu1_star, teacher_second_moment, slope_second_moment and shift_scale for the eta = n^alpha family at
-    n = d = N (and mu1 where `with_mu1`, else the statement supplies it).
+def shift_constants() -> tuple[Constant, ...]:
+    """mu1, mu1_star, teacher_second_moment, slope_second_moment and shift_scale for the eta = n^alpha family at
+    n = d = N.
 
     Neuron j moves by eta a_j h_j, h_j = (1/n) sum_i x_i y_i sigma'(x_i^T w_j) (the network's own output is
     O(1/sqrt(N)) and drops out), and E ||h_j||^2 = ||E h_j||^2 + (d/n) E[y^2 sigma'^2] -> mu1^2 mu1_star^2 +
@@ -87,7 +87,7 @@ def shift_constants(*, with_mu1: bool = False) -> tuple[Constant, ...]:
     expansion in the step (docs/derivations/onestep.md#spike-count). Of it, mu1^2 (mu1_star^2 + E[y^2]) is the
     coherent part t_j (X~ zeta)_i that makes the spikes."""
     return (
-        *((Constant.of_parameters("mu1", _first_coefficient("activation"), "c_1(sigma)"),) if with_mu1 else ()),
+        Constant.of_parameters("mu1", _first_coefficient("activation"), "c_1(sigma)"),
         *_teacher_constants(),
         Constant.of_parameters("slope_second_moment", lambda parameters, digits: replace(second_moment(
             parameters["activation"].derivative(), digits=digits), name="slope_second_moment"), "E sigma'(Z)^2"),

@@ -91,15 +91,13 @@ def present_spikes(parameters, digits: int, exponent=spike_exponent) -> list[int
 CONSTANTS = (
     Constant.of_parameters("spike_count", lambda parameters, digits: Quantity.exactly(
         "spike_count", len(present_spikes(parameters, digits)), digits)),
-    Constant.of_parameters("mu1", lambda parameters, digits: hermite_coefficients(
-        parameters["activation"], 1, digits=digits).quantity(1), "c_1(sigma) = E sigma'(Z), probabilists' Hermite"),
+    *onestep.shift_constants(),
     Constant.formula("first_spike_amplitude", ("mu1",), lambda mu1: mu1**2,
                      description="c_1 mu1: the features' Taylor coefficient times the step's mean slope E sigma'"),
     Constant.of_parameters("second_coefficient", lambda parameters, digits: hermite_coefficients(
         parameters["activation"], 2, digits=digits).quantity(2), "c_2(sigma) = E[sigma He_2]/2! = E sigma''/2"),
     Constant.formula("second_spike_amplitude", ("second_coefficient", "mu1"), lambda c2, mu1: c2 * mu1**2,
                      description="c_2 mu1^2: spike 2's Taylor coefficient times the step's mean slope, squared"),
-    *onestep.shift_constants(),
 )
 
 # The amplitude's nearest named errors: c_1 5% off (it enters twice: +10.25%), and the step's mean slope left out
