@@ -65,6 +65,10 @@ def _first_coefficient(parameter: str):
     return lambda parameters, digits: hermite_coefficients(parameters[parameter], 1, digits=digits).quantity(1)
 
 
+def _mu1() -> Constant:
+    return Constant.of_parameters("mu1", _first_coefficient("activation"), "c_1(sigma)")
+
+
 def _teacher_constants() -> tuple[Constant, ...]:
     return (
         Constant.of_parameters("mu1_star", _first_coefficient("teacher"), "c_1(sigma_*)"),
@@ -87,7 +91,7 @@ def shift_constants() -> tuple[Constant, ...]:
     expansion in the step (docs/derivations/onestep.md#spike-count). Of it, mu1^2 (mu1_star^2 + E[y^2]) is the
     coherent part t_j (X~ zeta)_i that makes the spikes."""
     return (
-        Constant.of_parameters("mu1", _first_coefficient("activation"), "c_1(sigma)"),
+        _mu1(),
         *_teacher_constants(),
         Constant.of_parameters("slope_second_moment", lambda parameters, digits: replace(second_moment(
             parameters["activation"].derivative(), digits=digits), name="slope_second_moment"), "E sigma'(Z)^2"),
@@ -106,7 +110,7 @@ def shift_variance(instance: Instance, size: int) -> float:
 def base_constants() -> tuple[Constant, ...]:
     """mu1, mu1_star, teacher_second_moment and zeta_norm: the family's shared constant graph."""
     return (
-        Constant.of_parameters("mu1", _first_coefficient("activation"), "c_1(sigma)"),
+        _mu1(),
         *_teacher_constants(),
         Constant.formula("zeta_norm", ("mu1_star", "teacher_second_moment"), lambda m, e, p: square_root(m**2 + e / p),
                          parameters=("psi1",), description="lim ||X^T y / n|| = sqrt(mu1_star^2 + E[y^2]/psi1)"),
