@@ -9,8 +9,10 @@ from hypothesis import strategies as st
 
 from checkers.alignment import activation_monotonicity as monotonicity_checker
 from checkers.alignment import alignment_geometry as geometry_checker
+from checkers.alignment import alignment_time_flat as time_flat_checker
 from checkers.alignment import cones, runs
 from checkers.alignment import directional_dynamics as directional_checker
+from checkers.check import run_check
 from checkers.search import search_counterexample
 from theorems.alignment import alignment_geometry, directional_dynamics
 
@@ -68,3 +70,15 @@ def test_lemma_4_construction_comes_within_1e_6_of_the_lemmas_supremum(loss, sup
     logistic loss, where |g - y| = tanh(|f|/2): with the constant 2, the ratios (e - 1)/2 and 1/4."""
     margin, _ = directional_checker.lemma4_construction(directional_dynamics.THEOREM.instance({"loss": loss}))
     assert 1 - margin == pytest.approx(supremum, abs=1e-6) and 1 - margin <= supremum
+
+
+def test_correction_order_refines_its_grid_where_t1_barely_moves():
+    """On configuration 1 with the logistic loss t1 moves by under 0.001 between log epsilon -3 and -4, and the grid
+    of default fidelity (2.5e-4) bounds the order only to 0.44, wider than its resolution 0.25: the reader halves the
+    grid and resolves it. The first-order mutant (order 1) still fails there."""
+    parameters = {"configuration": "1", "loss": "logistic"}
+    verdict = run_check(time_flat_checker.CHECKER, parameters, fidelity="default")
+    order = next(p for p in verdict.predictions if p.name == "correction-order")
+    assert order.outcome == "pass" and order.detectable <= order.resolution and "grid 0.000125" in order.method
+    mutant = run_check(time_flat_checker.CHECKER, parameters, fidelity="default", mutant="first-order-correction")
+    assert next(p for p in mutant.predictions if p.name == "correction-order").outcome == "fail"
