@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import math
 import statistics
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 import scipy.stats
@@ -149,6 +149,13 @@ class Calibration:
     expected_failure: str = ""  # the theorem is a source's form known to fail (`Theorem.expected_failure`)
     pooled: tuple[PooledOffset, ...] = ()  # the true statement's Monte Carlo offsets pooled over its runs
     paired: bool = False  # the mutants ran on the true statement's seeds
+    parameters: dict[str, str] = field(default_factory=dict)  # the point calibrated, where not the defaults
+
+    @property
+    def label(self) -> str:
+        """The theorem's id, with the parameters where they are not the defaults."""
+        point = ", ".join(f"{name}={value}" for name, value in self.parameters.items())
+        return f"{self.theorem} ({point})" if point else self.theorem
 
     @property
     def miscalibrated(self) -> bool:
@@ -170,7 +177,8 @@ class Calibration:
         return not self.miscalibrated and not errors and not (strict and self.surviving_mutants)
 
     def to_dict(self) -> dict:
-        return {"theorem": self.theorem, "fidelity": self.fidelity, "seeds": self.seeds, "paired": self.paired,
+        return {"theorem": self.theorem, "parameters": dict(self.parameters), "fidelity": self.fidelity,
+                "seeds": self.seeds, "paired": self.paired,
                 "stated_false_fail_rate": self.stated_false_fail_rate,
                 "true_statement": self.true_statement.to_dict(), "mutants": [m.to_dict() for m in self.mutants],
                 "miscalibrated": self.miscalibrated, "surviving_mutants": self.surviving_mutants,
@@ -185,14 +193,14 @@ class Calibration:
 
 def calibration_tasks(theorem: str, seeds: int, *, fidelity: str = "quick",
                       false_fail_rate: float = DEFAULT_FALSE_FAIL_RATE, root_seed: int = 0,
-                      plugins=(), paired: bool = False) -> list[Task]:
-    """The true statement's tasks and each mutant's, at default parameters, `seeds` seeds each (the mutants on the
-    statement's seeds when `paired`)."""
-    tasks = plan(theorem, {}, seeds, fidelity=fidelity, false_fail_rate=false_fail_rate, root_seed=root_seed,
-                 plugins=plugins)
+                      plugins=(), paired: bool = False, parameters: dict[str, str] | None = None) -> list[Task]:
+    """The true statement's tasks and each mutant's, at `parameters` (the rest at their defaults), `seeds` seeds each
+    (the mutants on the statement's seeds when `paired`)."""
+    tasks = plan(theorem, {}, seeds, fixed=parameters, fidelity=fidelity, false_fail_rate=false_fail_rate,
+                 root_seed=root_seed, plugins=plugins)
     for mutant in registry.checker(theorem).theorem.mutants:
-        tasks += plan(theorem, {}, seeds, fidelity=fidelity, false_fail_rate=false_fail_rate, root_seed=root_seed,
-                      mutant=mutant.name, plugins=plugins, paired=paired)
+        tasks += plan(theorem, {}, seeds, fixed=parameters, fidelity=fidelity, false_fail_rate=false_fail_rate,
+                      root_seed=root_seed, mutant=mutant.name, plugins=plugins, paired=paired)
     return tasks
 
 
@@ -205,12 +213,14 @@ def _rates(version: str, outcomes: list[str]) -> VersionRates:
 def calibrate(theorems: list[str], store: str | Path, *, seeds: int, fidelity: str = "quick",
               false_fail_rate: float = DEFAULT_FALSE_FAIL_RATE, root_seed: int = 0, executor: str = "processes",
               workers: int | None = None, scheduler: str | None = None, progress: bool = True,
-              plugins=(), paired: bool = False) -> list[Calibration]:
-    """Run (or resume) the calibration of each theorem in `store`, and summarise it."""
+              plugins=(), paired: bool = False, parameters: dict[str, str] | None = None) -> list[Calibration]:
+    """Run (or resume) the calibration of each theorem in `store`, and summarise it. `parameters` sets a point other
+    than the defaults (every theorem named must take them); a mutant's contract is the same there."""
+    parameters = dict(parameters or {})
     results = []
     for theorem in theorems:
         tasks = calibration_tasks(theorem, seeds, fidelity=fidelity, false_fail_rate=false_fail_rate,
-                                  root_seed=root_seed, plugins=plugins, paired=paired)
+                                  root_seed=root_seed, plugins=plugins, paired=paired, parameters=parameters)
         sweep(tasks, store, executor=executor, workers=workers, scheduler=scheduler, progress=progress)
         wanted = {task.key: task.mutant or AS_STATED for task in tasks}
         by_version: dict[str, list[str]] = {version: [] for version in dict.fromkeys(wanted.values())}
@@ -226,7 +236,7 @@ def calibrate(theorems: list[str], store: str | Path, *, seeds: int, fidelity: s
             true_statement=_rates(AS_STATED, by_version.pop(AS_STATED)),
             mutants=tuple(_rates(version, outcomes) for version, outcomes in by_version.items()),
             expected_failure=registry.checker(theorem).theorem.expected_failure, pooled=pooled_offsets(as_stated),
-            paired=paired))
+            paired=paired, parameters=parameters))
     return results
 
 
@@ -247,12 +257,12 @@ def format_calibration(calibrations: list[Calibration]) -> str:
                     f"survived {rates.runs - rates.failed} run(s)")
             if rates.errors:
                 reading += f"; {rates.errors} error(s)"
-            rows.append((c.theorem, rates.version, str(rates.runs), str(rates.passed), str(rates.failed),
+            rows.append((c.label, rates.version, str(rates.runs), str(rates.passed), str(rates.failed),
                          str(rates.inconclusive), f"{rates.fail_rate:.3f} [{low:.3f}, {high:.3f}]", reading))
     widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header))]
     lines = ["  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip() for row in [header, *rows]]
     lines.insert(1, "  ".join("-" * width for width in widths))
-    pooled = [(c.theorem, p) for c in calibrations for p in c.pooled]
+    pooled = [(c.label, p) for c in calibrations for p in c.pooled]
     if pooled:
         lines += ["", "Offsets of the true statements' Monte Carlo estimates from their predictions, pooled over the "
                       "runs (a diagnostic finer than any one run; not a verdict):"]
@@ -279,9 +289,9 @@ def markdown_calibration(calibrations: list[Calibration]) -> str:
             f" (not every run: {', '.join(survivors)})" if survivors else "")
         errors = rates.errors + sum(m.errors for m in c.mutants)
         seeds = f"{c.seeds} paired" if c.paired else str(c.seeds)
-        lines.append(f"| {c.theorem} | {c.fidelity} | {seeds} | {rates.passed} / {rates.inconclusive} / "
+        lines.append(f"| {c.label} | {c.fidelity} | {seeds} | {rates.passed} / {rates.inconclusive} / "
                      f"{rates.failed}{f' ({errors} errors)' if errors else ''} | {rate} | {killed} | "
-                     f"{_near_column(c.theorem)} | {_pooled_column(c)} |")
+                     f"{_near_column(c.theorem, c.parameters)} | {_pooled_column(c)} |")
     return "\n".join(lines)
 
 
@@ -295,13 +305,14 @@ def _pooled_column(calibration: Calibration) -> str:
     return f"{offset.prediction}: {offset.in_resolutions:+.2f} res. (z {offset.z:+.1f}{bound})"
 
 
-def _near_column(theorem_id: str) -> str:
-    """The theorem's near mutants with how many resolutions each moves a target, or where its nearness shows."""
+def _near_column(theorem_id: str, parameters: dict[str, str]) -> str:
+    """The theorem's near mutants at `parameters`, with how many resolutions each moves a target, or where its
+    nearness shows."""
     try:
         theorem = registry.checker(theorem_id).theorem
     except UnknownName:  # a calibration read back for a theorem no longer registered
         return "unknown"
-    near = theorem.near_mutants()
+    near = theorem.near_mutants(parameters)
     if near:
         return ", ".join(f"{name} ({value:.3g})" for name, value in near.items())
     if theorem.expected_failure:

@@ -199,6 +199,9 @@ def build_parser() -> argparse.ArgumentParser:
                                     help="the true statement and every mutant over many seeds: observed rates")
     calibrate.add_argument("theorems", nargs="*", metavar="ID", help="theorem ids (see thmcheck list)")
     calibrate.add_argument("--all", action="store_true", help="calibrate every registered theorem")
+    calibrate.add_argument("--param", action="append", type=_key_value, default=[], metavar="NAME=VALUE",
+                           help="calibrate at this parameter value instead of the default (repeatable; every "
+                                "theorem named must take it)")
     calibrate.add_argument("--seeds", type=_bounded_int("seeds", 1, 10**6), default=20,
                            help="seeds per version (default 20)")
     calibrate.add_argument("--store", metavar="PATH",
@@ -658,7 +661,7 @@ def _calibrate(arguments) -> int:
                             false_fail_rate=arguments.false_fail_rate, root_seed=arguments.root_seed,
                             executor=executor, workers=arguments.workers, scheduler=arguments.scheduler,
                             progress=not arguments.json, plugins=arguments.plugins_before + arguments.plugin,
-                            paired=arguments.paired)
+                            paired=arguments.paired, parameters=dict(arguments.param))
     if arguments.json:
         print(json.dumps([c.to_dict() for c in results], indent=2, allow_nan=False))
     elif arguments.markdown:

@@ -166,3 +166,23 @@ def test_the_most_significant_pooled_offset_is_reported_in_the_table():
     assert calibration.most_significant_offset.prediction == "b"
     assert markdown_calibration([calibration]).endswith("| b: -0.50 res. (z -10.0) |")
     assert "b -0.05 +- 0.005 (z -10.0; -0.50 resolutions; chi-square 0.0 on 3)" in format_calibration([calibration])
+
+
+def test_a_calibration_at_a_parameter_point_runs_every_version_there_and_says_so(capsys, tmp_path):
+    code = main(["calibrate", "balancedness-recurrence", "--param", "width=12", "--param", "learning_rate=0.1",
+                 "--seeds", "1", "--executor", "serial", "--json", "--store", str(tmp_path / "s.sqlite")])
+    (result,) = json.loads(capsys.readouterr().out)
+    assert code == 0 and result["parameters"] == {"width": "12", "learning_rate": "0.1"}
+    with ResultStore(tmp_path / "s.sqlite") as opened:
+        stored = [record.verdict["parameters"] for record in opened.records(["balancedness-recurrence"])]
+    assert len(stored) == 1 + len(result["mutants"])
+    assert all(p["width"] == "12" and p["learning_rate"] == "0.1" for p in stored)
+    assert main(["calibrate", "balancedness-recurrence", "--param", "nope=1", "--seeds", "1"]) == 2
+
+
+def test_the_near_mutants_of_a_parameter_point_are_computed_there():
+    """Dropping the label term E[y^2]/psi1 moves spike-strength's target by 4.9 resolutions at psi1 = 2 and by 1.6
+    at psi1 = 8, where it becomes a near mutant."""
+    at = Calibration(**{**_calibration(0).__dict__, "theorem": "spike-strength", "parameters": {"psi1": "8"}})
+    row = markdown_calibration([at]).splitlines()[-1]
+    assert row.startswith("| spike-strength (psi1=8) |") and "no-label-term (1.56)" in row

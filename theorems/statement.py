@@ -469,18 +469,19 @@ class Theorem:
                        assumptions=assumptions, constant_factors=dict(mutant.constant_factors), mutants=(),
                        definitions=definitions, constant_replacements=dict(mutant.constants))
 
-    def near_mutants(self) -> dict[str, float]:
+    def near_mutants(self, parameters: Mapping[str, Any] | None = None) -> dict[str, float]:
         """The mutants that move some predicted target by at most three resolutions: name -> the smallest move."""
-        return near_moves({mutant.name: self.mutant_distance(mutant.name) for mutant in self.mutants})
+        return near_moves({mutant.name: self.mutant_distance(mutant.name, parameters) for mutant in self.mutants})
 
-    def mutant_distance(self, name: str) -> dict[str, float]:
+    def mutant_distance(self, name: str, parameters: Mapping[str, Any] | None = None) -> dict[str, float]:
         """How far mutant `name` moves each prediction's target, in that prediction's resolutions: per prediction
         it moves, the distance from the true statement's predicted value to the mutant's predicted interval, over
-        the true statement's resolution, both at the mutant's parameters. A mutant that acts only through the
-        simulation (a definition or parameter the checker reads) moves no target: its distance is measured by its
-        check, not here. Near mutants are those within three resolutions."""
+        the true statement's resolution, both at the mutant's own parameters updated by `parameters` (as a check of
+        the mutant runs it). A mutant that acts only through the simulation (a definition or parameter the checker
+        reads) moves no target: its distance is measured by its check, not here. Near mutants are those within three
+        resolutions."""
         mutant = self.mutant(name)
-        parameters = dict(mutant.parameters)
+        parameters = {**mutant.parameters, **(parameters or {})}
         true, wrong = self.instance(parameters), self.mutated(name).instance(parameters)
         distances = {}
         for prediction, mutated in zip(self.predictions, self.mutated(name).predictions):
