@@ -170,6 +170,26 @@ class Calibration:
         return [m.version for m in self.mutants if m.failed < m.runs]
 
     @property
+    def idle_mutants(self) -> list[str]:
+        """The surviving mutants that move some predicted target at the defaults but none at this calibration's
+        parameters: there they claim what the true statement claims, so no run can kill them (spike-outlier's
+        threshold far above both thresholds). Empty at the defaults, or for a theorem no longer registered."""
+        if not self.parameters:
+            return []
+        try:
+            theorem = registry.checker(self.theorem).theorem
+        except UnknownName:
+            return []
+        idle = []
+        for version in self.surviving_mutants:
+            try:
+                if theorem.mutant_distance(version) and not theorem.mutant_distance(version, self.parameters):
+                    idle.append(version)
+            except UnknownName:  # a mutant since renamed or removed
+                continue
+        return idle
+
+    @property
     def contract_holds(self) -> bool:
         """No miscalibration, no error, and (at default fidelity or above) every mutant killed in every run."""
         errors = self.true_statement.errors + sum(m.errors for m in self.mutants)
@@ -182,6 +202,7 @@ class Calibration:
                 "stated_false_fail_rate": self.stated_false_fail_rate,
                 "true_statement": self.true_statement.to_dict(), "mutants": [m.to_dict() for m in self.mutants],
                 "miscalibrated": self.miscalibrated, "surviving_mutants": self.surviving_mutants,
+                "idle_mutants": self.idle_mutants,
                 "contract_holds": self.contract_holds, "expected_failure": self.expected_failure or None,
                 "pooled_offsets": [p.to_dict() for p in self.pooled]}
 
@@ -255,6 +276,8 @@ def format_calibration(calibrations: list[Calibration]) -> str:
             else:
                 reading = "killed in every run" if rates.failed == rates.runs else (
                     f"survived {rates.runs - rates.failed} run(s)")
+                if rates.version in c.idle_mutants:
+                    reading += "; moves no target here"
             if rates.errors:
                 reading += f"; {rates.errors} error(s)"
             rows.append((c.label, rates.version, str(rates.runs), str(rates.passed), str(rates.failed),
@@ -285,8 +308,10 @@ def markdown_calibration(calibrations: list[Calibration]) -> str:
         else:
             rate = f"{rates.fail_rate:.2f} [{low:.2f}, {high:.2f}]" + (" MISCALIBRATED" if c.miscalibrated else "")
         survivors = c.surviving_mutants
+        idle = set(c.idle_mutants)
+        named = [f"{name} [moves no target here]" if name in idle else name for name in survivors]
         killed = f"{len(c.mutants) - len(survivors)} of {len(c.mutants)}" + (
-            f" (not every run: {', '.join(survivors)})" if survivors else "")
+            f" (not every run: {', '.join(named)})" if survivors else "")
         errors = rates.errors + sum(m.errors for m in c.mutants)
         seeds = f"{c.seeds} paired" if c.paired else str(c.seeds)
         lines.append(f"| {c.label} | {c.fidelity} | {seeds} | {rates.passed} / {rates.inconclusive} / "

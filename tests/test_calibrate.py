@@ -186,3 +186,16 @@ def test_the_near_mutants_of_a_parameter_point_are_computed_there():
     at = Calibration(**{**_calibration(0).__dict__, "theorem": "spike-strength", "parameters": {"psi1": "8"}})
     row = markdown_calibration([at]).splitlines()[-1]
     assert row.startswith("| spike-strength (psi1=8) |") and "no-label-term (1.56)" in row
+
+
+def test_a_mutant_that_claims_the_truth_at_the_point_is_named_so():
+    """spike-outlier's threshold-exponent-half moves both overlaps at the defaults (learning rate 4) but none at
+    learning rate 6 with erf, far above both thresholds: a survivor there is expected, and the table says why."""
+    base = _calibration(0, mutant_fails=0)
+    survivor = VersionRates(**{**base.mutants[0].__dict__, "version": "threshold-exponent-half"})
+    point = {"activation": "erf", "psi1": "2", "psi2": "1", "learning_rate": "6"}
+    at = Calibration(**{**base.__dict__, "theorem": "spike-outlier", "mutants": (survivor,), "parameters": point})
+    assert at.idle_mutants == ["threshold-exponent-half"] and not at.contract_holds
+    assert "(not every run: threshold-exponent-half [moves no target here])" in markdown_calibration([at])
+    assert "survived 10 run(s); moves no target here" in format_calibration([at])
+    assert Calibration(**{**at.__dict__, "parameters": {}}).idle_mutants == []
