@@ -120,7 +120,7 @@ def loss_gradients(x, y, weights, output_weights, loss: str, activation=None):
     if activation is None:
         features, slopes = np.maximum(pre, 0.0), (pre > 0).astype(float)
     else:
-        features, slopes = activation(pre), activation.derivative()(pre)
+        features, slopes = activation(pre), activation.first_derivative(pre)
     g = negative_loss_derivative(loss, y, features @ output_weights)
     return -output_weights[:, None] * ((slopes * g[:, None]).T @ x), -(features.T @ g)
 

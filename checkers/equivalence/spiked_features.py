@@ -63,7 +63,7 @@ def spiked_step(dimension: int, width: int, sample_ratio: float, learning_rate: 
     w0 /= np.linalg.norm(w0, axis=1)[:, None]
     pre = z @ w0.T
     f0 = sigma(pre).sum(axis=1) / width                      # a_0^T sigma / sqrt(p) with a_0 = 1/sqrt(p)
-    backward = sigma.derivative()(pre)
+    backward = sigma.first_derivative(pre)
     backward *= ((y - f0) / width)[:, None]                  # (y - f_0) a_0j / sqrt(p) = (y - f_0) / p
     gradient = z.T @ backward / samples                      # d x p
     w1 = w0 + learning_rate * width * gradient.T
