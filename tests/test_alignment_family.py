@@ -82,3 +82,12 @@ def test_correction_order_refines_its_grid_where_t1_barely_moves():
     assert order.outcome == "pass" and order.detectable <= order.resolution and "grid 0.000125" in order.method
     mutant = run_check(time_flat_checker.CHECKER, parameters, fidelity="default", mutant="first-order-correction")
     assert next(p for p in mutant.predictions if p.name == "correction-order").outcome == "fail"
+
+
+def test_the_order_is_not_resolved_where_the_moderate_epsilons_do_not_align():
+    """On configuration 3 with the logistic loss the neurons have not aligned by t = 4 (nor by t = 16) at log
+    epsilon -2: the order cannot be read there, and the reader says why instead of reporting a failed run."""
+    verdict = run_check(time_flat_checker.CHECKER, {"configuration": "3", "loss": "logistic"}, fidelity="quick")
+    order = next(p for p in verdict.predictions if p.name == "correction-order")
+    assert order.outcome == "inconclusive" and "at log epsilon -2" in order.message
+    assert "not yet small initializations" in order.message

@@ -11,6 +11,7 @@ import numpy as np
 from checkers.alignment.runs import data, data_key, empirical_alignment_time, polar_run
 from checkers.check import Budget, Checker, Exact, Unresolved
 from theorems.alignment import alignment_time_flat
+from theorems.errors import NumericalError
 from theorems.statement import Instance
 
 # the epsilons at which the flow is run (natural logarithms); the statement holds as epsilon -> 0
@@ -29,8 +30,14 @@ def _alignment_times(instance: Instance, budget: Budget, log_epsilons,
     x, y, _, signs = data(key)
     spacing = 5e-4 / 2 ** (budget.level // 2 + refinement)
     times = np.arange(0.0, 4.0 + spacing / 2, spacing)
-    return [empirical_alignment_time(times, polar_run(key, e, loss, tuple(times)).directions, signs, x, y)
-            for e in log_epsilons], spacing
+    alignment_times = []
+    for log_epsilon in log_epsilons:
+        try:
+            alignment_times.append(empirical_alignment_time(
+                times, polar_run(key, log_epsilon, loss, tuple(times)).directions, signs, x, y))
+        except NumericalError as error:
+            raise NumericalError(f"at log epsilon {log_epsilon:g}: {error} (t = {times[-1]:g})") from None
+    return alignment_times, spacing
 
 
 def read_correction_order(instance: Instance, budget: Budget, seed: np.random.SeedSequence) -> Exact:
@@ -41,7 +48,11 @@ def read_correction_order(instance: Instance, budget: Budget, seed: np.random.Se
     rigorous at every spacing, so refining it adds no chance of a false fail."""
     resolution = next(p.resolution(instance) for p in instance.theorem.predictions if p.name == "correction-order")
     for refinement in range(ORDER_REFINEMENTS + 1):
-        times, spacing = _alignment_times(instance, budget, ORDER_LOG_EPSILONS, refinement)
+        try:
+            times, spacing = _alignment_times(instance, budget, ORDER_LOG_EPSILONS, refinement)
+        except NumericalError as error:  # e.g. configuration 3, logistic loss: no alignment at log epsilon -2, -3
+            raise Unresolved(f"{error}: these moderate epsilons are not yet small initializations for these data, "
+                             "so the correction's order cannot be read at them") from None
         larger, smaller = abs(times[0] - times[1]), abs(times[1] - times[2])
         if smaller <= 2 * spacing:
             accuracy = math.inf
