@@ -16,6 +16,7 @@ from tests.strategies import leaky_slopes
 from theorems.activations import activation
 from theorems.errors import InvalidInput
 from theorems.hermite import (
+    derivative_second_moment,
     derivative_variance,
     hermite_coefficients,
     mu_star_squared,
@@ -200,3 +201,13 @@ def test_builtin_tables_match_snapshot():
             data[f"{name} c{k}"] = {"value": table.decimals()[k], "route": table.routes[k],
                                     "exact": None if exact is None else str(exact)}
     check_snapshot("hermite-builtins", data)
+
+
+@pytest.mark.parametrize("name", ["relu", "tanh", "erf"])
+def test_the_derivatives_second_moment_is_its_variance_plus_c1_squared(name):
+    """E sigma'^2 = Var sigma' + (E sigma')^2, and E sigma' = c_1 by Stein's lemma: the spec's Var sigma' and c_1
+    give it (1/4 + 1/4 = 1/2 for relu, exactly)."""
+    coefficients, _, _, variance = SPEC_TABLE[name]
+    with mpmath.workdps(40):
+        expected = mpmath.mpf(variance) + mpmath.mpf(coefficients[1]) ** 2
+        assert abs(derivative_second_moment(name).value - expected) < mpmath.mpf("1e-28")

@@ -163,11 +163,17 @@ def mu_star_squared(sigma: Activation | str, *, digits: int = 30) -> Quantity:
                    lambda m, c0, c1: m - c0**2 - c1**2)
 
 
+def derivative_second_moment(sigma: Activation | str, *, digits: int = 30) -> Quantity:
+    """E sigma'(Z)^2, Z ~ N(0, 1), with sigma' the piecewise derivative (`Activation.first_derivative`)."""
+    sigma = _activation(sigma) if isinstance(sigma, str) else sigma
+    return second_moment(sigma.first_derivative, digits=digits)
+
+
 def derivative_variance(sigma: Activation | str, *, digits: int = 30) -> Quantity:
     """Var sigma'(Z) = E sigma'(Z)^2 - c_1^2 (Cui et al.'s bulk-inflation constant needs it)."""
     sigma = _activation(sigma) if isinstance(sigma, str) else sigma
     table = hermite_coefficients(sigma, 1, digits=digits)
-    moment = second_moment(sigma.derivative(), digits=digits)
+    moment = derivative_second_moment(sigma, digits=digits)
     return combine("derivative_variance", digits, [moment, table.quantity(1)], lambda m, c1: m - c1**2)
 
 

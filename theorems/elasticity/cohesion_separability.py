@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from theorems.hermite import combine, hermite_coefficients, second_moment
+from theorems.hermite import combine, derivative_second_moment, hermite_coefficients
 from theorems.onestep import common as onestep
 from theorems.statement import (
     Assumption,
@@ -83,7 +83,7 @@ CONSTANTS = (
 
 
 def _second_moment_coefficient(parameters, digits):
-    moment = second_moment(parameters["activation"].derivative(), digits=digits)
+    moment = derivative_second_moment(parameters["activation"], digits=digits)
     return combine("leading_coefficient", digits, [moment], lambda m: m)
 
 

@@ -46,7 +46,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from theorems.hermite import combine, hermite_coefficients, second_moment
+from theorems.hermite import combine, derivative_second_moment, hermite_coefficients
 from theorems.onestep import common as onestep
 from theorems.statement import (
     Assumption,
@@ -69,8 +69,8 @@ def paper_coefficient(parameters, digits):
 
 def corrected_coefficient(parameters, digits):
     """e_11 = E sigma'(Z)^2 (docs/derivations/elasticity.md#elasticity-polynomial)."""
-    return combine("leading_coefficient", digits, [second_moment(parameters["activation"].derivative(),
-                                                                 digits=digits)], lambda m: m)
+    return combine("leading_coefficient", digits, [derivative_second_moment(parameters["activation"], digits=digits)],
+                   lambda m: m)
 
 
 CONSTANTS = (

@@ -35,7 +35,14 @@ resolution needs four times the draws (--fidelity high).
 
 from __future__ import annotations
 
-from theorems.hermite import combine, derivative_variance, hermite_coefficients, second_moment, square_root
+from theorems.hermite import (
+    combine,
+    derivative_second_moment,
+    derivative_variance,
+    hermite_coefficients,
+    second_moment,
+    square_root,
+)
 from theorems.onestep.common import centring_failure, square_integrable_teacher
 from theorems.statement import (
     Assumption,
@@ -64,8 +71,8 @@ def _graph(*, ratio_in_numerator: bool = False, raw_moment: bool = False) -> tup
 
     def spread(parameters, digits):
         sigma = parameters["activation"]
-        return second_moment(sigma.derivative(), digits=digits) if raw_moment else derivative_variance(sigma,
-                                                                                                         digits=digits)
+        return derivative_second_moment(sigma, digits=digits) if raw_moment else derivative_variance(sigma,
+                                                                                                       digits=digits)
     return (
         Constant.of_parameters("mu1", lambda p, d: hermite_coefficients(p["activation"], 1, digits=d).quantity(1)),
         Constant.of_parameters("mu1_star", lambda p, d: hermite_coefficients(p["teacher"], 1, digits=d).quantity(1)),

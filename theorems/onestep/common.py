@@ -21,7 +21,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from theorems.activations import unbounded_derivative
-from theorems.hermite import combine, hermite_coefficients, second_moment, square_root
+from theorems.hermite import combine, derivative_second_moment, hermite_coefficients, second_moment, square_root
 from theorems.statement import Assumption, Constant, Instance, Parameter, parameter_quantity
 
 
@@ -93,8 +93,8 @@ def shift_constants() -> tuple[Constant, ...]:
     return (
         _mu1(),
         *_teacher_constants(),
-        Constant.of_parameters("slope_second_moment", lambda parameters, digits: replace(second_moment(
-            parameters["activation"].derivative(), digits=digits), name="slope_second_moment"), "E sigma'(Z)^2"),
+        Constant.of_parameters("slope_second_moment", lambda parameters, digits: replace(derivative_second_moment(
+            parameters["activation"], digits=digits), name="slope_second_moment"), "E sigma'(Z)^2"),
         Constant.formula("shift_scale", ("mu1", "mu1_star", "teacher_second_moment", "slope_second_moment"),
                          lambda mu1, mu1_star, second, slope: mu1**2 * mu1_star**2 + second * slope,
                          description="mu1^2 mu1_star^2 + E[y^2] E sigma'(Z)^2: a fresh preactivation's shift after "
