@@ -245,7 +245,7 @@ def _power_against_mutants(versions: dict[str, Instance], prediction: Prediction
     powers = {}
     for name, other in versions.items():
         try:
-            version = next(p for p in other.theorem.predictions if p.name == prediction.name)
+            version = other.theorem.prediction(prediction.name)
             target = version.predict(other)
         except (ThmcheckError, ArithmeticError):  # not evaluable for this mutant: no power is claimed
             continue

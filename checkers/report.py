@@ -193,9 +193,9 @@ def _theory_curve(theorem_id: str, name: str, version_record: dict, axis_name: s
         if verdict.get("mutant"):
             parameters = {**theorem.mutant(verdict["mutant"]).parameters, **parameters}
             theorem = theorem.mutated(verdict["mutant"])
-        prediction = next(p for p in theorem.predictions if p.name == name)
-        parameter = next(p for p in theorem.parameters if p.name == axis_name)
-    except (ThmcheckError, StopIteration):
+        prediction = theorem.prediction(name)
+        parameter = theorem.parameter(axis_name)
+    except ThmcheckError:
         return None
     if parameter.kind not in ("real", "integer") or min(xs) == max(xs):
         return None

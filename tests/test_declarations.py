@@ -13,7 +13,7 @@ from checkers import registry
 from checkers.check import Checker, run_check
 from checkers.cli import main
 from checkers.sweep import ERROR, plan, sweep
-from theorems.errors import CheckError, DeclarationError
+from theorems.errors import CheckError, DeclarationError, UnknownName
 from theorems.statement import Mutant, ResolutionReason, Target
 
 
@@ -153,3 +153,10 @@ def test_a_mutant_distance_is_its_move_of_a_target_over_the_resolution():
     assert registry.checker("spike-alignment").theorem.mutant_distance("noise-left-out")["teacher-overlap"] == \
         pytest.approx(2.0, abs=0.02)
     assert registry.checker("spike-decomposition").theorem.mutant_distance("rate-n^-1") == {}
+
+
+def test_a_prediction_is_found_by_name_or_refused_with_the_names_there_are():
+    theorem = registry.checker("alignment-time-flat").theorem
+    assert theorem.prediction("correction-order").name == "correction-order"
+    with pytest.raises(UnknownName, match="has no prediction 'order'; its predictions are flat, correction-order"):
+        theorem.prediction("order")

@@ -451,6 +451,13 @@ class Theorem:
         raise UnknownName(f"{self.id} has no parameter {name!r}; its parameters are "
                           f"{', '.join(p.name for p in self.parameters)}")
 
+    def prediction(self, name: str) -> Prediction:
+        for prediction in self.predictions:
+            if prediction.name == name:
+                return prediction
+        raise UnknownName(f"{self.id} has no prediction {name!r}; its predictions are "
+                          f"{', '.join(p.name for p in self.predictions)}")
+
     def mutant(self, name: str) -> Mutant:
         for mutant in self.mutants:
             if mutant.name == name:

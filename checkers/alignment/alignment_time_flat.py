@@ -46,7 +46,7 @@ def read_correction_order(instance: Instance, budget: Budget, seed: np.random.Se
     of its true value, and p lies in [ln((a - s)/(b + s)), ln((a + s)/(b - s))] for changes a > b > s. The grid is
     halved (at most ORDER_REFINEMENTS times) while that bound is wider than the order's resolution: the bound is
     rigorous at every spacing, so refining it adds no chance of a false fail."""
-    resolution = next(p.resolution(instance) for p in instance.theorem.predictions if p.name == "correction-order")
+    resolution = instance.theorem.prediction("correction-order").resolution(instance)
     for refinement in range(ORDER_REFINEMENTS + 1):
         try:
             times, spacing = _alignment_times(instance, budget, ORDER_LOG_EPSILONS, refinement)

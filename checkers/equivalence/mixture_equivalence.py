@@ -51,7 +51,7 @@ def _observe(instance: Instance, budget: Budget, seed: np.random.SeedSequence, p
     gaps = memoized(key, lambda: [mixture_gaps(instance, size, child.spawn(counts[size]))
                                   for size, child in zip(MIXTURE_SIZES, seed.spawn(len(MIXTURE_SIZES)))])
     estimates = [mean_estimate(per_size[:, column]) for per_size in gaps]
-    resolution = next(p for p in instance.theorem.predictions if p.name == prediction).resolution(instance)
+    resolution = instance.theorem.prediction(prediction).resolution(instance)
     return extrapolate_limit(MIXTURE_SIZES, estimates, exponent=1.0, method=(
         f"degree {int(instance.constant('degree'))}, lambda {instance.describe_parameters()['penalty']}; paired draws "
         f"at n = m = k in {MIXTURE_SIZES} ({', '.join(str(counts[size]) for size in MIXTURE_SIZES)}); "
