@@ -445,25 +445,20 @@ class Theorem:
         return nodes
 
     def parameter(self, name: str) -> Parameter:
-        for parameter in self.parameters:
-            if parameter.name == name:
-                return parameter
-        raise UnknownName(f"{self.id} has no parameter {name!r}; its parameters are "
-                          f"{', '.join(p.name for p in self.parameters)}")
+        return self._named("parameter", self.parameters, name)
 
     def prediction(self, name: str) -> Prediction:
-        for prediction in self.predictions:
-            if prediction.name == name:
-                return prediction
-        raise UnknownName(f"{self.id} has no prediction {name!r}; its predictions are "
-                          f"{', '.join(p.name for p in self.predictions)}")
+        return self._named("prediction", self.predictions, name)
 
     def mutant(self, name: str) -> Mutant:
-        for mutant in self.mutants:
-            if mutant.name == name:
-                return mutant
-        raise UnknownName(f"{self.id} has no mutant {name!r}; its mutants are "
-                          f"{', '.join(m.name for m in self.mutants)}")
+        return self._named("mutant", self.mutants, name)
+
+    def _named(self, kind: str, items, name: str):
+        """The item called `name`, or UnknownName listing the names there are."""
+        for item in items:
+            if item.name == name:
+                return item
+        raise UnknownName(f"{self.id} has no {kind} {name!r}; its {kind}s are {', '.join(i.name for i in items)}")
 
     def mutated(self, name: str) -> "Theorem":
         """The theorem with mutant `name` applied (for tests asserting that every check can fail)."""
