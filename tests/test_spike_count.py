@@ -99,6 +99,25 @@ def test_the_amplitudes_are_read_only_where_the_expansion_parameter_is_small(mon
             read(instance, Budget(FIDELITIES["quick"], 0), np.random.SeedSequence(0))
 
 
+@pytest.mark.parametrize("parameters, missing, projection", [
+    ({"alpha": "0.3"}, "spike 2 (e_2 = 0.1)", "spike 2's is read by second-spike-amplitude"),
+    ({"alpha": "0.4", "activation": "tanh"}, "spike 3 (e_3 = 0.2)", "spike 3 has none here"),
+])
+def test_fewer_outliers_name_the_missing_spikes_and_what_reads_them(monkeypatch, parameters, missing, projection):
+    """One outlier where two are claimed (spike 1 and spike 2 at alpha = 0.3; spike 1 and, c_2 being 0, spike 3 for
+    tanh at alpha = 0.4) is not resolved by the count: the reason names the spike that has not separated, its e_k,
+    and the prediction that reads its Hermite projection, if any."""
+    from checkers.onestep import spike_count as checker
+    rows = tuple((2000, 1, (4.0, 1.05, 1.0, 0.99), ()) for _ in range(2))
+    monkeypatch.setattr(checker, "_rows", lambda *arguments: rows)
+    with pytest.raises(Unresolved) as raised:
+        checker.read_outlier_count(THEOREM.instance(parameters), Budget(FIDELITIES["quick"], 0),
+                                   np.random.SeedSequence(0))
+    reason = str(raised.value)
+    assert reason.startswith("1 outlier(s) at n = 2000, 2 claimed: " + missing + " not separated")
+    assert "spike 1" not in reason and projection in reason
+
+
 def test_the_second_amplitude_applies_only_where_c2_is_not_zero():
     second = next(p for p in THEOREM.predictions if p.name == "second-spike-amplitude")
     assert second.applies(THEOREM.instance()) is None
