@@ -170,21 +170,24 @@ class Calibration:
         return [m.version for m in self.mutants if m.failed < m.runs]
 
     @property
-    def idle_mutants(self) -> list[str]:
-        """The surviving mutants that move some predicted target at the defaults but none at this calibration's
-        parameters: there they claim what the true statement claims, so no run can kill them (spike-outlier's
-        threshold far above both thresholds). Empty at the defaults, or for a theorem no longer registered."""
+    def idle_mutants(self) -> dict[str, str]:
+        """The surviving mutants that claim what the true statement claims at this calibration's parameters, so
+        that no run there can kill them, each with why: it moves some predicted target at the defaults but none
+        here (spike-outlier's threshold far above both thresholds), or it changes only parameters that this point
+        sets (`Theorem.mutant_is_void`). Empty at the defaults, or for a theorem no longer registered."""
         if not self.parameters:
-            return []
+            return {}
         try:
             theorem = registry.checker(self.theorem).theorem
         except UnknownName:
-            return []
-        idle = []
+            return {}
+        idle = {}
         for version in self.surviving_mutants:
             try:
-                if theorem.mutant_distance(version) and not theorem.mutant_distance(version, self.parameters):
-                    idle.append(version)
+                if theorem.mutant_is_void(version, self.parameters):
+                    idle[version] = "the statement itself here"
+                elif theorem.mutant_distance(version) and not theorem.mutant_distance(version, self.parameters):
+                    idle[version] = "moves no target here"
             except UnknownName:  # a mutant since renamed or removed
                 continue
         return idle
@@ -266,6 +269,7 @@ def format_calibration(calibrations: list[Calibration]) -> str:
     header = ("theorem", "version", "runs", "pass", "fail", "inconcl.", "fail rate [95% interval]", "reading")
     rows = []
     for c in calibrations:
+        idle = c.idle_mutants
         for rates in (c.true_statement, *c.mutants):
             low, high = rates.fail_interval
             if rates.version == AS_STATED and c.expected_failure:
@@ -276,8 +280,8 @@ def format_calibration(calibrations: list[Calibration]) -> str:
             else:
                 reading = "killed in every run" if rates.failed == rates.runs else (
                     f"survived {rates.runs - rates.failed} run(s)")
-                if rates.version in c.idle_mutants:
-                    reading += "; moves no target here"
+                if rates.version in idle:
+                    reading += "; " + idle[rates.version]
             if rates.errors:
                 reading += f"; {rates.errors} error(s)"
             rows.append((c.label, rates.version, str(rates.runs), str(rates.passed), str(rates.failed),
@@ -308,8 +312,8 @@ def markdown_calibration(calibrations: list[Calibration]) -> str:
         else:
             rate = f"{rates.fail_rate:.2f} [{low:.2f}, {high:.2f}]" + (" MISCALIBRATED" if c.miscalibrated else "")
         survivors = c.surviving_mutants
-        idle = set(c.idle_mutants)
-        named = [f"{name} [moves no target here]" if name in idle else name for name in survivors]
+        idle = c.idle_mutants
+        named = [f"{name} [{idle[name]}]" if name in idle else name for name in survivors]
         killed = f"{len(c.mutants) - len(survivors)} of {len(c.mutants)}" + (
             f" (not every run: {', '.join(named)})" if survivors else "")
         errors = rates.errors + sum(m.errors for m in c.mutants)

@@ -4,6 +4,7 @@ import json
 
 import pytest
 
+from checkers import registry
 from checkers.calibrate import (
     Calibration,
     VersionRates,
@@ -195,7 +196,24 @@ def test_a_mutant_that_claims_the_truth_at_the_point_is_named_so():
     survivor = VersionRates(**{**base.mutants[0].__dict__, "version": "threshold-exponent-half"})
     point = {"activation": "erf", "psi1": "2", "psi2": "1", "learning_rate": "6"}
     at = Calibration(**{**base.__dict__, "theorem": "spike-outlier", "mutants": (survivor,), "parameters": point})
-    assert at.idle_mutants == ["threshold-exponent-half"] and not at.contract_holds
+    assert at.idle_mutants == {"threshold-exponent-half": "moves no target here"} and not at.contract_holds
     assert "(not every run: threshold-exponent-half [moves no target here])" in markdown_calibration([at])
     assert "survived 10 run(s); moves no target here" in format_calibration([at])
-    assert Calibration(**{**at.__dict__, "parameters": {}}).idle_mutants == []
+    assert Calibration(**{**at.__dict__, "parameters": {}}).idle_mutants == {}
+
+
+def test_a_mutant_that_only_sets_a_parameter_the_point_sets_is_the_statement_there():
+    """conservation-law's tanh-conserved claims the law for tanh; calibrated at another activation, the point's
+    value wins as in a check of the mutant, so it runs the true statement and survives: the table says so. At the
+    defaults, or at a point that leaves its parameter alone, it is a mutant."""
+    theorem = registry.checker("conservation-law").theorem
+    assert theorem.mutant_is_void("tanh-conserved", {"activation": "leaky_relu:0.1"})
+    assert not theorem.mutant_is_void("tanh-conserved", {}) and not theorem.mutant_is_void("tanh-conserved",
+                                                                                         {"configuration": "2"})
+    assert not theorem.mutant_is_void("linear-in-step", {"activation": "leaky_relu:0.1"})
+    base = _calibration(0, mutant_fails=0)
+    survivor = VersionRates(**{**base.mutants[0].__dict__, "version": "tanh-conserved"})
+    at = Calibration(**{**base.__dict__, "theorem": "conservation-law", "mutants": (survivor,),
+                        "parameters": {"activation": "leaky_relu:0.1", "configuration": "2"}})
+    assert at.idle_mutants == {"tanh-conserved": "the statement itself here"}
+    assert "(not every run: tanh-conserved [the statement itself here])" in markdown_calibration([at])

@@ -475,6 +475,14 @@ class Theorem:
         """The mutants that move some predicted target by at most three resolutions: name -> the smallest move."""
         return near_moves({mutant.name: self.mutant_distance(mutant.name, parameters) for mutant in self.mutants})
 
+    def mutant_is_void(self, name: str, parameters: Mapping[str, Any] | None = None) -> bool:
+        """Whether mutant `name` is the theorem itself at `parameters`: it changes nothing but parameters (and the
+        assumptions they need dropped), and `parameters` sets every one of them, whose values win over the mutant's
+        as a check of the mutant applies them (conservation-law's tanh-conserved at another activation)."""
+        mutant = self.mutant(name)
+        changes = (mutant.constant_factors, mutant.predictions, mutant.definitions, mutant.constants)
+        return bool(mutant.parameters) and not any(changes) and set(mutant.parameters) <= set(parameters or {})
+
     def mutant_distance(self, name: str, parameters: Mapping[str, Any] | None = None) -> dict[str, float]:
         """How far mutant `name` moves each prediction's target, in that prediction's resolutions: per prediction
         it moves, the distance from the true statement's predicted value to the mutant's predicted interval, over
