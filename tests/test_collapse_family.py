@@ -14,7 +14,14 @@ from checkers.collapse import nc3_bound as nc3_checker
 from checkers.collapse import pseudo_inverse_features as pseudo_inverse_checker
 from checkers.search import search_counterexample
 from tests.main_job import MAIN_JOB, quick_verdict
-from theorems.collapse import head_conditioning, nc1_bound, nc2_bracket, nc3_bound, pseudo_inverse_features
+from theorems.collapse import (
+    collapse_training,
+    head_conditioning,
+    nc1_bound,
+    nc2_bracket,
+    nc3_bound,
+    pseudo_inverse_features,
+)
 
 DEFAULT_BUDGET = head_search.BASE_EXAMPLES * 4  # default fidelity: level 2
 
@@ -84,3 +91,19 @@ def test_collapse_training_compares_head_depths_on_several_seeds():
     assert len(per_seed) == 2 and per_seed[0].split(": ", 1)[1] != per_seed[1].split(": ", 1)[1]
     assert collapse_training_checker.deeper_head_seeds(Budget(FIDELITIES["default"], 0)) == 4
     assert deeper.tightness["witness"].startswith("seed ")
+
+
+def test_the_deeper_head_claim_compares_the_extreme_depths_and_reports_the_steps():
+    """The run that failed the monotone claim (lambda = 0.1, root seed 2000): NC2_J rose 4.1% from L2 = 2 to 3 but
+    fell 14.2% from 2 to 5. The claim compares 2 with 5 (docs/derivations/collapse.md#collapse-training), and the
+    steps are printed; the mutant claiming NC2_J rises with depth is rejected by the same reading."""
+    runs = {2: {"nc2": 1.8437}, 3: {"nc2": 1.9186}, 5: {"nc2": 1.5820}}
+    truth = collapse_training.THEOREM.instance()
+    value, method, tightness = collapse_training_checker._deeper_head(truth, runs)
+    assert value == pytest.approx((1.8437 - 1.5820) / 1.8437, rel=1e-12)
+    assert "-4.1% from 2 to 3, +17.5% from 3 to 5" in method
+    assert tightness.best_ratio == pytest.approx(1.5820 / 1.8437) and tightness.witness == "L2 = 2 and 5"
+    shallower = collapse_training.THEOREM.mutated("shallower-is-better").instance()
+    assert collapse_training_checker._deeper_head(shallower, runs)[0] == pytest.approx(-value, rel=1e-12)
+    rising = {**runs, 5: {"nc2": 1.9}}
+    assert collapse_training_checker._deeper_head(truth, rising)[0] < 0
