@@ -211,6 +211,7 @@ def test_a_mutant_that_only_sets_a_parameter_the_point_sets_is_the_statement_the
     assert not theorem.mutant_is_void("tanh-conserved", {}) and not theorem.mutant_is_void("tanh-conserved",
                                                                                          {"configuration": "2"})
     assert not theorem.mutant_is_void("linear-in-step", {"activation": "leaky_relu:0.1"})
+    assert not theorem.mutant_is_void("tanh-conserved", {"activation": "tanh"})  # the statement is outside there
     base = _calibration(0, mutant_fails=0)
     survivor = VersionRates(**{**base.mutants[0].__dict__, "version": "tanh-conserved"})
     at = Calibration(**{**base.__dict__, "theorem": "conservation-law", "mutants": (survivor,),

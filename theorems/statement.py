@@ -477,11 +477,14 @@ class Theorem:
 
     def mutant_is_void(self, name: str, parameters: Mapping[str, Any] | None = None) -> bool:
         """Whether mutant `name` is the theorem itself at `parameters`: it changes nothing but parameters (and the
-        assumptions they need dropped), and `parameters` sets every one of them, whose values win over the mutant's
-        as a check of the mutant applies them (conservation-law's tanh-conserved at another activation)."""
+        assumptions they need dropped), `parameters` sets every one of them, whose values win over the mutant's as
+        a check of the mutant applies them, and the point meets every assumption, so dropping some changes nothing
+        (conservation-law's tanh-conserved at another homogeneous activation)."""
         mutant = self.mutant(name)
         changes = (mutant.constant_factors, mutant.predictions, mutant.definitions, mutant.constants)
-        return bool(mutant.parameters) and not any(changes) and set(mutant.parameters) <= set(parameters or {})
+        if not mutant.parameters or any(changes) or not set(mutant.parameters) <= set(parameters or {}):
+            return False
+        return not self.instance(parameters).assumption_failures()
 
     def mutant_distance(self, name: str, parameters: Mapping[str, Any] | None = None) -> dict[str, float]:
         """How far mutant `name` moves each prediction's target, in that prediction's resolutions: per prediction
