@@ -200,7 +200,7 @@ def _run_check(checker: Checker, parameters: Mapping[str, Any] | None, overrides
     theorem = checker.theorem
     parameters = dict(parameters or {})
     if mutant is not None:
-        parameters = {**theorem.mutant(mutant).parameters, **parameters}
+        parameters = theorem.mutant_parameters(mutant, parameters)
         theorem = theorem.mutated(mutant)
     instance = theorem.instance(parameters, overrides)
     failures = instance.assumption_failures()

@@ -351,7 +351,7 @@ def _show(arguments) -> int:
     theorem = checker.theorem
     parameters = dict(arguments.param)
     if arguments.mutant is not None:
-        parameters = {**theorem.mutant(arguments.mutant).parameters, **parameters}
+        parameters = theorem.mutant_parameters(arguments.mutant, parameters)
         theorem = theorem.mutated(arguments.mutant)
     instance = theorem.instance(parameters, dict(arguments.overrides), digits=arguments.digits)
     constants, changed = instance.constants, instance.changed_constants

@@ -191,7 +191,7 @@ def _theory_curve(theorem_id: str, name: str, version_record: dict, axis_name: s
         theorem = registry.checker(theorem_id).theorem
         parameters = dict(version_record["parameters"])
         if verdict.get("mutant"):
-            parameters = {**theorem.mutant(verdict["mutant"]).parameters, **parameters}
+            parameters = theorem.mutant_parameters(verdict["mutant"], parameters)
             theorem = theorem.mutated(verdict["mutant"])
         prediction = theorem.prediction(name)
         parameter = theorem.parameter(axis_name)

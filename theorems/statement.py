@@ -475,16 +475,22 @@ class Theorem:
         """The mutants that move some predicted target by at most three resolutions: name -> the smallest move."""
         return near_moves({mutant.name: self.mutant_distance(mutant.name, parameters) for mutant in self.mutants})
 
+    def mutant_parameters(self, name: str, parameters: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """The parameters a check of mutant `name` runs at: the mutant's own, updated by `parameters` (the user's
+        values win)."""
+        return {**self.mutant(name).parameters, **(parameters or {})}
+
     def mutant_is_void(self, name: str, parameters: Mapping[str, Any] | None = None) -> bool:
         """Whether mutant `name` is the theorem itself at `parameters`: it changes nothing but parameters (and the
-        assumptions they need dropped), `parameters` sets every one of them, whose values win over the mutant's as
-        a check of the mutant applies them, and the point meets every assumption, so dropping some changes nothing
-        (conservation-law's tanh-conserved at another homogeneous activation)."""
+        assumptions they need dropped), `parameters` sets every one of them (`mutant_parameters` adds nothing), and
+        the point meets every assumption, so dropping some changes nothing (conservation-law's tanh-conserved at
+        another homogeneous activation)."""
         mutant = self.mutant(name)
-        changes = (mutant.constant_factors, mutant.predictions, mutant.definitions, mutant.constants)
-        if not mutant.parameters or any(changes) or not set(mutant.parameters) <= set(parameters or {}):
+        given = dict(parameters or {})
+        if any((mutant.constant_factors, mutant.predictions, mutant.definitions, mutant.constants)) \
+                or not mutant.parameters or self.mutant_parameters(name, given) != given:
             return False
-        return not self.instance(parameters).assumption_failures()
+        return not self.instance(given).assumption_failures()
 
     def mutant_distance(self, name: str, parameters: Mapping[str, Any] | None = None) -> dict[str, float]:
         """How far mutant `name` moves each prediction's target, in that prediction's resolutions: per prediction
@@ -493,8 +499,7 @@ class Theorem:
         the mutant runs it). A mutant that acts only through the simulation (a definition or parameter the checker
         reads) moves no target: its distance is measured by its check, not here. Near mutants are those within three
         resolutions."""
-        mutant = self.mutant(name)
-        parameters = {**mutant.parameters, **(parameters or {})}
+        parameters = self.mutant_parameters(name, parameters)
         true, wrong = self.instance(parameters), self.mutated(name).instance(parameters)
         distances = {}
         for prediction, mutated in zip(self.predictions, self.mutated(name).predictions):
