@@ -107,7 +107,7 @@ def _missing_spikes(instance: Instance, observed: int) -> str:
     claimed = spike_count.present_spikes(instance.parameters, instance.digits, exponent)
     missing = claimed[observed:]
     named = ", ".join(f"spike {k} (e_{k} = {float(exponent(k, instance['alpha'])):.3g})" for k in missing)
-    projections = [f"spike {k}'s is read by {('first', 'second')[k - 1]}-spike-amplitude" if k in AMPLITUDE_DEGREES
+    projections = [f"spike {k}'s is read by {spike_count.amplitude_prediction_name(k)}" if k in AMPLITUDE_DEGREES
                    else f"spike {k} has none here" for k in missing]
     return (f"{named} not separated (a spike with e_k > 0 may separate only at larger n); a missing spike is "
             f"evidence against the claim only through its Hermite projection: {'; '.join(projections)}")
@@ -139,7 +139,8 @@ CHECKER = Checker(
     theorem=spike_count.THEOREM,
     simulation="the first two spikes' amplitudes through Hermite projections across n = 250..2000; outliers of "
                "F - c_0 at n = 2000",
-    readers={"first-spike-amplitude": read_first_spike_amplitude,
-             "second-spike-amplitude": read_second_spike_amplitude, "outlier-count": read_outlier_count},
+    readers={spike_count.amplitude_prediction_name(1): read_first_spike_amplitude,
+             spike_count.amplitude_prediction_name(2): read_second_spike_amplitude,
+             "outlier-count": read_outlier_count},
     shared_draws=True,
 )

@@ -109,11 +109,21 @@ AMPLITUDE_RESOLUTION = 0.05
 SECOND_AMPLITUDE_RESOLUTION = 0.25
 
 
+def amplitude_constant(degree: int) -> str:
+    """The constant c_k mu1^k of spike k's amplitude (k = 1, 2): `<first|second>_spike_amplitude`; its prediction is
+    named the same with hyphens (`amplitude_prediction_name`)."""
+    return f"{('first', 'second')[degree - 1]}_spike_amplitude"
+
+
+def amplitude_prediction_name(degree: int) -> str:
+    return amplitude_constant(degree).replace("_", "-")
+
+
 def _amplitude_prediction(degree: int, statement: str, *, share: float, reason: str,
                           applies=lambda instance: None) -> Prediction:
     """Spike k's amplitude -> the constant `<first|second>_spike_amplitude` = c_k mu1^k, resolved to `share` of it."""
-    constant = f"{('first', 'second')[degree - 1]}_spike_amplitude"
-    return Prediction(name=constant.replace("_", "-"), kind="limit", statement=statement,
+    constant = amplitude_constant(degree)
+    return Prediction(name=amplitude_prediction_name(degree), kind="limit", statement=statement,
                       predict=lambda instance: Target.point(instance.constant(constant),
                                                             note=f"spike {degree}'s Hermite projection per unit of its "
                                                                  "term, extrapolated in n^(2 alpha - 1)"),
