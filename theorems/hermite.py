@@ -134,7 +134,7 @@ def hermite_coefficients(sigma: Activation | str, degree: int = 8, *, digits: in
                          route: str = "auto") -> HermiteTable:
     """c_0..c_degree of sigma, each to `digits` significant digits, with its route. The Hermite expansion is one
     of L^2(N(0, 1)): an activation whose square is not integrable is refused at once, as by `second_moment`."""
-    sigma = _activation(sigma) if isinstance(sigma, str) else sigma
+    sigma = _activation(sigma)
     _check_options(degree, digits, route)
     reason = square_integrability_failure(sigma)
     if reason:
@@ -145,7 +145,7 @@ def hermite_coefficients(sigma: Activation | str, degree: int = 8, *, digits: in
 def second_moment(sigma: Activation | str, *, digits: int = 30, route: str = "auto") -> Quantity:
     """E sigma(Z)^2, Z ~ N(0, 1) (= sum_k k! c_k^2 by Parseval). An activation whose square is not integrable
     is refused at once (`InvalidInput`, with the reason) instead of sending the quadrature after it."""
-    sigma = _activation(sigma) if isinstance(sigma, str) else sigma
+    sigma = _activation(sigma)
     _check_options(0, digits, route)
     reason = square_integrability_failure(sigma)
     if reason:
@@ -156,7 +156,7 @@ def second_moment(sigma: Activation | str, *, digits: int = 30, route: str = "au
 def mu_star_squared(sigma: Activation | str, *, digits: int = 30) -> Quantity:
     """mu_star^2 = E sigma^2 - c_0^2 - c_1^2, the variance of sigma beyond its affine part
     (Ba et al.'s mu_2^2; Hu and Lu's mu_*^2)."""
-    sigma = _activation(sigma) if isinstance(sigma, str) else sigma
+    sigma = _activation(sigma)
     table = hermite_coefficients(sigma, 1, digits=digits)
     moment = second_moment(sigma, digits=digits)
     return combine("mu_star_squared", digits, [moment, table.quantity(0), table.quantity(1)],
@@ -165,13 +165,13 @@ def mu_star_squared(sigma: Activation | str, *, digits: int = 30) -> Quantity:
 
 def derivative_second_moment(sigma: Activation | str, *, digits: int = 30) -> Quantity:
     """E sigma'(Z)^2, Z ~ N(0, 1), with sigma' the piecewise derivative (`Activation.first_derivative`)."""
-    sigma = _activation(sigma) if isinstance(sigma, str) else sigma
+    sigma = _activation(sigma)
     return second_moment(sigma.first_derivative, digits=digits)
 
 
 def derivative_variance(sigma: Activation | str, *, digits: int = 30) -> Quantity:
     """Var sigma'(Z) = E sigma'(Z)^2 - c_1^2 (Cui et al.'s bulk-inflation constant needs it)."""
-    sigma = _activation(sigma) if isinstance(sigma, str) else sigma
+    sigma = _activation(sigma)
     table = hermite_coefficients(sigma, 1, digits=digits)
     moment = derivative_second_moment(sigma, digits=digits)
     return combine("derivative_variance", digits, [moment, table.quantity(1)], lambda m, c1: m - c1**2)
