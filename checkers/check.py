@@ -21,7 +21,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
@@ -131,12 +131,18 @@ class Checker:
 
     With `shared_draws`, every prediction of one check gets the same seed (per stage), so readers can
     share one simulation (see `checkers.shared_draws`).
+
+    `simulation_constants` maps a prediction's name to the statement's constants that its simulation reads (a model
+    drawn at the statement's own parameters, such as giant-step-risk's sRF at r, c, gamma). A mutant that changes
+    one of them changes what is observed, not only what is predicted, so the truth's run claims no power against
+    it for that prediction; its own run shows its effect.
     """
 
     theorem: Theorem
     simulation: str
     readers: Mapping[str, Reader]
     shared_draws: bool = False
+    simulation_constants: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
 
     def __post_init__(self):
         if not isinstance(self.theorem, Theorem):
@@ -153,6 +159,15 @@ class Checker:
         for name, reader in self.readers.items():
             if not callable(reader):
                 raise DeclarationError(f"checker of {self.theorem.id}: the reader of {name} is not callable")
+        object.__setattr__(self, "simulation_constants", MappingProxyType(dict(self.simulation_constants)))
+        unknown = [name for name in self.simulation_constants if name not in predictions]
+        declarations = self.theorem.constants  # a tuple, or a function of the parameters (checked where it is read)
+        declared = {constant.name for constant in declarations} if isinstance(declarations, tuple) else None
+        unread = sorted({name for names in self.simulation_constants.values() for name in names} - declared
+                        ) if declared is not None else []
+        if unknown or unread:
+            raise DeclarationError(f"checker of {self.theorem.id}: simulation_constants names "
+                                   f"{', '.join(unknown + unread)}, which are not its predictions or constants")
 
     @property
     def id(self) -> str:
@@ -237,14 +252,18 @@ def _mutant_versions(instance: Instance) -> dict[str, Instance]:
 
 
 def _power_against_mutants(versions: dict[str, Instance], prediction: Prediction, interval: tuple[float, float],
-                           observation: Estimate, rate: float) -> dict[str, float] | None:
+                           observation: Estimate, rate: float, instance: Instance,
+                           simulated: tuple[str, ...] = ()) -> dict[str, float] | None:
     """For each mutant whose version of this prediction lies outside the tested interval: the probability that
     the test, at this standard error, rejects it (the false-pass rate is one minus it). Mutants that change what
-    is observed rather than what is predicted (other parameters, dropped assumptions, constants or definitions
-    the simulation reads) are not in it: their effect shows in their own runs (`thmcheck calibrate`)."""
+    is observed rather than what is predicted (other parameters, dropped assumptions, or a value of the constants
+    `simulated` that the simulation reads) are not in it: their effect shows in their own runs
+    (`thmcheck calibrate`)."""
     powers = {}
     for name, other in versions.items():
         try:
+            if any(other.constant(constant) != instance.constant(constant) for constant in simulated):
+                continue
             version = other.theorem.prediction(prediction.name)
             target = version.predict(other)
         except (ThmcheckError, ArithmeticError):  # not evaluable for this mutant: no power is claimed
@@ -325,4 +344,5 @@ def _check_prediction(checker: Checker, instance: Instance, prediction: Predicti
         distance=comparison.distance, statistic=comparison.statistic, p_value=comparison.p_value,
         detectable=comparison.detectable, resolution=resolution, false_fail_rate=rate_each * stages,
         stages=stage + 1, message=target.note,
-        power=_power_against_mutants(versions, prediction, (lower, upper), observation, rate_each), **common)
+        power=_power_against_mutants(versions, prediction, (lower, upper), observation, rate_each, instance,
+                                     checker.simulation_constants.get(prediction.name, ())), **common)

@@ -1,10 +1,14 @@
-"""checkers.check: the tightness measures an inequality's observation carries."""
+"""checkers.check: the tightness measures an inequality's observation carries, and the power it claims against
+mutants."""
 
 import math
 
 import mpmath
+import pytest
 
-from checkers.check import Exact, Tightness, _tightness, bracket_share
+from checkers import registry
+from checkers.check import Checker, Exact, Tightness, _tightness, bracket_share, run_check
+from theorems.errors import DeclarationError
 
 
 def test_the_share_of_a_bracket_is_measured_from_its_centre_on_the_side_the_value_lies():
@@ -29,3 +33,23 @@ def test_a_non_finite_ratio_is_not_recorded():
     recorded = _tightness(Exact(mpmath.mpf(0), 0.0, tightness=Tightness(0.5, "step 3", 1.0, "a construction")))
     assert recorded == {"best_ratio": 0.5, "witness": "step 3", "attainable": 1.0, "construction": "a construction"}
 
+
+
+def test_no_power_is_claimed_against_a_mutant_that_changes_a_constant_the_simulation_reads():
+    """dual-kernel's Monte Carlo draws nothing from c1; declared as if it did, the mutant c1-nudged would change
+    what is observed as well as what is predicted, so the truth's run cannot say how often it would be rejected."""
+    plain = registry.checker("dual-kernel")
+    reading = Checker(theorem=plain.theorem, simulation=plain.simulation, readers=plain.readers,
+                      simulation_constants={"monte-carlo": ("c1",)})
+    parameters = {"activation": "tanh", "rho": "0.7"}
+    before, after = (next(p for p in run_check(checker, parameters, fidelity="quick").predictions
+                          if p.name == "monte-carlo") for checker in (plain, reading))
+    assert "c1-nudged" in before.power and "c1-nudged" not in after.power
+    assert set(after.power) == set(before.power) - {"c1-nudged"}
+    declared = registry.checker("giant-step-risk")  # its constants are declared up front, so a misspelling shows
+    with pytest.raises(DeclarationError, match="no-such-constant"):
+        Checker(theorem=declared.theorem, simulation="", readers=declared.readers,
+                simulation_constants={"srf-test-error": ("no-such-constant",)})
+    with pytest.raises(DeclarationError, match="no-such-prediction"):
+        Checker(theorem=declared.theorem, simulation="", readers=declared.readers,
+                simulation_constants={"no-such-prediction": ("r",)})

@@ -1,5 +1,7 @@
-"""giant-step-risk: its constants are Result 3.3 at srf-constants' r, c, gamma, and quick fidelity already rejects
-its far mutants (the near ones are rejected at default fidelity, in the slow contract test)."""
+"""giant-step-risk: its constants are Result 3.3 at srf-constants' r, c, gamma; the network is claimed within a band
+of them and the sRF at them; quick fidelity already rejects the far mutants through the network, while the sRF,
+drawn at each mutant's own r, c, gamma, meets that mutant's Result 3.3 (the near mutants are rejected at default
+fidelity, in the slow contract test)."""
 
 import pytest
 
@@ -8,6 +10,7 @@ from checkers.check import run_check
 from checkers.stats import FAIL
 from tests.test_giant_step_oracle import REFERENCES
 from theorems.equivalence import srf_constants
+from theorems.equivalence.giant_step_risk import NETWORK_TEST_CLOSENESS, NETWORK_TRAIN_CLOSENESS
 
 CHECKER = registry.checker("giant-step-risk")
 
@@ -24,9 +27,26 @@ def test_the_default_instance_is_the_reference_setting_b6():
         assert instance.constant(name) == spiked.constant(name)
 
 
+def test_the_network_is_claimed_within_the_authors_closeness_and_the_srf_at_the_point():
+    instance = CHECKER.theorem.instance()
+    targets = {p.name: p.predict(instance) for p in CHECKER.theorem.predictions}
+    resolutions = {p.name: float(p.resolution(instance)) for p in CHECKER.theorem.predictions}
+    for name, constant, closeness in (("test-error", "test_error", NETWORK_TEST_CLOSENESS),
+                                      ("train-error", "train_error", NETWORK_TRAIN_CLOSENESS)):
+        value = instance.constant(constant)
+        assert targets[f"srf-{name}"].lower == targets[f"srf-{name}"].upper == value
+        assert (targets[name].lower, targets[name].upper) == (value * (1 - closeness), value * (1 + closeness))
+        # a pass resolves the band and, beyond it, what the sRF's reading resolves
+        assert resolutions[name] == pytest.approx(float(targets[name].upper - targets[name].lower)
+                                                  + resolutions[f"srf-{name}"])
+
+
 @pytest.mark.parametrize("mutant", ["no-spike", "ratio-misplaced", "spike-not-aligned"])
 def test_quick_fidelity_rejects_the_far_mutants(mutant):
     verdict = run_check(CHECKER, seed=0, fidelity="quick", mutant=mutant)
     assert verdict.outcome == FAIL, verdict.explain()
-    assert {p.name: p.outcome for p in verdict.predictions}["test-error"] == FAIL
+    outcomes = {p.name: p.outcome for p in verdict.predictions}
+    assert outcomes["test-error"] == FAIL
+    # the sRF is drawn at the mutant's r, c, gamma, where Result 3.3 describes it as well: no evidence either way
+    assert outcomes["srf-test-error"] != FAIL and outcomes["srf-train-error"] != FAIL, verdict.explain()
 

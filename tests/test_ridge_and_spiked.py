@@ -4,9 +4,10 @@ import numpy as np
 import pytest
 
 from checkers.equivalence.ridge import fit_ridge, ridge_errors
-from checkers.equivalence.spiked_features import spiked_step
+from checkers.equivalence.spiked_features import spiked_model, spiked_step
 from checkers.equivalence.srf_constants import expected_direction_energy
 from theorems.activations import activation
+from theorems.equivalence.giant_step_oracle import realized_features
 
 
 @pytest.mark.parametrize("samples, width", [(60, 20), (20, 60)])
@@ -45,6 +46,24 @@ def test_spiked_step_keeps_unit_rows_and_a_unit_direction():
     np.testing.assert_allclose(np.linalg.norm(step.initial_weights, axis=1), 1.0)
     assert np.linalg.norm(step.direction) == pytest.approx(1.0)
     assert step.bulk_inflation() > 1.0
+
+
+def test_the_spiked_model_has_the_spike_bulk_and_overlap_it_is_given():
+    """Read back by Result 3.3's own realized route: r = mean_j w_j . v^ (exact up to the bulk's v^-part, whose
+    mean over p rows has s.d. sqrt(c/(p d))), c = mean_j ||Pi w_j||^2 (c (1 - 1/d) in mean) and gamma = v^ . theta
+    exactly; the bulk's v^-part per row has variance c/d, as F_i -> c/d says."""
+    dimension, width, spike, inflation, overlap = 300, 200, 1.37, 1.18, 0.8
+    weights, theta = spiked_model(dimension, width, spike, inflation, overlap, np.random.default_rng(3))
+    direction = np.eye(dimension)[0]
+    features = realized_features(weights, direction, theta)
+    assert np.linalg.norm(theta) == pytest.approx(1) and features.overlap == pytest.approx(overlap, abs=1e-15)
+    assert abs(features.spike - spike) < 5 * np.sqrt(inflation / (width * dimension))
+    assert np.allclose(np.sum((weights - np.outer(weights @ direction, direction))**2, axis=1)
+                       + (weights @ direction - spike)**2, inflation)
+    assert features.inflation == pytest.approx(inflation * (1 - 1 / dimension), rel=0.01)
+    assert np.var(weights @ direction - spike) == pytest.approx(inflation / dimension, rel=0.3)
+    with pytest.raises(ValueError):
+        spiked_model(dimension, width, spike, inflation, 1.5, np.random.default_rng(0))
 
 
 def test_expected_direction_energy_matches_simulation():

@@ -72,3 +72,19 @@ def spiked_step(dimension: int, width: int, sample_ratio: float, learning_rate: 
     projection = float(direction @ theta) / samples
     direction /= np.linalg.norm(direction)
     return SpikedStep(w0, w1, direction, theta, energy, projection)
+
+
+def spiked_model(dimension: int, width: int, spike: float, inflation: float, overlap: float,
+                 rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """Cui et al.'s spiked random features at (r, c, gamma): (W, theta) with W = sqrt(c) W_0 + r 1 v^T (p x d), W_0's
+    rows uniform on the unit sphere, and the unit teacher direction theta = gamma v^ + rho theta_perp,
+    rho = sqrt(1 - gamma^2). The law of W_0 and of Gaussian inputs is rotation invariant, so v^ = e_1 and
+    theta_perp = e_2 lose nothing."""
+    if dimension < 2 or not 0 <= inflation or not -1 <= overlap <= 1:
+        raise ValueError(f"need d >= 2, c >= 0 and |gamma| <= 1, got {dimension}, {inflation}, {overlap}")
+    weights = rng.standard_normal((width, dimension))
+    weights *= np.sqrt(inflation) / np.linalg.norm(weights, axis=1)[:, None]
+    weights[:, 0] += spike
+    theta = np.zeros(dimension)
+    theta[0], theta[1] = overlap, np.sqrt(1 - overlap**2)
+    return weights, theta

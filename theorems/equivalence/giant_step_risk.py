@@ -2,33 +2,43 @@
 
 Source: Cui, Pesce, Dandi, Krzakala, Lu, Zdeborova and Loureiro, "Asymptotics of feature learning in two-layer
 networks after one gradient step", ICML 2024 (arXiv 2402.04980), Result 3.3, in the form of the authors' code
-(SPOC-group/OneStepGD_asymptotics, `theory.ipynb`); the paper's own statement was not read. The width ratio
-p != d, the label noise and the training error are this project's extensions, checked against simulations
-(docs/derivations/limits.md#giant-step).
+(SPOC-group/OneStepGD_asymptotics, `theory.ipynb`). The paper's abstract says what is claimed of whom: Result 3.3
+is "an exact asymptotic description" of the errors of the spiked random-features model (sRF), and that description
+"captures closely" the network's learning curves. The p != d width ratio, the label noise and the training error
+are this project's extensions, checked against simulations (docs/derivations/limits.md#giant-step).
 
 Setting (`theorems.equivalence.srf_constants`): W_0 with unit Gaussian rows, a_0 = 1/sqrt(p), one step
 W_1 = W_0 + eta~ p G^T on n_0 = alpha0 d samples; then, on n = alpha p fresh samples (sample splitting), the
-readout a = argmin ||y - sigma(X W_1^T) a / sqrt(p)||^2 + lambda_C ||a||^2. As d, p, n, n_0 -> infinity at fixed
-ratios, the test error E (sigma*(theta . x) - a . sigma(W_1 x)/sqrt(p))^2 (noiseless teacher) and the training
-error (1/n) ||y - X a/sqrt(p)||^2 tend to Result 3.3's fixed-point values (`theorems.equivalence.giant_step_oracle`)
-at the r, c, gamma of srf-constants.
+readout a = argmin ||y - sigma(X W_1^T) a / sqrt(p)||^2 + lambda_C ||a||^2. The sRF at the step's (r, c, gamma)
+replaces W_1 by sqrt(c) W_0 + r 1 v^T, with the teacher direction gamma v^ + rho theta_perp. As d, p, n, n_0 ->
+infinity at fixed ratios, the sRF's test error E (sigma*(theta . x) - a . sigma(W x)/sqrt(p))^2 (noiseless teacher)
+and training error (1/n) ||y - X a/sqrt(p)||^2 tend to Result 3.3's fixed-point values
+(`theorems.equivalence.giant_step_oracle`) at the r, c, gamma of srf-constants; the network's lie within the
+closeness the authors show for it.
 
-Check, at three sizes d (p = (p/d) d):
-- test-error: the simulated test error (with two control variates of the step), extrapolated in 1/d, against
-  the limit value. Resolution 5% of it. Reason: the authors' own simulations (Simulations.ipynb, d = p = 2000)
-  sit 0.3-3.9% from their theory, and this project's measure up to 3.5% above it at finite alpha0
-  (docs/derivations/limits.md#giant-step), a gap of the spiked-random-features model itself that is not known to
-  vanish at fixed alpha0. 5% resolves the nearest named error, the test error taken against the noisy label
-  (+10.4% at the defaults), with one resolution to spare.
-- train-error [D]: the same for the training error. Resolution 6% of it: the nearest named errors, lambda_C given
-  in Ba's units (-11.9%) and the readout's label noise left out (-13.6%), lie two resolutions away; the training
-  error spreads more from draw to draw than the test error (12% per draw at d = 200 against 8%).
-- realized-test-error [D]: per draw, the simulated test error over Result 3.3 evaluated on that draw's own W_1
-  (its r, c, gamma and spectrum) minus 1, extrapolated in 1/d, against 0. Resolution 3%: with the draw's spectrum
-  the per-draw spread halves and the p != d bias goes; the remaining gap measured at d = 1000 is under 2%.
+Check, at three sizes d (p = (p/d) d), every reading extrapolated as L + B d^-e with e only bounded (1/2 <= e <= 2,
+around the 1/d of a ridge error's finite-size correction); the resolutions are what these sizes resolve at default
+fidelity (measured, docs/derivations/limits.md#giant-step), each with the named errors it rejects:
+- srf-test-error: the sRF's simulated test error against the limit value. Resolution 7% of it: the test error
+  against the noisy label (+10.4%) lies 1.5 resolutions away; lambda in Ba's units (+5.5%) and the readout's noise
+  left out (-3.4%) are rejected through the training error.
+- srf-train-error [D]: the same for the training error. Resolution 8% of it: lambda_C given in Ba's units (-11.9%)
+  and the readout's label noise left out (-13.6%) lie 1.5 and 1.7 resolutions away.
+- test-error: the network's simulated test error (with two control variates of the step) within
+  NETWORK_TEST_CLOSENESS = 4% of the limit value: the authors' own simulations (Simulations.ipynb, d = p = 2000) sit
+  0.3-3.9% from their theory, and this project measures the network 1.5-3.5% above it at every size up to d = 2000
+  (docs/derivations/limits.md#giant-step), a gap that Dandi et al. (arXiv 2410.18938) prove away only for large
+  batches. Resolution 15% of the limit: the band (8% wide) and the sRF's 7%.
+- train-error [D]: the network's training error within NETWORK_TRAIN_CLOSENESS = 5% of the limit: the authors'
+  simulated training losses at alpha = 1.6 sit 1.8-4.7% above this project's formula, which the sRF meets.
+  Resolution 18%: the band (10% wide) and the sRF's 8%.
+- realized-test-error [D]: per draw, the network's simulated test error over Result 3.3 evaluated on that draw's
+  own W_1 (its r, c, gamma and spectrum) minus 1, against 0. Resolution 4%: with the draw's spectrum the per-draw
+  spread halves and the p != d bias goes (the gap measured at d = 1000 is under 2%).
 The mutants, with their move of (test, train) error at the defaults: the test error against the noisy label
 (+10.4%, 0), lambda in Ba's units (+5.5%, -11.9%), the readout's noise left out (-3.4%, -13.6%), no spike
 (+104%, +96%), the sample ratio misplaced (+119%, +130%), the spike not aligned with the teacher (+177%, +209%).
+The last three change r, c or gamma, which the sRF's simulation reads too: the network's predictions reject them.
 Nearer errors cannot be seen at these resolutions and are not claimed: E sigma'^2 for Var sigma' in c (+4.2%,
 -3.8%), c = 1 (-0.9%, +2.6%).
 """
@@ -45,9 +55,18 @@ from theorems.hermite import Quantity
 from theorems.statement import Constant, Mutant, Parameter, Prediction, ResolutionReason, Target, Theorem
 
 ACCURACY_DIGITS = 9  # the fixed point's relative accuracy is about 1e-10 (Gauss-Hermite 121 x 101, tolerance 1e-11)
-TEST_RESOLUTION = 0.05
-TRAIN_RESOLUTION = 0.06
-REALIZED_RESOLUTION = 0.03
+# What three sizes d = 100, 200, 400 resolve at default fidelity, read with the finite-size exponent bounded in
+# [1/2, 2] (measured at default's last stage, seeds 0-3, docs/derivations/limits.md#giant-step): the sRF's test error
+# has a standard error of 0.6% of the limit and the accepted exponents' limits spread up to 0.9% (a detectable
+# discrepancy of about 5%); its training error 0.85% and 1.0% (about 6.7%); the realized gap 0.4% and 0.7% (3.4%).
+TEST_RESOLUTION = 0.07
+TRAIN_RESOLUTION = 0.08
+REALIZED_RESOLUTION = 0.04
+# How close the paper claims the network to Result 3.3 ("captures closely", the abstract), as the authors' own
+# simulations show it: their test errors sit 0.3-3.9% from the theory (Simulations.ipynb, d = p = 2000), their
+# training losses 1.8-4.7% above this project's training-error formula (alpha = 1.6). A relative half-width each.
+NETWORK_TEST_CLOSENESS = 0.04
+NETWORK_TRAIN_CLOSENESS = 0.05
 SOLVER_INPUTS = ("r", "c", "gamma", "solver_penalty", "readout_noise", "test_noise")
 
 
@@ -97,6 +116,15 @@ def _point(name: str):
     return lambda instance: Target.point(instance.constant(name))
 
 
+def _band(name: str, closeness: float):
+    """The limit value's band of relative half-width `closeness`: where the network's limit is claimed to lie."""
+    def predict(instance):
+        value = instance.constant(name)
+        return Target(value=value, lower=value * (1 - closeness), upper=value * (1 + closeness),
+                      note=f"the network within {closeness:.0%} of the sRF's limit (the authors' simulations)")
+    return predict
+
+
 def _relative(name: str, fraction: float):
     return lambda instance: fraction * abs(float(instance.constant(name)))
 
@@ -113,8 +141,9 @@ THEOREM = Theorem(
            "SPOC-group/OneStepGD_asymptotics (theory.ipynb); p != d, noise and training error "
            "docs/derivations/limits.md#giant-step",
     provenance="code",
-    statement="after W_1 = W_0 + eta~ p G^T, ridge on sigma(W_1 x)/sqrt(p) with n = alpha p samples has test and "
-              "training errors -> Result 3.3's fixed point at Cui's r, c, gamma",
+    statement="ridge with n = alpha p samples on the spiked random features sigma(W x)/sqrt(p), W = sqrt(c) W_0 + "
+              "r 1 v^T, has test and training errors -> Result 3.3's fixed point at Cui's r, c, gamma; on the "
+              "network's sigma(W_1 x)/sqrt(p) after W_1 = W_0 + eta~ p G^T they lie within 4% and 5% of it",
     parameters=(
         *srf_constants.THEOREM.parameters[:2],
         Parameter(name="noise", description="standard deviation of the label noise (step and readout)", kind="real",
@@ -130,33 +159,57 @@ THEOREM = Theorem(
     assumptions=srf_constants.THEOREM.assumptions,
     constants=CONSTANTS,
     predictions=(
-        Prediction(name="test-error", kind="limit",
-                   statement="the simulated test error, extrapolated in 1/d, -> Result 3.3's test error",
+        Prediction(name="srf-test-error", kind="limit",
+                   statement="the spiked random-features model's simulated test error, extrapolated in d, -> Result "
+                             "3.3's test error",
                    predict=_point("test_error"),
-                   resolution_reason=ResolutionReason("paper",
-                                                      "5% of the limit: the authors' own simulations "
-                                                      "(Simulations.ipynb, d = p = 2000) match the limit to about "
-                                                      "that; the test error taken against the noisy label (+10.4%) "
-                                                      "lies two resolutions away"),
-                   resolution=_relative("test_error", TEST_RESOLUTION)),
-        Prediction(name="train-error", kind="limit",
-                   statement="the simulated training error, extrapolated in 1/d, -> Result 3.3's training error "
-                             "(leave-one-out form, derived)",
-                   predict=_point("train_error"),
-                   resolution_reason=ResolutionReason("nearest-error",
-                                                      "6% of the limit: lambda_C given in Ba's units (-11.9%) and "
-                                                      "the readout's noise left out (-13.6%) lie two resolutions "
-                                                      "away"),
-                   resolution=_relative("train_error", TRAIN_RESOLUTION)),
-        Prediction(name="realized-test-error", kind="limit",
-                   statement="test error / Result 3.3 on the draw's own W_1 - 1 -> 0, paired per draw, "
-                             "extrapolated in 1/d (derived)",
-                   predict=lambda instance: Target.point(0, note="relative gap; resolution 0.03, the measured "
-                                                         "finite-size gap at d = 1000 being under 0.02"),
                    resolution_reason=ResolutionReason("affordable",
-                                                      "3%: with each draw's own spectrum the remaining gap measured "
-                                                      "at d = 1000 is under 2%, so 3% is what the sizes afford; a "
-                                                      "nearer error is not rejected"),
+                                                      "7% of the limit: what three sizes read with a bounded "
+                                                      "exponent resolve at default (about 5% detectable); the test "
+                                                      "error taken against the noisy label (+10.4%) lies 1.5 "
+                                                      "resolutions away, lambda_C in Ba's units (+5.5%) is left to "
+                                                      "the training error (-11.9%)"),
+                   resolution=_relative("test_error", TEST_RESOLUTION)),
+        Prediction(name="srf-train-error", kind="limit",
+                   statement="the spiked random-features model's simulated training error, extrapolated in d, -> "
+                             "Result 3.3's training error (leave-one-out form, derived)",
+                   predict=_point("train_error"),
+                   resolution_reason=ResolutionReason("affordable",
+                                                      "8% of the limit: what three sizes read with a bounded "
+                                                      "exponent resolve at default (about 6.7% detectable); lambda_C "
+                                                      "given in Ba's units (-11.9%) and the readout's noise left out "
+                                                      "(-13.6%) lie 1.5 and 1.7 resolutions away"),
+                   resolution=_relative("train_error", TRAIN_RESOLUTION)),
+        Prediction(name="test-error", kind="limit",
+                   statement=f"the network's simulated test error, extrapolated in d, lies within "
+                             f"{NETWORK_TEST_CLOSENESS:.0%} of Result 3.3's test error",
+                   predict=_band("test_error", NETWORK_TEST_CLOSENESS),
+                   resolution_reason=ResolutionReason(
+                       "paper", f"{2 * NETWORK_TEST_CLOSENESS + TEST_RESOLUTION:.0%} of the limit: the band "
+                                f"{2 * NETWORK_TEST_CLOSENESS:.0%} wide (the authors' simulations sit 0.3-3.9% from "
+                                "their theory; the paper says the description 'captures closely' the network, exact "
+                                f"only for the sRF) and the {TEST_RESOLUTION:.0%} that the same sizes resolve for the "
+                                "sRF"),
+                   resolution=_relative("test_error", 2 * NETWORK_TEST_CLOSENESS + TEST_RESOLUTION)),
+        Prediction(name="train-error", kind="limit",
+                   statement=f"the network's simulated training error, extrapolated in d, lies within "
+                             f"{NETWORK_TRAIN_CLOSENESS:.0%} of Result 3.3's training error (derived)",
+                   predict=_band("train_error", NETWORK_TRAIN_CLOSENESS),
+                   resolution_reason=ResolutionReason(
+                       "paper", f"{2 * NETWORK_TRAIN_CLOSENESS + TRAIN_RESOLUTION:.0%} of the limit: the band "
+                                f"{2 * NETWORK_TRAIN_CLOSENESS:.0%} wide (the authors' simulated training losses sit "
+                                "1.8-4.7% above the formula, which the sRF meets) and "
+                                f"the {TRAIN_RESOLUTION:.0%} that the same sizes resolve for the sRF"),
+                   resolution=_relative("train_error", 2 * NETWORK_TRAIN_CLOSENESS + TRAIN_RESOLUTION)),
+        Prediction(name="realized-test-error", kind="limit",
+                   statement="the network's test error / Result 3.3 on the draw's own W_1 - 1 -> 0, paired per "
+                             "draw, extrapolated in d (derived)",
+                   predict=lambda instance: Target.point(0, note="relative gap, against each draw's own W_1"),
+                   resolution_reason=ResolutionReason("affordable",
+                                                      "4%: with each draw's own spectrum the per-draw spread halves "
+                                                      "(the gap measured at d = 1000 is under 2%), and three sizes "
+                                                      "read with a bounded exponent resolve about 3.4% at default; "
+                                                      "a nearer error is not rejected"),
                    resolution=lambda instance: REALIZED_RESOLUTION),
     ),
     mutants=(
@@ -173,10 +226,10 @@ THEOREM = Theorem(
         Mutant(name="spike-not-aligned", description="the spike taken orthogonal to the teacher (gamma = 0)",
                constant_factors={"gamma": 0}),
     ),
-    notes="Result 3.3 is read from the authors' code; the paper's statement, its p != d factors and whether it has "
-          "a training-error formula are not confirmed. The network sits up to 3.5% above the limit at finite "
-          "alpha0 (p = 2d): an approximation of the spiked model that may vanish only as alpha0 grows (Dandi et "
-          "al., arXiv 2410.18938). At the defaults the check measures +2.2 +- 0.6% (test) and +2.6 +- 0.8% (train) "
-          "after extrapolation: it passes at default fidelity, and high fidelity would reject the limit values if "
-          "that gap stays; the realized variant (-0.3 +- 0.4%) is the sharper claim.",
+    notes="Result 3.3 is read from the authors' code; the paper's abstract says it is exact for the sRF and close "
+          "for the network, its p != d factors and whether it has a training-error formula are not confirmed. At "
+          "default fidelity's last stage (seeds 0-2) the sRF reads -0.2 to +0.2% of the limit's test error and "
+          "-0.5 to +1.0% of its training error (s.e. 0.6% and 0.85%); the network reads +2.2 to +3.5% (test) and "
+          "+1.7 to +2.9% (train) above it, rising with d over d = 100-400 on some seeds, and the realized gap "
+          "+0.0 to +0.5%. The network's point claim was rejected at high fidelity (seed 3): hence its band.",
 )
