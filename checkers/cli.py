@@ -356,6 +356,7 @@ def _show(arguments) -> int:
     instance = theorem.instance(parameters, dict(arguments.overrides), digits=arguments.digits)
     constants, changed = instance.constants, instance.changed_constants
     moved = {m.name: _mutant_distance(theorem, m.name) for m in theorem.mutants}
+    simulated = {m.name: _simulated_by(checker, theorem, instance, m.name) for m in theorem.mutants}
     descriptions = {node.name: node.description for node in instance.graph}
     data = {
         "id": theorem.id, "title": theorem.title, "source": theorem.source,
@@ -375,8 +376,8 @@ def _show(arguments) -> int:
                          "resolution": _resolution_or_none(p, instance),
                          "resolution_reason": p.resolution_reason and p.resolution_reason.to_dict()}
                         for p in theorem.predictions],
-        "mutants": [{"name": m.name, "description": m.description, "resolutions_moved": moved[m.name]}
-                    for m in theorem.mutants],
+        "mutants": [{"name": m.name, "description": m.description, "resolutions_moved": moved[m.name],
+                     "simulated_at_its_constants": simulated[m.name]} for m in theorem.mutants],
         "near_mutants": near_moves(moved),
         "nearness": theorem.nearness and theorem.nearness.describe(),
         "notes": theorem.notes,
@@ -417,6 +418,9 @@ def _show(arguments) -> int:
         where = ("; moves " + ", ".join(f"{name} by {value:.3g}" for name, value in moved.items())
                  + " resolutions") if moved else "; moves no target (it acts on what the check computes)"
         print(f"    {m['name']}: {m['description']}{where if moved is not None else ''}")
+        if m["simulated_at_its_constants"]:
+            print(f"      ({', '.join(m['simulated_at_its_constants'])}: the simulation reads this mutant's constants, "
+                  "so there it shows only in its own run, and the truth's run claims no power against it)")
     if data["near_mutants"]:
         print("  near mutants (at most three resolutions from a target): "
               + ", ".join(f"{name} ({value:.3g})" for name, value in data["near_mutants"].items()))
@@ -425,6 +429,20 @@ def _show(arguments) -> int:
     if theorem.notes:
         print(f"  notes: {theorem.notes}")
     return EXIT_PASS
+
+
+def _simulated_by(checker, theorem, instance, name: str) -> list[str]:
+    """The predictions whose simulation reads a constant (`Checker.simulation_constants`) that this mutant changes
+    at the instance's parameters."""
+    reads = checker.simulation_constants
+    if not reads or theorem is not checker.theorem:
+        return []
+    try:
+        other = theorem.mutated(name).instance(theorem.mutant_parameters(name, instance.describe_parameters()))
+        return [prediction for prediction, constants in reads.items()
+                if any(other.constant(constant) != instance.constant(constant) for constant in constants)]
+    except (ArithmeticError, InvalidInput):
+        return []
 
 
 def _mutant_distance(theorem, name: str) -> dict[str, float] | None:

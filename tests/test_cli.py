@@ -37,6 +37,17 @@ def test_show(capsys):
     assert c1["route"] == "exact" and c1["exact"] == "2*sqrt(3)/(3*sqrt(pi))"
 
 
+def test_show_says_which_mutants_a_simulation_is_drawn_at(capsys):
+    """giant-step-risk draws the sRF at the statement's r, c, gamma: a mutant that changes them is observed there
+    in its own run only, and `show` says so; a mutant of the readout's constants leaves the sRF's draws alone."""
+    code, out, _ = run(capsys, "show", "giant-step-risk", "--json")
+    simulated = {m["name"]: m["simulated_at_its_constants"] for m in json.loads(out)["mutants"]}
+    assert code == 0 and simulated["no-spike"] == ["srf-test-error", "srf-train-error"]
+    assert "srf-test-error" not in simulated["noise-in-test-error"]
+    code, out, _ = run(capsys, "show", "giant-step-risk")
+    assert "srf-test-error, srf-train-error: the simulation reads this mutant's constants" in out
+
+
 def test_hermite_tanh_degree_20_digits_30(capsys):
     code, out, _ = run(capsys, "hermite", "tanh", "--degree", "20", "--digits", "30", "--json")
     assert code == 0
