@@ -10,8 +10,8 @@ numpy's own float64 matmul (n = 1000) in the same run, and each time is also pri
   per draw, before it averages many draws;
 - Result 3.3 in the limit along 20 sample ratios (tanh/tanh, Cui et al.'s Simulations.ipynb setting), and on one
   realized first layer at p = d = 1000 (its eigendecomposition included);
-- one simulated giant step with its readout and a 10^4-sample test error at p = d = 1000, what giant-step-risk
-  pays per draw.
+- one simulated giant step with its readout and a 10^4-sample test error at p = d = 1000, and one draw of the
+  spiked random features with the same readout, what giant-step-risk pays per draw of each (its own functions).
 
     python benchmarks/bench_oracle.py
 """
@@ -22,11 +22,12 @@ import time
 
 import numpy as np
 
-from checkers.equivalence.giant_step_risk import TEST_SAMPLES
+from checkers.equivalence.giant_step_risk import readout_errors
 from checkers.equivalence.ridge import fit_ridge
-from checkers.equivalence.spiked_features import spiked_step
+from checkers.equivalence.spiked_features import spiked_model, spiked_step
 from theorems.activations import activation
 from theorems.deterministic_equivalent import ridge_errors, ridge_errors_from_moments
+from theorems.equivalence import giant_step_risk
 from theorems.equivalence.gaussian_equivalent_oracle import gaussian_equivalent_errors
 from theorems.equivalence.giant_step_oracle import limit_curve, realized_errors, realized_features
 
@@ -45,15 +46,19 @@ def best_of(function, repeats: int = 3) -> float:
 TANH = activation("tanh")
 
 
+B6 = giant_step_risk.THEOREM.instance()  # tanh/tanh, noise 0.1, alpha0 = 2, eta~ = 3, lambda_C = 0.1, n = 2p
+
+
 def simulated_draw(rng) -> float:
-    """What giant-step-risk's checker does per draw at p = d = 1000 (B6 setting), without Result 3.3."""
+    """What giant-step-risk's checker does per network draw at p = d = 1000, without Result 3.3."""
     step = spiked_step(1000, 1000, 2.0, 3.0, TANH, TANH, 0.1, rng)
-    x = rng.standard_normal((2000, 1000))
-    y = TANH(x @ step.teacher) + 0.1 * rng.standard_normal(2000)
-    readout = fit_ridge(TANH(x @ step.updated_weights.T) / np.sqrt(1000), y, 0.05)
-    test = rng.standard_normal((TEST_SAMPLES, 1000))
-    return float(np.mean((TANH(test @ step.teacher) - TANH(test @ step.updated_weights.T) @ readout / np.sqrt(1000))
-                         ** 2))
+    return readout_errors(B6, step.updated_weights, step.teacher, rng)[0]
+
+
+def spiked_model_draw(rng) -> float:
+    """What it does per draw of the sRF at p = d = 1000, at the statement's r, c, gamma."""
+    weights, theta = spiked_model(1000, 1000, *(float(B6.constant(name)) for name in ("r", "c", "gamma")), rng)
+    return readout_errors(B6, weights, theta, rng)[0]
 
 
 def main() -> None:
@@ -95,6 +100,7 @@ def main() -> None:
             sample_ratio=2.0, ridge=0.1, noise=0.1))),
         ("one simulated giant step + readout + test error, p = d = 1000", None,
          best_of(lambda: simulated_draw(rng), 1)),
+        ("one sRF draw + readout + test error, p = d = 1000", None, best_of(lambda: spiked_model_draw(rng), 1)),
     ]
     for name, target, seconds in rows:
         verdict = "" if target is None else (f" (target < {target:g} s) " + ("OK" if seconds < target else "MISSED"))

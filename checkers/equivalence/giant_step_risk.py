@@ -2,7 +2,7 @@
 giant step, at three sizes, against Result 3.3 in the limit and on each draw's own first layer.
 
 Per network draw (`_simulated`): the step (`checkers.equivalence.spiked_features.spiked_step`), then the readout
-(`_readout_errors`): ridge on n = alpha p fresh samples with noisy labels, its training error, and its test error
+(`readout_errors`): ridge on n = alpha p fresh samples with noisy labels, its training error, and its test error
 against the noiseless teacher, exact given the readout for erf features and an erf teacher
 (`checkers.equivalence.exact_risk`), else on TEST_SAMPLES fresh inputs; beside them what Result 3.3 reads off W_1
 (r, c, gamma and Omega's spectrum). Per sRF draw (`_spiked_model`): the same readout on W = sqrt(c) W_0 + r 1 v^T at
@@ -46,7 +46,7 @@ TEST_SAMPLES = 10_000
 FINITE_SIZE_EXPONENT = 1.0
 
 
-def _readout_errors(instance: Instance, weights: np.ndarray, theta: np.ndarray, rng: np.random.Generator):
+def readout_errors(instance: Instance, weights: np.ndarray, theta: np.ndarray, rng: np.random.Generator):
     """(test error, training error, n) of the ridge readout on sigma(W x)/sqrt(p), W = `weights` (p x d), trained on
     n = alpha p fresh samples labelled by the teacher along `theta` with the instance's noise; the test error is
     against the noiseless teacher."""
@@ -77,7 +77,7 @@ def _simulated(parameters: tuple, dimension: int, entropy, spawn_key):
     width = max(1, round(float(instance["width_ratio"]) * dimension))
     rng = np.random.default_rng(np.random.SeedSequence(entropy, spawn_key=spawn_key))
     step = spiked_step(dimension, width, float(instance["alpha0"]), float(instance["eta"]), sigma, teacher, noise, rng)
-    test, train, samples = _readout_errors(instance, step.updated_weights, step.teacher, rng)
+    test, train, samples = readout_errors(instance, step.updated_weights, step.teacher, rng)
     return (test, train, realized_features(step.updated_weights, step.direction, step.teacher), samples,
             (step.direction_energy(), step.teacher_projection()))
 
@@ -90,7 +90,7 @@ def _spiked_model(parameters: tuple, spiked: tuple[float, float, float], dimensi
     width = max(1, round(float(instance["width_ratio"]) * dimension))
     rng = np.random.default_rng(np.random.SeedSequence(entropy, spawn_key=spawn_key))
     weights, theta = spiked_model(dimension, width, *spiked, rng)
-    test, train, _ = _readout_errors(instance, weights, theta, rng)
+    test, train, _ = readout_errors(instance, weights, theta, rng)
     return test, train
 
 

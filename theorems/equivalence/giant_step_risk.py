@@ -56,9 +56,10 @@ from theorems.statement import Constant, Mutant, Parameter, Prediction, Resoluti
 
 ACCURACY_DIGITS = 9  # the fixed point's relative accuracy is about 1e-10 (Gauss-Hermite 121 x 101, tolerance 1e-11)
 # What three sizes d = 100, 200, 400 resolve at default fidelity, read with the finite-size exponent bounded in
-# [1/2, 2] (measured at default's last stage, seeds 0-3, docs/derivations/limits.md#giant-step): the sRF's test error
-# has a standard error of 0.6% of the limit and the accepted exponents' limits spread up to 0.9% (a detectable
-# discrepancy of about 5%); its training error 0.85% and 1.0% (about 6.7%); the realized gap 0.4% and 0.7% (3.4%).
+# [1/2, 2] (measured at budget level 4, default's last stage and high's first, on seeds 0-3;
+# docs/derivations/limits.md#giant-step): the sRF's test error has a standard error of 0.6% of the limit and the
+# accepted exponents' limits spread up to 0.9% (a detectable discrepancy of about 5%); its training error 0.85% and
+# 1.0% (about 6.7%); the realized gap 0.4% and 0.7% (3.4%).
 TEST_RESOLUTION = 0.07
 TRAIN_RESOLUTION = 0.08
 REALIZED_RESOLUTION = 0.04
