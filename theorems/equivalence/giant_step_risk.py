@@ -130,6 +130,22 @@ def _relative(name: str, fraction: float):
     return lambda instance: fraction * abs(float(instance.constant(name)))
 
 
+def _network_band(name: str, error: str, constant: str, closeness: float, srf_resolution: float, evidence: str,
+                  derived: bool = False) -> Prediction:
+    """The network's error within `closeness` of Result 3.3's, as an interval; its resolution is the band's width
+    plus what the same sizes resolve for the sRF (`srf_resolution`)."""
+    resolution = 2 * closeness + srf_resolution
+    return Prediction(
+        name=name, kind="limit",
+        statement=f"the network's simulated {error}, extrapolated in d, lies within {closeness:.0%} of Result 3.3's "
+                  f"{error}" + (" (derived)" if derived else ""),
+        predict=_band(constant, closeness),
+        resolution_reason=ResolutionReason("paper", f"{resolution:.0%} of the limit: the band {2 * closeness:.0%} "
+                                                    f"wide ({evidence}) and the {srf_resolution:.0%} that the same "
+                                                    "sizes resolve for the sRF"),
+        resolution=_relative(constant, resolution))
+
+
 def _srf_mutant(**options):
     return {name: srf_constants.mutant_constant(name, **options) for name in ("r", "c", "gamma")}
 
@@ -181,27 +197,12 @@ THEOREM = Theorem(
                                                       "given in Ba's units (-11.9%) and the readout's noise left out "
                                                       "(-13.6%) lie 1.5 and 1.7 resolutions away"),
                    resolution=_relative("train_error", TRAIN_RESOLUTION)),
-        Prediction(name="test-error", kind="limit",
-                   statement=f"the network's simulated test error, extrapolated in d, lies within "
-                             f"{NETWORK_TEST_CLOSENESS:.0%} of Result 3.3's test error",
-                   predict=_band("test_error", NETWORK_TEST_CLOSENESS),
-                   resolution_reason=ResolutionReason(
-                       "paper", f"{2 * NETWORK_TEST_CLOSENESS + TEST_RESOLUTION:.0%} of the limit: the band "
-                                f"{2 * NETWORK_TEST_CLOSENESS:.0%} wide (the authors' simulations sit 0.3-3.9% from "
-                                "their theory; the paper says the description 'captures closely' the network, exact "
-                                f"only for the sRF) and the {TEST_RESOLUTION:.0%} that the same sizes resolve for the "
-                                "sRF"),
-                   resolution=_relative("test_error", 2 * NETWORK_TEST_CLOSENESS + TEST_RESOLUTION)),
-        Prediction(name="train-error", kind="limit",
-                   statement=f"the network's simulated training error, extrapolated in d, lies within "
-                             f"{NETWORK_TRAIN_CLOSENESS:.0%} of Result 3.3's training error (derived)",
-                   predict=_band("train_error", NETWORK_TRAIN_CLOSENESS),
-                   resolution_reason=ResolutionReason(
-                       "paper", f"{2 * NETWORK_TRAIN_CLOSENESS + TRAIN_RESOLUTION:.0%} of the limit: the band "
-                                f"{2 * NETWORK_TRAIN_CLOSENESS:.0%} wide (the authors' simulated training losses sit "
-                                "1.8-4.7% above the formula, which the sRF meets) and "
-                                f"the {TRAIN_RESOLUTION:.0%} that the same sizes resolve for the sRF"),
-                   resolution=_relative("train_error", 2 * NETWORK_TRAIN_CLOSENESS + TRAIN_RESOLUTION)),
+        _network_band("test-error", "test error", "test_error", NETWORK_TEST_CLOSENESS, TEST_RESOLUTION,
+                      "the authors' simulations sit 0.3-3.9% from their theory; the paper says the description "
+                      "'captures closely' the network, exact only for the sRF"),
+        _network_band("train-error", "training error", "train_error", NETWORK_TRAIN_CLOSENESS, TRAIN_RESOLUTION,
+                      "the authors' simulated training losses sit 1.8-4.7% above the formula, which the sRF meets",
+                      derived=True),
         Prediction(name="realized-test-error", kind="limit",
                    statement="the network's test error / Result 3.3 on the draw's own W_1 - 1 -> 0, paired per "
                              "draw, extrapolated in d (derived)",
