@@ -23,8 +23,8 @@ IDS = [c.id for c in CHECKERS]
 # growing unnoticed): gaussian-equivalence resolves 2% of the risk, giant-step-risk 4-8% of its errors,
 # hermite-equivalence 3% and 8% of its gaps, each after extrapolating three sizes
 RESOLVED_ONLY_AT_DEFAULT = {"gaussian-equivalence", "giant-step-risk", "hermite-equivalence"}
-# The checks whose mutants survive quick fidelity and cost minutes at default (giant-step-risk: about 2.5 min of
-# simulation for its two near mutants; hermite-equivalence: about a minute for each of its two): their mutant test
+# The checks whose mutants survive quick fidelity and cost minutes at default (giant-step-risk: about 3 min for its
+# three near mutants, network and sRF; hermite-equivalence: about a minute for each of its two): their mutant test
 # runs on request (-m slow), and tests/test_<theorem>.py keeps a default-suite test that each mutant reaches the
 # simulation or is rejected at quick fidelity
 MUTANTS_ONLY_SLOW = {"giant-step-risk", "hermite-equivalence"}
