@@ -178,6 +178,20 @@ class Checker:
         """The observation of one prediction."""
         return self.readers[prediction](instance, budget, seed)
 
+    def simulations_changed(self, truth: Instance, version: Instance) -> list[str]:
+        """The predictions whose simulation reads a constant (`simulation_constants`) that `version` (a mutant's
+        instance) gives another value than `truth`. A constant the version leaves undefined (ArithmeticError) counts
+        as changed: its run would not draw what the truth's draws. An error on the truth's side is a bug and
+        propagates."""
+        def differs(constant: str) -> bool:
+            value = truth.constant(constant)
+            try:
+                return version.constant(constant) != value
+            except ArithmeticError:
+                return True
+        return [prediction for prediction, constants in self.simulation_constants.items()
+                if any(differs(constant) for constant in constants)]
+
 
 def _tightness(observation: Exact) -> dict | None:
     """The tightness as the verdict records it; none where the ratio is not finite (a bound of 0, claimed by a
@@ -252,18 +266,17 @@ def _mutant_versions(instance: Instance) -> dict[str, Instance]:
 
 
 def _power_against_mutants(versions: dict[str, Instance], prediction: Prediction, interval: tuple[float, float],
-                           observation: Estimate, rate: float, instance: Instance,
-                           simulated: tuple[str, ...] = ()) -> dict[str, float] | None:
+                           observation: Estimate, rate: float, observed_by: set[str] = frozenset()
+                           ) -> dict[str, float] | None:
     """For each mutant whose version of this prediction lies outside the tested interval: the probability that
     the test, at this standard error, rejects it (the false-pass rate is one minus it). Mutants that change what
-    is observed rather than what is predicted (other parameters, dropped assumptions, or a value of the constants
-    `simulated` that the simulation reads) are not in it: their effect shows in their own runs
-    (`thmcheck calibrate`)."""
+    is observed rather than what is predicted (other parameters, dropped assumptions, or, named in `observed_by`,
+    a constant the simulation reads) are not in it: their effect shows in their own runs (`thmcheck calibrate`)."""
     powers = {}
     for name, other in versions.items():
+        if name in observed_by:
+            continue
         try:
-            if any(other.constant(constant) != instance.constant(constant) for constant in simulated):
-                continue
             version = other.theorem.prediction(prediction.name)
             target = version.predict(other)
         except (ThmcheckError, ArithmeticError):  # not evaluable for this mutant: no power is claimed
@@ -344,5 +357,6 @@ def _check_prediction(checker: Checker, instance: Instance, prediction: Predicti
         distance=comparison.distance, statistic=comparison.statistic, p_value=comparison.p_value,
         detectable=comparison.detectable, resolution=resolution, false_fail_rate=rate_each * stages,
         stages=stage + 1, message=target.note,
-        power=_power_against_mutants(versions, prediction, (lower, upper), observation, rate_each, instance,
-                                     checker.simulation_constants.get(prediction.name, ())), **common)
+        power=_power_against_mutants(versions, prediction, (lower, upper), observation, rate_each,
+                                     {name for name, other in versions.items()
+                                      if prediction.name in checker.simulations_changed(instance, other)}), **common)

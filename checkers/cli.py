@@ -432,17 +432,12 @@ def _show(arguments) -> int:
 
 
 def _simulated_by(checker, theorem, instance, name: str) -> list[str]:
-    """The predictions whose simulation reads a constant (`Checker.simulation_constants`) that this mutant changes
-    at the instance's parameters."""
-    reads = checker.simulation_constants
-    if not reads or theorem is not checker.theorem:
+    """The predictions whose simulation reads a constant that this mutant changes at the instance's parameters
+    (`Checker.simulations_changed`); none for a mutant's own statement or under an override, as in a check."""
+    if not checker.simulation_constants or theorem is not checker.theorem or instance.overrides:
         return []
-    try:
-        other = theorem.mutated(name).instance(theorem.mutant_parameters(name, instance.describe_parameters()))
-        return [prediction for prediction, constants in reads.items()
-                if any(other.constant(constant) != instance.constant(constant) for constant in constants)]
-    except (ArithmeticError, InvalidInput):
-        return []
+    other = theorem.mutated(name).instance(theorem.mutant_parameters(name, instance.describe_parameters()))
+    return checker.simulations_changed(instance, other)
 
 
 def _mutant_distance(theorem, name: str) -> dict[str, float] | None:
