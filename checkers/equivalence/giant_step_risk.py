@@ -39,8 +39,7 @@ SIZES = (100, 200, 400)
 DRAWS = {100: 32, 200: 16, 400: 8}
 # The sRF's per-draw s.d. (tanh/tanh defaults) is 11%, 7.6%, 6.2% of the test error at d = 100, 200, 400 and
 # 16%, 10%, 7% of the training error, at 0.04, 0.12 and 0.3 s a draw; no control variate found (the labels' and
-# the data's empirical moments) correlates with it above 0.16. It gets the network's allocation.
-SPIKED_DRAWS = DRAWS
+# the data's empirical moments) correlates with it above 0.16. It gets the network's allocation, DRAWS.
 TEST_SAMPLES = 10_000
 # The finite-size correction of a ridge error is of order 1/d; its exponent is bounded within a factor two of it
 FINITE_SIZE_EXPONENT = 1.0
@@ -94,24 +93,24 @@ def _spiked_model(parameters: tuple, spiked: tuple[float, float, float], dimensi
     return test, train
 
 
-def _draws(instance: Instance, budget: Budget, seed: np.random.SeedSequence):
-    parameters = tuple(sorted(instance.describe_parameters().items()))
+def _per_size(draw, seed: np.random.SeedSequence, budget: Budget, *leading):
+    """draw(*leading, d, entropy, spawn_key) for DRAWS[d] 2^level children of the seed's child per size."""
     factor = 2 ** budget.level
-    return {dimension: [_simulated(parameters, dimension, child.entropy, child.spawn_key)
+    return {dimension: [draw(*leading, dimension, child.entropy, child.spawn_key)
                         for child in size_seed.spawn(DRAWS[dimension] * factor)]
             for dimension, size_seed in zip(SIZES, seed.spawn(len(SIZES)))}
+
+
+def _draws(instance: Instance, budget: Budget, seed: np.random.SeedSequence):
+    return _per_size(_simulated, seed, budget, tuple(sorted(instance.describe_parameters().items())))
 
 
 def _spiked_draws(instance: Instance, budget: Budget, seed: np.random.SeedSequence):
     """The sRF's draws per size at the statement's r, c, gamma, from the seed's child number len(SIZES), which the
     network's draws (children 0 to len(SIZES) - 1) never use."""
-    parameters = tuple(sorted(instance.describe_parameters().items()))
     spiked = tuple(float(instance.constant(name)) for name in ("r", "c", "gamma"))
-    factor = 2 ** budget.level
-    return {dimension: [_spiked_model(parameters, spiked, dimension, child.entropy, child.spawn_key)
-                        for child in size_seed.spawn(SPIKED_DRAWS[dimension] * factor)]
-            for dimension, size_seed in zip(SIZES, np.random.SeedSequence(seed.entropy, spawn_key=(
-                *seed.spawn_key, len(SIZES))).spawn(len(SIZES)))}
+    root = np.random.SeedSequence(seed.entropy, spawn_key=(*seed.spawn_key, len(SIZES)))
+    return _per_size(_spiked_model, root, budget, tuple(sorted(instance.describe_parameters().items())), spiked)
 
 
 def _extrapolated(estimates: list[Estimate], what: str) -> Estimate:
