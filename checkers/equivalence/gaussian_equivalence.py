@@ -16,7 +16,7 @@ import math
 import numpy as np
 
 from checkers.check import Budget, Checker
-from checkers.convergence import checked_extrapolation
+from checkers.convergence import bounded_extrapolation, checked_extrapolation
 from checkers.equivalence.exact_risk import erf_feature_moments, readout_risk
 from checkers.equivalence.ridge import fit_ridge
 from checkers.onestep.draws import setting_for
@@ -93,7 +93,7 @@ def read_equivalent_limit(instance: Instance, budget: Budget, seed: np.random.Se
     """The mean of DE_GE(W_1) with the statement's own mu1, mu_star, c_1(sigma_*) and E y^2 (never a mutant's or an
     override's: here DE_GE is the observed side, and the limit formula is what is under test)."""
     truth = gaussian_equivalence.THEOREM.instance(instance.describe_parameters())
-    return checked_extrapolation(EQUIVALENCE_SIZES,
+    return bounded_extrapolation(EQUIVALENCE_SIZES,
                                  _per_size(instance, budget, seed, lambda risk, equivalent: equivalent, truth),
                                  exponent=1.0, what="DE_GE(W_1) over the draws")
 
