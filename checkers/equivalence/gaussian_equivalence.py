@@ -101,7 +101,7 @@ def read_equivalent_limit(instance: Instance, budget: Budget, seed: np.random.Se
 CHECKER = Checker(
     theorem=gaussian_equivalence.THEOREM,
     simulation="the network's ridge risk against DE_GE(W_1) on the same W_1, paired, at d = 100, 200, 400, "
-               "extrapolated in 1/d; DE_GE(W_1) against its deterministic limit",
+               "extrapolated in 1/d; DE_GE(W_1) against its deterministic limit, extrapolated in d^-e (1/2 <= e <= 2)",
     readers={"risk": read_risk_gap, "equivalent-limit": read_equivalent_limit},
     shared_draws=True,
 )

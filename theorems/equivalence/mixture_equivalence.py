@@ -21,10 +21,20 @@ Named constants: `degree` = D, and `rest` = h*_D at unit scale (the limit of h*(
 tends to 1). The simulation uses h*(b) times rest / h*_D, so `--set rest=0` drops the Gaussian rest.
 
 Check: the paired relative gaps (Hermite - network)/network of the generalization and the train error at n = m = k =
-250 and 500 (twice as many draws at 250, which costs a quarter as much), extrapolated in 1/n to the limit the theorem
-is about; the gaps at each size and their trend are in the evidence, in plain words. Resolution 4%; the default
-fidelity resolves about 2.2% (the spec's protocol P-D1 asks for a gap below 3% at n = 500). A finite-n test with a
-point target would reject the true statement once enough draws resolve its finite-size gap (below).
+125, 250 and 500 (four and two times as many draws at the smaller sizes, which cost a tenth and a third as much).
+- `generalization-gap`, `train-gap` (limits): the theorem's claim. No rate is derived (the paper gives none), so the
+  gaps are extrapolated as L + B n^-e with e only bounded, 1/2 <= e <= 2 around the nominal 1/n, and the spread of
+  the limits the sizes accept is a systematic bound in the test (`checkers.convergence.bounded_extrapolation`).
+  Resolution 3%, what the sizes afford (default fidelity detects 1.3% to 2.1%, seeds 0-5; quick 1.7% to 2.9%).
+  The model without the linear term (at beta = 1/2) moves the train gap's limit by +7% to +10%, about three
+  resolutions, and is rejected there on every run. Its generalization gap falls by about the same amount at each
+  doubling (+48%, +35%, +25%), closer to log n than to any power the bounds allow, so that limit is mostly
+  unresolved (rejected on 2 of 6 default runs).
+- `generalization-gap-at-500`, `train-gap-at-500` (finite n): the reference protocol's criterion, |gap| <= 3% at
+  n = 500 (spec protocol P-D1, [S]: its source is not confirmed against the paper), read at n = 500 as it is.
+  Resolution 8%: the band's width and what the draws at n = 500 resolve beside it (up to 1.8% at quick fidelity, 1%
+  at default). The model without the linear term has gaps of +25% and +8% there, rejected whatever its rate
+  (docs/derivations/equivalence.md#mixture-equivalence).
 
 What the data say (tanh, beta = 0.6, rank-one spikes, default fidelity unless stated):
 - Ridge penalty. The paper's lambda = 1e-4 puts the ridge close to interpolation (m = k): the per-draw spread of the
@@ -134,14 +144,32 @@ def _strength(instance: Instance) -> str | None:
     return None
 
 
+LIMIT_RESOLUTION = 0.03
+LIMIT_REASON = ("3%, what three sizes (n = 125, 250, 500) with the exponent bounded afford: default fidelity detects "
+                "1.3-2.1% as a limit, quick 1.7-2.9%; nearer errors are not rejected")
+# The reference protocol's band for the gap at n = 500 (spec P-D1, [S]), and what the draws there resolve beside it
+# (measured: 1.1-1.8% at quick fidelity over 20 seeds, 0.7-1.0% at default over 6)
+PROTOCOL_BAND = 0.03
+PROTOCOL_SIZE = 500
+BAND_RESOLUTION = 2 * PROTOCOL_BAND + 0.02
+BAND_REASON = (f"{BAND_RESOLUTION:.0%}: the band, {2 * PROTOCOL_BAND:.0%} wide (the reference protocol P-D1's "
+               f"criterion, secondary), and what the draws at n = {PROTOCOL_SIZE} resolve beside it: up to 1.8% at "
+               "quick fidelity, 1% at default")
+
+
 def _gap(instance: Instance) -> Target:
     return Target.point(0, note=(
-        "relative gap (Hermite - network)/network as n = m = k grows. Resolution 4%: what two sizes (n = 250, 500) "
-        "resolve at default fidelity (about 2.2%), with the spec's 3% criterion at n = 500 inside it. It can reject "
-        "a model without the linear term (+17% extrapolated, under the assumed 1/n that a third size shows this "
-        "model's gaps do not follow: docs/derivations/equivalence.md#mixture-equivalence); it cannot reject a model "
-        "without the Gaussian rest (-0.5%) or with all of E sigma^2 as the rest (gaps shrinking like n^-3/4), so a "
-        "pass does not single out the Hermite model's rest"))
+        "relative gap (Hermite - network)/network as n = m = k grows, extrapolated from n = 125, 250, 500 with the "
+        "exponent bounded in [1/2, 2]. It cannot single out the Hermite model's rest: models without the Gaussian "
+        "rest (-0.5% extrapolated) or with all of E sigma^2 as the rest (gaps shrinking like n^-3/4) approach the "
+        "network too, and a model without the linear term is not resolved as a limit "
+        "(docs/derivations/equivalence.md#mixture-equivalence)"))
+
+
+def _protocol_band(instance: Instance) -> Target:
+    return Target(value=mpmath.mpf(0), lower=-mpmath.mpf(PROTOCOL_BAND), upper=mpmath.mpf(PROTOCOL_BAND), note=(
+        f"relative gap (Hermite - network)/network at n = m = k = {PROTOCOL_SIZE}, within the reference protocol's "
+        f"+-{PROTOCOL_BAND:.0%} (spec P-D1, secondary)"))
 
 
 THEOREM = Theorem(
@@ -155,8 +183,9 @@ THEOREM = Theorem(
               "those of the network after one step as n = m = k grows, D = ceil(beta/(1 - beta)), b = sqrt(n/Tr "
               "Sigma_c); "
               "mechanism (Thm 3): conditionally on the component c and the structural coordinates g_c^T x the "
-              "features are Gaussian-equivalent. Checked at n = 250 and 500 to 4%: a model without the linear term is "
-              "rejected, one without the Gaussian rest (or with too much of it) is not",
+              "features are Gaussian-equivalent. Checked as a limit from n = 125, 250, 500 to 3%, and at n = 500 "
+              "against the reference protocol's +-3%: a model without the linear term is rejected, one without the "
+              "Gaussian rest (or with too much of it) is not",
     parameters=(
         Parameter(name="activation", description="the student's activation sigma", kind="activation", default="tanh"),
         Parameter(name="alpha", description="share of the strength in the learning rate: eta = n^(alpha beta)",
@@ -172,22 +201,27 @@ THEOREM = Theorem(
     constants=CONSTANTS,
     predictions=(
         Prediction(name="generalization-gap", kind="limit",
-                   statement="(Hermite - network) generalization error / network's -> 0",
+                   statement="(Hermite - network) generalization error / network's -> 0 (extrapolated, exponent "
+                             "bounded)",
                    predict=_gap,
-                   resolution_reason=ResolutionReason("affordable",
-                                                      "4%, what two sizes (n = 250, 500) resolve; the reference "
-                                                      "table's gaps are 1-3%, so only the degree one short (no "
-                                                      "linear term at beta = 1/2) is rejected"),
-                   resolution=lambda instance: 0.04),
-        Prediction(name="train-gap", kind="limit", statement="(Hermite - network) train error / network's -> 0",
+                   resolution_reason=ResolutionReason("affordable", LIMIT_REASON),
+                   resolution=lambda instance: LIMIT_RESOLUTION),
+        Prediction(name="train-gap", kind="limit",
+                   statement="(Hermite - network) train error / network's -> 0 (extrapolated, exponent bounded)",
                    predict=_gap,
-                   resolution_reason=ResolutionReason("affordable",
-                                                      "4%, what two sizes (n = 250, 500) resolve; errors nearer than "
-                                                      "that are not rejected"),
-                   resolution=lambda instance: 0.04),
+                   resolution_reason=ResolutionReason("affordable", LIMIT_REASON),
+                   resolution=lambda instance: LIMIT_RESOLUTION),
+        *(Prediction(name=f"{error}-gap-at-{PROTOCOL_SIZE}", kind="limit",
+                     statement=f"|(Hermite - network) {error} error / network's| <= {PROTOCOL_BAND:.0%} at n = m = k = "
+                               f"{PROTOCOL_SIZE} (the reference protocol's criterion)",
+                     predict=_protocol_band,
+                     resolution_reason=ResolutionReason("paper", BAND_REASON),
+                     resolution=lambda instance: BAND_RESOLUTION)
+          for error in ("generalization", "train")),
     ),
-    nearness=Nearness("none-near", "its resolution is what two sizes afford (4%); nearer errors are not claimed, and "
-                                   "degree-one-short, the one it rejects, is far"),
+    nearness=Nearness("simulation", "degree-one-short acts through the simulation: it moves the train gap's limit by "
+                                    "+7% to +10%, about three resolutions, and the train gap at n = 500 by +7% to +9%, "
+                                    "about one resolution of the protocol's band"),
     mutants=(
         Mutant(name="degree-one-short",
                description="one degree fewer than ceil(beta/(1 - beta)), at beta = 1/2 (no linear term)",
