@@ -162,8 +162,8 @@ def _gap(instance: Instance) -> Target:
         "relative gap (Hermite - network)/network as n = m = k grows, extrapolated from n = 125, 250, 500 with the "
         "exponent bounded in [1/2, 2]. It cannot single out the Hermite model's rest: models without the Gaussian "
         "rest (-0.5% extrapolated) or with all of E sigma^2 as the rest (gaps shrinking like n^-3/4) approach the "
-        "network too, and a model without the linear term is not resolved as a limit "
-        "(docs/derivations/equivalence.md#mixture-equivalence)"))
+        "network too. A model without the linear term is rejected through the train gap's limit; its generalization "
+        "gap's limit is mostly unresolved (docs/derivations/equivalence.md#mixture-equivalence)"))
 
 
 def _protocol_band(instance: Instance) -> Target:
