@@ -21,6 +21,10 @@ Exact parts [D]:
 - tanh/tanh: tau_* = 9.4527e-5 at kappa = 1.58827. This is a numeric minimum: Gauss-Hermite on both
   expectations, then a bounded scalar search. It lies well below ||P_{>1} tanh||^2 / 10 = 0.00274.
 
+Theorem 7 needs n/d above a constant psi1_* that the paper does not give. At erf/erf the network's risk is about
+0.28 d/n at these settings (0.070 at n/d = 4, 0.035 at 8), so it beats the linear bound only from n/d of about 7:
+below n/d = 8 the verdict is "outside assumptions" (`large-sample-ratio`), with the predictions still evaluated.
+
 Simulated part (erf/erf, psi1 = 8, psi2 = 2, lambda = 1e-3, eta = N^(1/2), d = 128, sample splitting): the
 network's risk is below the linear bound 0.04015 (0.035 measured, 0.032 at d = 256), and the Gaussian-equivalent
 model's is above it (0.063). Both are checked as margins with a computed confidence interval. Resolution 0.01
@@ -38,7 +42,17 @@ import sympy
 
 from theorems.hermite import Quantity, mu_star_squared
 from theorems.onestep import common as onestep
-from theorems.statement import Constant, Mutant, Nearness, Parameter, Prediction, ResolutionReason, Target, Theorem
+from theorems.statement import (
+    Assumption,
+    Constant,
+    Mutant,
+    Nearness,
+    Parameter,
+    Prediction,
+    ResolutionReason,
+    Target,
+    Theorem,
+)
 
 _a, _z = sympy.symbols("a z", real=True)
 
@@ -143,6 +157,21 @@ CONSTANTS = (
 )
 
 
+# Theorem 7 holds for n/d > psi1_*, a constant the paper does not give. At erf/erf the network's risk measured is
+# about 0.28 d/n (0.070 at psi1 = 4 and 0.035 at psi1 = 8, d = 128, three paired seeds each), so it is below the
+# linear bound 0.040 only from n/d of about 7; the simulated claims are checked from n/d = 8
+SMALLEST_SAMPLE_RATIO = 8.0
+
+
+def _large_sample_ratio(instance) -> str | None:
+    psi1 = float(instance["psi1"])
+    if psi1 < SMALLEST_SAMPLE_RATIO:
+        return (f"n/d = {psi1:g} is below {SMALLEST_SAMPLE_RATIO:g}: Theorem 7 needs n/d above a constant psi1_* "
+                "that the paper does not give, and at erf/erf the network's risk, measured about 0.28 d/n, stays above "
+                "the linear bound 0.040 below n/d of about 7 (docs/derivations/equivalence.md#large-step-beats-linear)")
+    return None
+
+
 def _unit(name):
     return lambda parameters, digits: Quantity.exactly(name, 1, digits)
 
@@ -162,7 +191,10 @@ THEOREM = Theorem(
         Parameter(name="dimension", description="d of the simulation", kind="integer", default="128", lower=16,
                   upper=2048),
     ),
-    assumptions=(*onestep.ba_assumption_1(),),
+    assumptions=(*onestep.ba_assumption_1(),
+                 Assumption(name="large-sample-ratio", statement=f"n/d >= {SMALLEST_SAMPLE_RATIO:g} (Theorem 7's "
+                                                                  "n/d > psi1_*, a constant not given)",
+                            check=_large_sample_ratio)),
     constants=CONSTANTS,
     predictions=(
         Prediction(name="smoothing-identity", kind="identity",
