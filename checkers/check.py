@@ -180,14 +180,15 @@ class Checker:
 
     def simulations_changed(self, truth: Instance, version: Instance) -> list[str]:
         """The predictions whose simulation reads a constant (`simulation_constants`) that `version` (a mutant's
-        instance) gives another value than `truth`. A constant the version leaves undefined (ArithmeticError) counts
-        as changed: its run would not draw what the truth's draws. An error on the truth's side is a bug and
-        propagates."""
+        instance) gives another value than `truth`. A constant whose numeric route fails for the version
+        (`NumericalError`, the one error that says a value is out of reach there) counts as changed: its run would
+        not draw what the truth's draws, and only a power claim is withheld. Any other error, on either side, is a
+        bug and propagates (exit 4)."""
         def differs(constant: str) -> bool:
             value = truth.constant(constant)
             try:
                 return version.constant(constant) != value
-            except ArithmeticError:
+            except NumericalError:
                 return True
         return [prediction for prediction, constants in self.simulation_constants.items()
                 if any(differs(constant) for constant in constants)]

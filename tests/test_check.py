@@ -8,7 +8,7 @@ import pytest
 
 from checkers import registry
 from checkers.check import Checker, Exact, Tightness, _tightness, bracket_share, run_check
-from theorems.errors import DeclarationError
+from theorems.errors import DeclarationError, NumericalError
 
 
 def test_the_share_of_a_bracket_is_measured_from_its_centre_on_the_side_the_value_lies():
@@ -34,7 +34,6 @@ def test_a_non_finite_ratio_is_not_recorded():
     assert recorded == {"best_ratio": 0.5, "witness": "step 3", "attainable": 1.0, "construction": "a construction"}
 
 
-
 def test_no_power_is_claimed_against_a_mutant_that_changes_a_constant_the_simulation_reads():
     """dual-kernel's Monte Carlo draws nothing from c1; declared as if it did, the mutant c1-nudged would change
     what is observed as well as what is predicted, so the truth's run cannot say how often it would be rejected."""
@@ -53,3 +52,24 @@ def test_no_power_is_claimed_against_a_mutant_that_changes_a_constant_the_simula
     with pytest.raises(DeclarationError, match="no-such-prediction"):
         Checker(theorem=declared.theorem, simulation="", readers=declared.readers,
                 simulation_constants={"no-such-prediction": ("r",)})
+
+
+class _Version:
+    """A stand-in instance whose constant `c1` raises the given error."""
+
+    def __init__(self, error: Exception):
+        self.error = error
+
+    def constant(self, name):
+        raise self.error
+
+
+def test_a_constant_out_of_numeric_reach_counts_as_changed_and_any_other_error_propagates():
+    plain = registry.checker("dual-kernel")
+    reading = Checker(theorem=plain.theorem, simulation=plain.simulation, readers=plain.readers,
+                      simulation_constants={"monte-carlo": ("c1",)})
+    truth = plain.theorem.instance({"activation": "tanh", "rho": "0.7"})
+    out_of_reach = _Version(NumericalError("quadrature did not converge"))
+    assert reading.simulations_changed(truth, out_of_reach) == ["monte-carlo"]
+    with pytest.raises(ZeroDivisionError):  # a bug, not an undefined value: exit 4, never a withheld claim
+        reading.simulations_changed(truth, _Version(ZeroDivisionError("division by zero")))
