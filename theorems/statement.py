@@ -213,6 +213,14 @@ class Target:
         return cls(value=value, lower=value, upper=value, note=note)
 
     @classmethod
+    def around(cls, value, half_width, note: str = "") -> "Target":
+        """A band [value - half_width, value + half_width] (a truncation bound, a claimed closeness); an mpf keeps
+        its own precision, as in `point`."""
+        value = value if isinstance(value, mpmath.mpf) else mpmath.mpf(value)
+        half_width = abs(half_width if isinstance(half_width, mpmath.mpf) else mpmath.mpf(half_width))
+        return cls(value=value, lower=value - half_width, upper=value + half_width, note=note)
+
+    @classmethod
     def at_least(cls, bound, note: str = "") -> "Target":
         """A one-sided prediction: the observable is >= bound (for an inequality, bound 0 on its margin)."""
         bound = mpmath.mpf(bound)

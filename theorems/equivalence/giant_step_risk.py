@@ -121,8 +121,8 @@ def _band(name: str, closeness: float):
     """The limit value's band of relative half-width `closeness`: where the network's limit is claimed to lie."""
     def predict(instance):
         value = instance.constant(name)
-        return Target(value=value, lower=value * (1 - closeness), upper=value * (1 + closeness),
-                      note=f"the network within {closeness:.0%} of the sRF's limit (the authors' simulations)")
+        return Target.around(value, closeness * value,
+                             note=f"the network within {closeness:.0%} of the sRF's limit (the authors' simulations)")
     return predict
 
 

@@ -167,7 +167,7 @@ def _gap(instance: Instance) -> Target:
 
 
 def _protocol_band(instance: Instance) -> Target:
-    return Target(value=mpmath.mpf(0), lower=-mpmath.mpf(PROTOCOL_BAND), upper=mpmath.mpf(PROTOCOL_BAND), note=(
+    return Target.around(0, PROTOCOL_BAND, note=(
         f"relative gap (Hermite - network)/network at n = m = k = {PROTOCOL_SIZE}, within the reference protocol's "
         f"+-{PROTOCOL_BAND:.0%} (spec P-D1, secondary)"))
 

@@ -226,9 +226,8 @@ def _mutant_constants(**definitions):
 
 def _series_target(instance: Instance) -> Target:
     value, bound = series_loss_interval(instance)
-    return Target(value=value, lower=value - bound, upper=value + bound,
-                  note=f"Hermite series to degree {instance['degree']}, "
-                  f"closed form at |rho| = 1; truncation bound {mpmath.nstr(bound, 3)}")
+    return Target.around(value, bound, note=f"Hermite series to degree {instance['degree']}, closed form at |rho| = 1; "
+                                            f"truncation bound {mpmath.nstr(bound, 3)}")
 
 
 def _resolution(instance: Instance) -> float:
