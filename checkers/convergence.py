@@ -8,10 +8,9 @@ not reached its geometric regime, and a finer computation would resolve it). A c
 computation's own accuracy `floor` (round-off, grid spacing) means the sequence has settled; then `floor` is the
 accuracy. The accuracy is thus a stated bound under a verified model, never a multiple of the last change.
 
-A Monte Carlo limit read across sizes is extrapolated in a finite-size model L + B size^-e: with e stated and the
-model chi-square checked (`checked_extrapolation`), or with e only bounded (`bounded_extrapolation`), where the
-spread of the limits the sizes accept is the reading's systematic bound and the comparison weighs it against the
-resolution.
+A Monte Carlo limit read across sizes is extrapolated in a finite-size model L + B size^-e with e only bounded
+(`bounded_extrapolation`): the spread of the limits the sizes accept is the reading's systematic bound, and the
+comparison weighs it against the resolution. No reading states its exponent.
 """
 
 from __future__ import annotations
@@ -52,22 +51,6 @@ def _described(sizes, estimates: list[Estimate], size_name: str) -> str:
     """Each size's estimate, for the evidence of an extrapolation."""
     return "; ".join(f"{size_name} = {size}: {e.value:+.5g} +- {e.standard_error:.2g} ({e.samples} draws)"
                      for size, e in zip(sizes, estimates))
-
-
-def checked_extrapolation(sizes, estimates: list[Estimate], *, exponent: float, what: str,
-                          size_name: str = "d") -> Estimate:
-    """The limit L of value(size) = L + B size^-exponent from estimates at three or more sizes, after a chi-square
-    check of that model on them (`checkers.stats.extrapolation_fit`): a model the estimates reject (p below
-    MODEL_REJECTION) leaves the reading unresolved, since its limit would not be evidence. The evidence names each
-    size's estimate."""
-    described = _described(sizes, estimates, size_name)
-    model = f"L + B {size_name}^-{exponent:.3g}"
-    p_value = extrapolation_fit(sizes, estimates, exponent=exponent)
-    if p_value < MODEL_REJECTION:
-        raise Unresolved(f"{what} does not follow {model} across the sizes (chi-square p = {p_value:.2g}): "
-                         f"{described}")
-    return extrapolate_limit(sizes, estimates, exponent=exponent, method=f"{what}: {described}; extrapolated as "
-                                                                        f"{model}")
 
 
 def require_decaying_correction(exponent: float, sizes, *, what: str, size_name: str = "d",

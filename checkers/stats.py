@@ -4,7 +4,7 @@ Contents
 --------
 Estimates:     `Estimate` (mean, standard error, degrees of freedom, sample count), `mean_estimate`,
                `pooled_mean` (independent estimates of one quantity, pooled by inverse variance, systematic
-               bounds included)
+               bounds included), `product_limit` (the limit of a product of two ratios read apart)
 Comparisons:   `compare_to_target` (an estimate vs a predicted interval, t-test at a stated false-fail
                rate, with its `allowance`), `compare_exact` (a deterministic value vs the interval), `Comparison`
 Power:         `critical_value`, `detectable_discrepancy` (the smallest discrepancy found with
@@ -91,6 +91,19 @@ def pooled_mean(values, standard_errors, systematic=None) -> tuple[float, float,
     mean = float(np.sum(weights * values) / np.sum(weights))
     error = float(np.sqrt(np.sum(weights**2 * errors**2)) / np.sum(weights))
     return mean, error, float(np.sum((values - mean) ** 2 / errors**2))
+
+
+def product_limit(first: Estimate, second: Estimate, method: str) -> Estimate:
+    """The limit (1 + L_1)(1 + L_2) - 1 of a product of two ratios whose limits were read apart, from the same
+    draws. Whatever their correlation, the standard error is at most (1 + |L_2|) se_1 + (1 + |L_1|) se_2 (the two
+    first-order terms added, not in quadrature), and the systematic bound is the worst case of the two bounds:
+    (1 + |L_2|) b_1 + (1 + |L_1|) b_2 + b_1 b_2."""
+    value = (1 + first.value) * (1 + second.value) - 1
+    error = (1 + abs(second.value)) * first.standard_error + (1 + abs(first.value)) * second.standard_error
+    systematic = ((1 + abs(second.value)) * first.systematic + (1 + abs(first.value)) * second.systematic
+                  + first.systematic * second.systematic)
+    return Estimate(value, error, min(first.degrees_of_freedom, second.degrees_of_freedom),
+                    min(first.samples, second.samples), method, systematic)
 
 
 def control_variate_estimate(replicates: np.ndarray, controls: np.ndarray, *, method: str = "") -> Estimate:

@@ -20,7 +20,7 @@ from theorems.statement import PROVENANCES
 CHECKERS = registry.builtin_checkers()
 IDS = [c.id for c in CHECKERS]
 # The checks whose stated resolution needs more than quick fidelity's samples (the test below keeps this list from
-# growing unnoticed): gaussian-equivalence resolves 2% of the risk, giant-step-risk 4-8% of its errors,
+# growing unnoticed): gaussian-equivalence resolves 2.5% of the risk, giant-step-risk 4-8% of its errors,
 # hermite-equivalence 3% and 12% of its gaps, each after extrapolating three sizes
 RESOLVED_ONLY_AT_DEFAULT = {"gaussian-equivalence", "giant-step-risk", "hermite-equivalence"}
 # The checks whose mutants survive quick fidelity and cost minutes at default (giant-step-risk: about 3 min for its

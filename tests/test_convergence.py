@@ -26,18 +26,6 @@ def test_a_sequence_that_is_not_yet_geometric_is_unresolved_and_a_settled_one_ha
     assert settled_limit(1.0, 2.0, 2.0 + 1e-13, floor=1e-12, what="x") == (2.0 + 1e-13, 1e-12)
 
 
-def test_a_checked_extrapolation_returns_the_intercept_or_refuses_a_model_the_sizes_reject():
-    from checkers.convergence import checked_extrapolation
-    from checkers.stats import Estimate
-    sizes = (100, 200, 400)
-    exact = [Estimate(1.0 + 3.0 / d, 0.001, 50.0, 51) for d in sizes]  # L + B/d exactly
-    limit = checked_extrapolation(sizes, exact, exponent=1.0, what="a test")
-    assert abs(limit.value - 1.0) < 1e-12 and "d = 200" in limit.method
-    curved = [Estimate(1.0 + 3.0 / d + 0.02 * (d == 200), 0.001, 50.0, 51) for d in sizes]  # 20 s.e. off the line
-    with pytest.raises(Unresolved, match="does not follow"):
-        checked_extrapolation(sizes, curved, exponent=1.0, what="a test")
-
-
 SIZES = (100, 200, 400)
 BOUNDS = dict(exponent=1.0)  # srf-constants': the derivation's 1/d, within the default factor two
 

@@ -19,6 +19,7 @@ from checkers.stats import (
     fit_rate,
     mean_estimate,
     pooled_mean,
+    product_limit,
     rejection_power,
     samples_needed,
     split_false_fail_rate,
@@ -142,6 +143,25 @@ def test_control_variate_estimate_is_unbiased_and_sharper():
     assert abs(np.mean(values) - 2.0) < 3 * np.std(values) / np.sqrt(400)
     assert np.std(values) == pytest.approx(np.mean(errors), rel=0.15)  # the stated error is the real spread
     assert np.mean(errors) < 0.1 * 3.0 / np.sqrt(50)  # far below the plain mean's error
+
+
+@pytest.mark.parametrize("correlation", [-1.0, 0.0, 1.0])
+def test_a_product_limit_covers_its_spread_whatever_the_correlation_of_its_factors(correlation):
+    """(1 + L_1)(1 + L_2) - 1 from two limits read on the same draws: its stated standard error is at least the
+    spread of the product over repeated readings, for factors uncorrelated, or correlated either way, and its
+    systematic bound reaches the worst corner of the two bounds."""
+    rng = np.random.default_rng(3)
+    first_errors = rng.standard_normal(20_000)
+    second_errors = correlation * first_errors + math.sqrt(1 - correlation**2) * rng.standard_normal(20_000)
+    reading = product_limit(Estimate(-0.03, 0.002, 99, 100, systematic=0.004),
+                            Estimate(0.05, 0.001, 99, 100, systematic=0.006), "a test")
+    spread = np.std((1 - 0.03 + 0.002 * first_errors) * (1 + 0.05 + 0.001 * second_errors) - 1)
+    stated = reading.standard_error
+    assert spread <= stated * 1.01
+    assert (spread == pytest.approx(stated, rel=0.1)) == (correlation == 1.0)  # tight only for perfect correlation
+    corners = [(1 - 0.03 + s1) * (1 + 0.05 + s2) - 1 for s1 in (-0.004, 0.004) for s2 in (-0.006, 0.006)]
+    assert max(abs(c - ((1 - 0.03) * (1 + 0.05) - 1)) for c in corners) <= reading.systematic + 1e-15
+    assert reading.value == pytest.approx((1 - 0.03) * (1 + 0.05) - 1, abs=1e-15)
 
 
 @pytest.mark.parametrize("dof", [math.inf, 30.0])

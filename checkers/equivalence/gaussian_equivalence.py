@@ -1,12 +1,21 @@
 """Checker of gaussian-equivalence: the network's ridge risk against the deterministic equivalent of the Gaussian
-equivalent model on the same realized W_1, paired per draw at three sizes and extrapolated in 1/d.
+equivalent model on the same realized W_1, paired per draw at three sizes, each part of the gap extrapolated with
+its exponent bounded.
 
 Per draw: one step (`checkers.onestep.simulation`), a Ba-normalized ridge readout on n fresh samples, and its risk
 R_CK against the noiseless teacher: exact given the readout for erf features and an erf teacher (arcsine closed
-forms, `checkers.equivalence.exact_risk`), else on 4n fresh test inputs. Beside it, DE_GE(W_1) from the same W_1
-(`theorems.equivalence.gaussian_equivalent_oracle`): no second simulation. The gap R_CK/DE_GE - 1 is averaged
-per size and extrapolated as L + B/d by weighted least squares; the model is checked first (its chi-square over
-the three sizes, on one degree of freedom, must not reject it at the 1e-3 level, else the reading is unresolved).
+forms, `checkers.equivalence.exact_risk`), else on 4n fresh test inputs. Beside it, from the same W_1 and no second
+simulation:
+- DE_GE(W_1), the GE model's deterministic equivalent (`theorems.equivalence.gaussian_equivalent_oracle`), with
+  the statement's mu1, mu_star, c_1(sigma_*) and E y^2;
+- DE_ref(W_1), the deterministic equivalent of Gaussian features with the network features' own covariance and
+  teacher correlation (`checkers.equivalence.exact_risk.feature_moments`), which reads no constant of the statement.
+The gap splits exactly per draw, R_CK/DE_GE - 1 = (1 + u)(1 + l) - 1, into u = R_CK/DE_ref - 1 (the network
+against Gaussian features of its own moments: noisy, with no finite-size trend measured) and l = DE_ref/DE_GE - 1
+(the features' moments against their linearization: a function of W_1 alone, about -3/d with a small spread over
+the draws). Each is averaged per size and extrapolated as L + B d^-e with e only bounded, 1/2 <= e <= 2
+(`checkers.convergence.bounded_extrapolation`), and the limit of the gap is (1 + L_u)(1 + L_l) - 1
+(docs/derivations/equivalence.md#gaussian-equivalence).
 """
 
 from __future__ import annotations
@@ -16,29 +25,36 @@ import math
 import numpy as np
 
 from checkers.check import Budget, Checker
-from checkers.convergence import bounded_extrapolation, checked_extrapolation
-from checkers.equivalence.exact_risk import erf_feature_moments, readout_risk
+from checkers.convergence import bounded_extrapolation
+from checkers.equivalence.exact_risk import feature_moments, readout_risk
 from checkers.equivalence.ridge import fit_ridge
 from checkers.onestep.draws import setting_for
 from checkers.onestep.simulation import draw_data, one_step
 from checkers.shared_draws import cached
-from checkers.stats import mean_estimate
-from theorems.deterministic_equivalent import ridge_errors
+from checkers.stats import mean_estimate, product_limit
+from theorems.deterministic_equivalent import ridge_errors, ridge_errors_from_moments
 from theorems.equivalence import gaussian_equivalence
 from theorems.equivalence.gaussian_equivalent_oracle import gram_spectrum, spectrum_from_gram
 from theorems.statement import Instance
 
-EQUIVALENCE_SIZES = (100, 200, 400)
-# Draws per size at budget level 0, doubled per level (default fidelity: x4 at its first stage, x8 at its second).
-# Measured per-draw s.d. of the gap 3.4%, 2.2%, 1.7% and cost 0.02, 0.08, 0.4 s: this allocation minimizes the
-# cost of the intercept's standard error (0.23% at x8, which resolves 2% at a 1e-6 false-fail rate)
-DRAWS = {100: 24, 200: 8, 400: 12}
+EQUIVALENCE_SIZES = (100, 200, 400)  # where the network is trained: R_CK, and u = R_CK/DE_ref - 1
+# where l = DE_ref/DE_GE - 1 is read: a function of W_1 alone, so d = 800 costs one step and two N x N
+# factorizations a draw (about 1 s), no readout
+MOMENT_SIZES = (*EQUIVALENCE_SIZES, 800)
+# Draws per size at budget level 0, doubled per level. Measured per-draw s.d. of u 3.2%, 2.2%, 1.9% (d = 100, 200,
+# 400), of l 1.2%, 0.7%, 0.34%, 0.17% (d = 100 to 800), and cost 0.03, 0.1, 0.45, 1.05 s. u's intercept needs the
+# network's draws: its standard error, 0.17% at x16, is about what this allocation's cost buys at best. l's
+# correction, -3.1/d, is what the sizes must pin: with d = 800 the exponents they accept span about 0.7..1.3,
+# whose limits lie within 0.3-0.6% (three sizes alone accept 0.5..1.7, within 1.5%)
+DRAWS = {100: 24, 200: 8, 400: 12, 800: 3}
 
 
 @cached(maxsize=4096)
-def _simulated(parameters: tuple, dimension: int, entropy, spawn_key) -> tuple[float, np.ndarray, np.ndarray, int]:
-    """One draw: (R_CK, W_1's Gram spectrum, N). It reads nothing of the statement's constants, so a mutant or an
-    override of a constant reuses it and recomputes only the equivalent (a few microseconds)."""
+def _simulated(parameters: tuple, dimension: int, entropy, spawn_key, network: bool) -> tuple[float, float, np.ndarray,
+                                                                                              np.ndarray, int]:
+    """One draw: (R_CK, or nan without the `network`; DE_ref(W_1); W_1's Gram spectrum; N). It reads nothing of the
+    statement's constants, so a mutant or an override of a constant reuses it and recomputes only the equivalent
+    (a few microseconds)."""
     instance = gaussian_equivalence.THEOREM.instance(dict(parameters))
     sigma, teacher = instance["activation"], instance["teacher"]
     rng = np.random.default_rng(np.random.SeedSequence(entropy, spawn_key=spawn_key))
@@ -46,14 +62,22 @@ def _simulated(parameters: tuple, dimension: int, entropy, spawn_key) -> tuple[f
     learning_rate = float(instance["learning_rate"]) * width ** float(instance["step_exponent"])  # eta N^a
     step = one_step(setting_for(instance, dimension, learning_rate=learning_rate), rng)
     weights, beta = step.updated_weights(), step.teacher_direction
-    x, y, _ = draw_data(step.setting, rng, beta)
-    readout = fit_ridge(sigma(x @ weights) / math.sqrt(width), y, float(instance["penalty"]))
-    if sigma.name == "erf" and teacher.name == "erf":
-        risk = readout_risk(readout, *erf_feature_moments(weights, beta))
-    else:
-        test = rng.standard_normal((4 * step.setting.samples, step.setting.dimension))
-        risk = float(np.mean((teacher(test @ beta) - sigma(test @ weights) @ readout / math.sqrt(width)) ** 2))
-    return (risk, *gram_spectrum(weights, beta), width)
+    penalty, noise_variance = float(instance["penalty"]), float(instance["noise"]) ** 2
+    covariance, cross, teacher_moment = feature_moments(weights, beta, sigma, teacher)
+    risk = math.nan
+    if network:
+        x, y, _ = draw_data(step.setting, rng, beta)
+        readout = fit_ridge(sigma(x @ weights) / math.sqrt(width), y, penalty)
+        if sigma.name == "erf" and teacher.name == "erf":
+            risk = readout_risk(readout, covariance, cross, teacher_moment)
+        else:
+            test = rng.standard_normal((4 * step.setting.samples, step.setting.dimension))
+            risk = float(np.mean((teacher(test @ beta) - sigma(test @ weights) @ readout / math.sqrt(width)) ** 2))
+    # feature_moments normalizes phi = sigma(W^T x)/sqrt(N); the equivalents take the features unnormalized
+    reference = ridge_errors_from_moments(covariance * width, cross * math.sqrt(width),
+                                          label_moment=teacher_moment + noise_variance, samples=step.setting.samples,
+                                          ridge=penalty, noise_variance=noise_variance).risk
+    return (risk, reference, *gram_spectrum(weights, beta), width)
 
 
 def equivalent_risk(instance: Instance, squares, along, width: int, samples: int, ridge: float | None = None):
@@ -67,41 +91,61 @@ def equivalent_risk(instance: Instance, squares, along, width: int, samples: int
                         noise_variance=float(instance["noise"]) ** 2)
 
 
-def _per_size(instance: Instance, budget: Budget, seed: np.random.SeedSequence, observe, equivalent_of=None) -> list:
-    """observe(R_CK, DE_GE(W_1)) per draw, as a mean estimate per size; DE_GE with the constants of
-    `equivalent_of` (default: the instance's, a mutant's or an override's where given)."""
+def _per_size(instance: Instance, budget: Budget, seed: np.random.SeedSequence, observe, equivalent_of=None,
+              sizes=EQUIVALENCE_SIZES) -> list:
+    """observe(R_CK, DE_ref(W_1), DE_GE(W_1)) per draw, a value or a tuple of values, as one array of per-draw values
+    per size (draws, or draws x values), R_CK nan at a size of MOMENT_SIZES beyond EQUIVALENCE_SIZES; DE_GE with the
+    constants of `equivalent_of` (default: the instance's, a mutant's or an override's where given). Size d draws
+    from the same child of `seed` whichever sizes are asked for."""
     equivalent_of = equivalent_of or instance
     parameters = tuple(sorted(instance.describe_parameters().items()))
     factor = 2 ** budget.level
-    estimates = []
-    for dimension, size_seed in zip(EQUIVALENCE_SIZES, seed.spawn(len(EQUIVALENCE_SIZES))):
+    size_seeds = dict(zip(MOMENT_SIZES, seed.spawn(len(MOMENT_SIZES))))
+    per_size = []
+    for dimension in sizes:
         samples, values = setting_for(instance, dimension).samples, []
-        for child in size_seed.spawn(DRAWS[dimension] * factor):
-            risk, squares, along, width = _simulated(parameters, dimension, child.entropy, child.spawn_key)
-            values.append(observe(risk, equivalent_risk(equivalent_of, squares, along, width, samples).risk))
-        estimates.append(mean_estimate(np.array(values)))
-    return estimates
+        for child in size_seeds[dimension].spawn(DRAWS[dimension] * factor):
+            risk, reference, squares, along, width = _simulated(parameters, dimension, child.entropy, child.spawn_key,
+                                                                dimension in EQUIVALENCE_SIZES)
+            equivalent = equivalent_risk(equivalent_of, squares, along, width, samples).risk
+            values.append(observe(risk, reference, equivalent))
+        per_size.append(np.array(values))
+    return per_size
 
 
 def read_risk_gap(instance: Instance, budget: Budget, seed: np.random.SeedSequence):
-    return checked_extrapolation(EQUIVALENCE_SIZES,
-                                 _per_size(instance, budget, seed, lambda risk, equivalent: risk / equivalent - 1),
-                                 exponent=1.0, what="R_CK/DE_GE(W_1) - 1, paired")
+    """R_CK/DE_GE(W_1) - 1 as (1 + u)(1 + l) - 1, each part extrapolated with its exponent bounded (module
+    docstring)."""
+    per_size = _per_size(instance, budget, seed,
+                         lambda risk, reference, equivalent: (risk / reference - 1, reference / equivalent - 1),
+                         sizes=MOMENT_SIZES)
+    network = bounded_extrapolation(EQUIVALENCE_SIZES, [mean_estimate(v[:, 0]) for v in per_size[:-1]], exponent=1.0,
+                                    what="u = R_CK/DE_ref(W_1) - 1 (the network against Gaussian features of its own "
+                                         "moments)")
+    moments = bounded_extrapolation(MOMENT_SIZES, [mean_estimate(v[:, 1]) for v in per_size], exponent=1.0,
+                                    what="l = DE_ref(W_1)/DE_GE(W_1) - 1 (the features' moments against the GE "
+                                         "model's)")
+    return product_limit(network, moments, f"(1 + L_u)(1 + L_l) - 1, paired per draw. {network.method}. "
+                                           f"{moments.method}. u's limit {network.value:+.4g} +- "
+                                           f"{network.standard_error:.2g}, l's {moments.value:+.4g} +- "
+                                           f"{moments.standard_error:.2g}")
 
 
 def read_equivalent_limit(instance: Instance, budget: Budget, seed: np.random.SeedSequence):
     """The mean of DE_GE(W_1) with the statement's own mu1, mu_star, c_1(sigma_*) and E y^2 (never a mutant's or an
     override's: here DE_GE is the observed side, and the limit formula is what is under test)."""
     truth = gaussian_equivalence.THEOREM.instance(instance.describe_parameters())
-    return bounded_extrapolation(EQUIVALENCE_SIZES,
-                                 _per_size(instance, budget, seed, lambda risk, equivalent: equivalent, truth),
+    per_size = _per_size(instance, budget, seed, lambda risk, reference, equivalent: equivalent, truth)
+    return bounded_extrapolation(EQUIVALENCE_SIZES, [mean_estimate(values) for values in per_size],
                                  exponent=1.0, what="DE_GE(W_1) over the draws")
 
 
 CHECKER = Checker(
     theorem=gaussian_equivalence.THEOREM,
-    simulation="the network's ridge risk against DE_GE(W_1) on the same W_1, paired, at d = 100, 200, 400, "
-               "extrapolated in 1/d; DE_GE(W_1) against its deterministic limit, extrapolated in d^-e (1/2 <= e <= 2)",
+    simulation="the network's ridge risk against DE_GE(W_1) on the same W_1, paired, at d = 100, 200, 400, split "
+               "through Gaussian features of the network's own moments (that part of W_1 alone, and read to d = 800 "
+               "too), each part extrapolated in d^-e (1/2 <= e <= 2); DE_GE(W_1) against its deterministic limit, "
+               "extrapolated the same way",
     readers={"risk": read_risk_gap, "equivalent-limit": read_equivalent_limit},
     shared_draws=True,
 )
