@@ -171,10 +171,12 @@ class Calibration:
 
     @property
     def idle_mutants(self) -> dict[str, str]:
-        """The surviving mutants that claim what the true statement claims at this calibration's parameters, so
-        that no run there can kill them, each with why: it moves some predicted target at the defaults but none
-        here (spike-outlier's threshold far above both thresholds), or it changes only parameters that this point
-        sets (`Theorem.mutant_is_void`). Empty at the defaults, or for a theorem no longer registered."""
+        """The surviving mutants whose survival at this calibration's parameters says nothing against the check,
+        each with why: it changes only parameters that this point sets (`Theorem.mutant_is_void`); the point
+        overrides one of the mutant's own parameters, so it ran away from its own claim (the user's values win,
+        `Theorem.mutant_parameters`: mixture-equivalence's beta = 1/2 mutant at beta = 0.74); or it moves some
+        predicted target at the defaults but none here (spike-outlier's threshold far above both thresholds).
+        Empty at the defaults, or for a theorem no longer registered."""
         if not self.parameters:
             return {}
         try:
@@ -184,8 +186,13 @@ class Calibration:
         idle = {}
         for version in self.surviving_mutants:
             try:
+                own = theorem.mutant(version).parameters
+                overridden = [f"{name} = {self.parameters[name]}, not its own {value}" for name, value in own.items()
+                              if name in self.parameters and str(self.parameters[name]) != str(value)]
                 if theorem.mutant_is_void(version, self.parameters):
                     idle[version] = "the statement itself here"
+                elif overridden:
+                    idle[version] = "ran at " + "; ".join(overridden)
                 elif theorem.mutant_distance(version) and not theorem.mutant_distance(version, self.parameters):
                     idle[version] = "moves no target here"
             except UnknownName:  # a mutant since renamed or removed
