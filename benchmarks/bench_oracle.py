@@ -6,6 +6,8 @@ numpy's own float64 matmul (n = 1000) in the same run, and each time is also pri
 - the DE from Sigma (p x p): its eigenvalues, the scalar root, one Cholesky solve;
 - the DE from a spectrum already in hand (what a curve over lambda or n costs per point);
 - the Gaussian-equivalent DE given a realized W_1 (d = 1000, N = 2000: an eigh of the 1000 x 1000 Gram matrix);
+- the features' own moments given W_1 (N = 2000), which gaussian-equivalence's DE_ref is built from: the arcsine
+  closed forms for erf, and Mehler's series with each neuron's scale for tanh;
 - one simulated ridge readout at the same size (n = 4000 samples of p = 2000 features), what a simulation pays
   per draw, before it averages many draws;
 - Result 3.3 in the limit along 20 sample ratios (tanh/tanh, Cui et al.'s Simulations.ipynb setting), and on one
@@ -22,6 +24,7 @@ import time
 
 import numpy as np
 
+from checkers.equivalence.exact_risk import feature_moments
 from checkers.equivalence.giant_step_risk import readout_errors
 from checkers.equivalence.ridge import fit_ridge
 from checkers.equivalence.spiked_features import spiked_model, spiked_step
@@ -44,6 +47,7 @@ def best_of(function, repeats: int = 3) -> float:
 
 
 TANH = activation("tanh")
+ERF = activation("erf")
 
 
 B6 = giant_step_risk.THEOREM.instance()  # tanh/tanh, noise 0.1, alpha0 = 2, eta~ = 3, lambda_C = 0.1, n = 2p
@@ -90,6 +94,10 @@ def main() -> None:
         ("GE DE given W_1, d = 1000, N = 2000", 1.0,
          best_of(lambda: gaussian_equivalent_errors(weights, beta, mu1=0.65, mu_star=0.2, teacher_mu1=0.65,
                                                     label_moment=0.48, samples=N_SAMPLES, ridge=1e-3))),
+        ("feature moments given W_1, erf closed forms, N = 2000", None,
+         best_of(lambda: feature_moments(weights, beta, ERF, ERF))),
+        ("feature moments given W_1, tanh by Mehler's series, N = 2000", None,
+         best_of(lambda: feature_moments(weights, beta, TANH, TANH))),
         ("one simulated ridge fit, n = 4000, p = 2000", None,
          best_of(lambda: fit_ridge(features, labels, 1e-3))),
         ("Result 3.3 curve, 20 sample ratios (limit)", 10.0,
