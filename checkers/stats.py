@@ -97,13 +97,18 @@ def product_limit(first: Estimate, second: Estimate, method: str) -> Estimate:
     """The limit (1 + L_1)(1 + L_2) - 1 of a product of two ratios whose limits were read apart, from the same
     draws. Whatever their correlation, the standard error is at most (1 + |L_2|) se_1 + (1 + |L_1|) se_2 (the two
     first-order terms added, not in quadrature), and the systematic bound is the worst case of the two bounds:
-    (1 + |L_2|) b_1 + (1 + |L_1|) b_2 + b_1 b_2."""
+    (1 + |L_2|) b_1 + (1 + |L_1|) b_2 + b_1 b_2. The degrees of freedom are Welch and Satterthwaite's for the two
+    terms, so a factor read almost exactly on few draws does not set them."""
+    first_term = (1 + abs(second.value)) * first.standard_error
+    second_term = (1 + abs(first.value)) * second.standard_error
     value = (1 + first.value) * (1 + second.value) - 1
-    error = (1 + abs(second.value)) * first.standard_error + (1 + abs(first.value)) * second.standard_error
     systematic = ((1 + abs(second.value)) * first.systematic + (1 + abs(first.value)) * second.systematic
                   + first.systematic * second.systematic)
-    return Estimate(value, error, min(first.degrees_of_freedom, second.degrees_of_freedom),
-                    min(first.samples, second.samples), method, systematic)
+    spread = first_term**4 / first.degrees_of_freedom + second_term**4 / second.degrees_of_freedom
+    freedom = (first_term**2 + second_term**2) ** 2 / spread if spread > 0 else min(first.degrees_of_freedom,
+                                                                                second.degrees_of_freedom)
+    return Estimate(value, first_term + second_term, float(freedom), min(first.samples, second.samples), method,
+                    systematic)
 
 
 def control_variate_estimate(replicates: np.ndarray, controls: np.ndarray, *, method: str = "") -> Estimate:

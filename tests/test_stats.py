@@ -164,6 +164,15 @@ def test_a_product_limit_covers_its_spread_whatever_the_correlation_of_its_facto
     assert reading.value == pytest.approx((1 - 0.03) * (1 + 0.05) - 1, abs=1e-15)
 
 
+def test_a_product_limits_degrees_of_freedom_follow_its_larger_term():
+    """Welch-Satterthwaite: a factor read almost exactly on 5 degrees of freedom leaves the product the other
+    factor's 99, and two equal terms on 10 and 10 give 20."""
+    noisy, exact = Estimate(0.0, 0.01, 99, 100), Estimate(0.0, 1e-6, 5, 6)
+    assert product_limit(noisy, exact, "a test").degrees_of_freedom == pytest.approx(99, rel=1e-6)
+    equal = Estimate(0.0, 0.01, 10, 11)
+    assert product_limit(equal, equal, "a test").degrees_of_freedom == pytest.approx(20)
+
+
 @pytest.mark.parametrize("dof", [math.inf, 30.0])
 def test_rejection_power_is_the_false_fail_rate_at_no_shift_and_the_stated_power_at_the_detectable_one(dof):
     rate, error = 1e-3, 0.01
