@@ -197,25 +197,6 @@ def test_kappa_is_monotone_in_the_ridge_and_the_samples():
     assert by_ridge == sorted(by_ridge) and by_samples == sorted(by_samples, reverse=True)
 
 
-def test_the_erf_feature_moments_are_williams_arcsine_kernel():
-    """Sigma, psi and E f*^2 of erf features against 400 000 Monte Carlo samples (4.5 standard errors)."""
-    from checkers.equivalence.exact_risk import erf_feature_moments
-
-    rng = np.random.default_rng(5)
-    weights = rng.standard_normal((6, 3)) * 0.8
-    beta = rng.standard_normal(6)
-    beta /= np.linalg.norm(beta)
-    covariance, cross, moment = erf_feature_moments(weights, beta)
-    x = rng.standard_normal((400_000, 6))
-    from scipy.special import erf
-    features, teacher = erf(x @ weights) / math.sqrt(3), erf(x @ beta)
-    products = {"Sigma": (features[:, :, None] * features[:, None, :], covariance),
-                "psi": (features * teacher[:, None], cross), "E f*^2": (teacher**2, moment)}
-    for name, (samples, exact) in products.items():
-        mean, error = samples.mean(axis=0), samples.std(axis=0) / math.sqrt(len(x))
-        assert np.all(np.abs(mean - exact) <= 4.5 * error), name
-
-
 # DE_GE's deterministic limit after a small step (docs/derivations/limits.md#small-step-limit): reference values of a
 # separate mpmath port made for the spec, to the 19 digits it printed
 SMALL_STEP_REFERENCES = [
