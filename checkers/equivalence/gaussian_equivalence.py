@@ -1,6 +1,6 @@
 """Checker of gaussian-equivalence: the network's ridge risk against the deterministic equivalent of the Gaussian
-equivalent model on the same realized W_1, paired per draw at three sizes, each part of the gap extrapolated with
-its exponent bounded.
+equivalent model on the same realized W_1, paired per draw at three sizes (four for the part of the gap that is a
+function of W_1 alone), each part extrapolated with its exponent bounded.
 
 Per draw: one step (`checkers.onestep.simulation`), a Ba-normalized ridge readout on n fresh samples, and its risk
 R_CK against the noiseless teacher: exact given the readout for erf features and an erf teacher (arcsine closed
@@ -119,7 +119,8 @@ def read_risk_gap(instance: Instance, budget: Budget, seed: np.random.SeedSequen
     per_size = _per_size(instance, budget, seed,
                          lambda risk, reference, equivalent: (risk / reference - 1, reference / equivalent - 1),
                          sizes=MOMENT_SIZES)
-    network = bounded_extrapolation(EQUIVALENCE_SIZES, [mean_estimate(v[:, 0]) for v in per_size[:-1]], exponent=1.0,
+    trained = per_size[:len(EQUIVALENCE_SIZES)]  # the sizes where the network was trained
+    network = bounded_extrapolation(EQUIVALENCE_SIZES, [mean_estimate(v[:, 0]) for v in trained], exponent=1.0,
                                     what="u = R_CK/DE_ref(W_1) - 1 (the network against Gaussian features of its own "
                                          "moments)")
     moments = bounded_extrapolation(MOMENT_SIZES, [mean_estimate(v[:, 1]) for v in per_size], exponent=1.0,
