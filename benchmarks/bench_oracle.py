@@ -6,7 +6,7 @@ numpy's own float64 matmul (n = 1000) in the same run, and each time is also pri
 - the DE from Sigma (p x p): its eigenvalues, the scalar root, one Cholesky solve;
 - the DE from a spectrum already in hand (what a curve over lambda or n costs per point);
 - the Gaussian-equivalent DE given a realized W_1 (d = 1000, N = 2000: an eigh of the 1000 x 1000 Gram matrix);
-- the features' own moments given W_1 (N = 2000), which gaussian-equivalence's DE_ref is built from: the arcsine
+- the features' own moments given W_1 (N = 2000), which gaussian-equivalence's DE_kernel is built from: the arcsine
   closed forms for erf, and Mehler's series with each neuron's scale for tanh;
 - one simulated ridge readout at the same size (n = 4000 samples of p = 2000 features), what a simulation pays
   per draw, before it averages many draws;

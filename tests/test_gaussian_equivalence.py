@@ -20,7 +20,7 @@ def test_outside_a_constant_step_says_so_and_shows_what_happens():
 
 
 def test_the_split_puts_the_finite_size_trend_in_the_part_that_depends_on_w1_alone():
-    """R_CK/DE_GE = (R_CK/DE_ref)(DE_ref/DE_GE) per draw; at d = 100 (48 seeded draws) the network's part u
+    """R_CK/DE_GE = (R_CK/DE_kernel)(DE_kernel/DE_GE) per draw; at d = 100 (48 seeded draws) the network's part u
     is within 4.5 standard errors of 0 and the moments' part l carries the -3/d (measured -3.2% +- 0.09%,
     docs/derivations/equivalence.md#gaussian-equivalence), which is what lets each be extrapolated on its own."""
     import numpy as np

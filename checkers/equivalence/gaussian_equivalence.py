@@ -8,10 +8,11 @@ forms, `checkers.equivalence.exact_risk`), else on 4n fresh test inputs. Beside 
 simulation:
 - DE_GE(W_1), the GE model's deterministic equivalent (`theorems.equivalence.gaussian_equivalent_oracle`), with
   the statement's mu1, mu_star, c_1(sigma_*) and E y^2;
-- DE_ref(W_1), the deterministic equivalent of Gaussian features with the network features' own covariance and
-  teacher correlation (`checkers.equivalence.exact_risk.feature_moments`), which reads no constant of the statement.
-The gap splits exactly per draw, R_CK/DE_GE - 1 = (1 + u)(1 + l) - 1, into u = R_CK/DE_ref - 1 (the network
-against Gaussian features of its own moments: noisy, with no finite-size trend measured) and l = DE_ref/DE_GE - 1
+- DE_kernel(W_1), the deterministic equivalent of Gaussian features with the network features' own covariance and
+  teacher correlation (the kernel oracle of docs/derivations/limits.md#kernel-oracle, its moments from
+  `checkers.equivalence.exact_risk.feature_moments`), which reads no constant of the statement.
+The gap splits exactly per draw, R_CK/DE_GE - 1 = (1 + u)(1 + l) - 1, into u = R_CK/DE_kernel - 1 (the network
+against Gaussian features of its own moments: noisy, with no finite-size trend measured) and l = DE_kernel/DE_GE - 1
 (the features' moments against their linearization: a function of W_1 alone, about -3/d with a small spread over
 the draws). Each is averaged per size and extrapolated as L + B d^-e with e only bounded, 1/2 <= e <= 2
 (`checkers.convergence.bounded_extrapolation`), and the limit of the gap is (1 + L_u)(1 + L_l) - 1
@@ -37,8 +38,8 @@ from theorems.equivalence import gaussian_equivalence
 from theorems.equivalence.gaussian_equivalent_oracle import gram_spectrum, spectrum_from_gram
 from theorems.statement import Instance
 
-EQUIVALENCE_SIZES = (100, 200, 400)  # where the network is trained: R_CK, and u = R_CK/DE_ref - 1
-# where l = DE_ref/DE_GE - 1 is read: a function of W_1 alone, so d = 800 costs one step and two N x N
+EQUIVALENCE_SIZES = (100, 200, 400)  # where the network is trained: R_CK, and u = R_CK/DE_kernel - 1
+# where l = DE_kernel/DE_GE - 1 is read: a function of W_1 alone, so d = 800 costs one step and two N x N
 # factorizations a draw (about 1 s), no readout
 MOMENT_SIZES = (*EQUIVALENCE_SIZES, 800)
 # Draws per size at budget level 0, doubled per level. Measured per-draw s.d. of u 3.2%, 2.2%, 1.9% (d = 100, 200,
@@ -52,7 +53,7 @@ DRAWS = {100: 24, 200: 8, 400: 12, 800: 3}
 @cached(maxsize=4096)
 def _simulated(parameters: tuple, dimension: int, entropy, spawn_key, network: bool) -> tuple[float, float, np.ndarray,
                                                                                               np.ndarray, int]:
-    """One draw: (R_CK, or nan without the `network`; DE_ref(W_1); W_1's Gram spectrum; N). It reads nothing of the
+    """One draw: (R_CK, or nan without the `network`; DE_kernel(W_1); W_1's Gram spectrum; N). It reads nothing of the
     statement's constants, so a mutant or an override of a constant reuses it and recomputes only the equivalent
     (a few microseconds)."""
     instance = gaussian_equivalence.THEOREM.instance(dict(parameters))
@@ -93,7 +94,7 @@ def equivalent_risk(instance: Instance, squares, along, width: int, samples: int
 
 def _per_size(instance: Instance, budget: Budget, seed: np.random.SeedSequence, observe, equivalent_of=None,
               sizes=EQUIVALENCE_SIZES) -> list:
-    """observe(R_CK, DE_ref(W_1), DE_GE(W_1)) per draw, a value or a tuple of values, as one array of per-draw values
+    """observe(R_CK, DE_kernel(W_1), DE_GE(W_1)) per draw, a value or a tuple of values, as one array of per-draw values
     per size (draws, or draws x values), R_CK nan at a size of MOMENT_SIZES beyond EQUIVALENCE_SIZES; DE_GE with the
     constants of `equivalent_of` (default: the instance's, a mutant's or an override's where given). Size d draws
     from the same child of `seed` whichever sizes are asked for."""
@@ -121,10 +122,10 @@ def read_risk_gap(instance: Instance, budget: Budget, seed: np.random.SeedSequen
                          sizes=MOMENT_SIZES)
     trained = per_size[:len(EQUIVALENCE_SIZES)]  # the sizes where the network was trained
     network = bounded_extrapolation(EQUIVALENCE_SIZES, [mean_estimate(v[:, 0]) for v in trained], exponent=1.0,
-                                    what="u = R_CK/DE_ref(W_1) - 1 (the network against Gaussian features of its own "
-                                         "moments)")
+                                    what="u = R_CK/DE_kernel(W_1) - 1 (the network against Gaussian features of its "
+                                         "own moments)")
     moments = bounded_extrapolation(MOMENT_SIZES, [mean_estimate(v[:, 1]) for v in per_size], exponent=1.0,
-                                    what="l = DE_ref(W_1)/DE_GE(W_1) - 1 (the features' moments against the GE "
+                                    what="l = DE_kernel(W_1)/DE_GE(W_1) - 1 (the features' moments against the GE "
                                          "model's)")
     return product_limit(network, moments, f"(1 + L_u)(1 + L_l) - 1, paired per draw. {network.method}. "
                                            f"{moments.method}. u's limit {network.value:+.4g} +- "

@@ -18,11 +18,11 @@ Check: R_GE given W_1 is not simulated. Conditionally on W_1 the GE features are
 the deterministic equivalent DE_GE(W_1) (`theorems.equivalence.gaussian_equivalent_oracle`,
 docs/derivations/limits.md#ge-oracle), computed from the same realized W_1 as the network's risk R_CK: the check
 is on the paired relative gap R_CK/DE_GE(W_1) - 1, about -3/d at the defaults (-3.0% at d = 100, -1.5% at
-d = 200). The gap splits exactly, per draw, through DE_ref(W_1), the deterministic equivalent of Gaussian features
-with the network features' own covariance and teacher correlation: R_CK/DE_GE = (R_CK/DE_ref)(DE_ref/DE_GE). The
-first factor carries the sampling noise and no measured trend; the second, a function of W_1 alone, carries the
--3/d with little noise, and is read at d = 800 too. Each is extrapolated with its exponent bounded, 1/2 <= e <= 2
-(docs/derivations/equivalence.md#gaussian-equivalence).
+d = 200). The gap splits exactly, per draw, through DE_kernel(W_1), the deterministic equivalent of Gaussian
+features with the network features' own covariance and teacher correlation (docs/derivations/limits.md#kernel-oracle):
+R_CK/DE_GE = (R_CK/DE_kernel)(DE_kernel/DE_GE). The first factor carries the sampling noise and no measured
+trend; the second, a function of W_1 alone, carries the -3/d with little noise, and is read at d = 800 too. Each
+is extrapolated with its exponent bounded, 1/2 <= e <= 2 (docs/derivations/equivalence.md#gaussian-equivalence).
 - Resolution: 2.5% of the risk. Reason: the nearest plausible derivation errors move the gap by 3.5% (mu1 5% off,
   1.4 resolutions), 7% (mu_star 10% off), 15% (the label noise left out of E y^2) and 100% (the mu_star z term
   dropped) at the defaults. Default fidelity resolves about 2%: the exponents the sizes accept add 0.5-0.8% to
