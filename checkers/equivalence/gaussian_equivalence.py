@@ -10,7 +10,8 @@ simulation:
   the statement's mu1, mu_star, c_1(sigma_*) and E y^2;
 - DE_kernel(W_1), the deterministic equivalent of Gaussian features with the network features' own covariance and
   teacher correlation (the kernel oracle of docs/derivations/limits.md#kernel-oracle, its moments from
-  `checkers.equivalence.exact_risk.feature_moments`), which reads no constant of the statement.
+  `checkers.equivalence.exact_risk.feature_moments`: the closed forms for erf, else the oracle's series), which
+  reads no constant of the statement.
 The gap splits exactly per draw, R_CK/DE_GE - 1 = (1 + u)(1 + l) - 1, into u = R_CK/DE_kernel - 1 (the network
 against Gaussian features of its own moments: noisy, with no finite-size trend measured) and l = DE_kernel/DE_GE - 1
 (the features' moments against their linearization: a function of W_1 alone, about -3/d with a small spread over
@@ -33,9 +34,10 @@ from checkers.onestep.draws import setting_for
 from checkers.onestep.simulation import draw_data, one_step
 from checkers.shared_draws import cached
 from checkers.stats import mean_estimate, product_limit
-from theorems.deterministic_equivalent import ridge_errors, ridge_errors_from_moments
+from theorems.deterministic_equivalent import ridge_errors
 from theorems.equivalence import gaussian_equivalence
 from theorems.equivalence.gaussian_equivalent_oracle import gram_spectrum, spectrum_from_gram
+from theorems.equivalence.kernel_oracle import kernel_errors_from_moments
 from theorems.statement import Instance
 
 EQUIVALENCE_SIZES = (100, 200, 400)  # where the network is trained: R_CK, and u = R_CK/DE_kernel - 1
@@ -75,9 +77,9 @@ def _simulated(parameters: tuple, dimension: int, entropy, spawn_key, network: b
             test = rng.standard_normal((4 * step.setting.samples, step.setting.dimension))
             risk = float(np.mean((teacher(test @ beta) - sigma(test @ weights) @ readout / math.sqrt(width)) ** 2))
     # feature_moments normalizes phi = sigma(W^T x)/sqrt(N); the equivalents take the features unnormalized
-    reference = ridge_errors_from_moments(covariance * width, cross * math.sqrt(width),
-                                          label_moment=teacher_moment + noise_variance, samples=step.setting.samples,
-                                          ridge=penalty, noise_variance=noise_variance).risk
+    reference = kernel_errors_from_moments(covariance * width, cross * math.sqrt(width), teacher_moment,
+                                           samples=step.setting.samples, ridge=penalty,
+                                           noise_variance=noise_variance).risk
     return (risk, reference, *gram_spectrum(weights, beta), width)
 
 
