@@ -77,6 +77,15 @@ class Budget:
         """`base` times factor^level: the budget doubles (by default) per level."""
         return int(base * factor**self.level)
 
+    def grown(self, base: int, per_level: float) -> int:
+        """`base` times per_level^level, rounded: for a budget that must grow more slowly than doubling and still
+        grow at every level. A stage that redraws at the previous stage's budget adds no power and spends its
+        share of the false-fail rate on a second roll, so per_level > 1 (sqrt 2 doubles every two levels, 2^(1/3)
+        every three) is required rather than 2^(level // 2) or 2^(level // 3), which repeat a level."""
+        if per_level <= 1:
+            raise ValueError(f"a budget must grow from level to level, not by a factor {per_level}")
+        return round(base * per_level**self.level)
+
 
 @dataclass(frozen=True)
 class Tightness:

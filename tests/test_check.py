@@ -7,7 +7,7 @@ import mpmath
 import pytest
 
 from checkers import registry
-from checkers.check import Checker, Exact, Tightness, _tightness, bracket_share, run_check
+from checkers.check import FIDELITIES, Budget, Checker, Exact, Tightness, _tightness, bracket_share, run_check
 from theorems.errors import DeclarationError, NumericalError
 
 
@@ -73,3 +73,19 @@ def test_a_constant_out_of_numeric_reach_counts_as_changed_and_any_other_error_p
     assert reading.simulations_changed(truth, out_of_reach) == ["monte-carlo"]
     with pytest.raises(ZeroDivisionError):  # a bug, not an undefined value: exit 4, never a withheld claim
         reading.simulations_changed(truth, _Version(ZeroDivisionError("division by zero")))
+
+
+@pytest.mark.parametrize("per_level", [math.sqrt(2), 2 ** (1 / 3)])
+def test_a_grown_budget_grows_at_every_stage_of_every_fidelity(per_level):
+    """Each sequential stage must draw more than the one before it (a repeat is a second roll, not more power);
+    2^(level // 2), which this replaces, repeats quick's two stages and default's first two."""
+    for fidelity in FIDELITIES.values():
+        budgets = [Budget(fidelity, stage).grown(16, per_level) for stage in range(fidelity.stages)]
+        assert all(later > earlier for earlier, later in zip(budgets, budgets[1:])), (fidelity.name, budgets)
+    assert Budget(FIDELITIES["default"], 0).grown(32, math.sqrt(2)) == 64
+    assert Budget(FIDELITIES["quick"], 0).grown(32, math.sqrt(2)) == 32
+
+
+def test_a_budget_that_does_not_grow_is_refused():
+    with pytest.raises(ValueError, match="must grow"):
+        Budget(FIDELITIES["quick"], 1).grown(16, 1.0)

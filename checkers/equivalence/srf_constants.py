@@ -3,6 +3,8 @@ from draws at d = 100, 200, 400 with two exact-mean control variates, extrapolat
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from checkers.check import Budget, Checker
@@ -44,7 +46,7 @@ def _read(column: int):
 
 
 def _observe(instance: Instance, budget: Budget, seed: np.random.SeedSequence, column: int):
-    draws = 32 * 2 ** (budget.level // 2)
+    draws = budget.grown(32, math.sqrt(2))
     results = memoized(draw_key(instance, budget, seed, "spiked", mutant_blind=True),
                        lambda: _spiked_draws(instance, seed, draws))
     sigma_star, noise, ratio = instance["teacher"], float(instance["noise"]), float(instance["alpha0"])
