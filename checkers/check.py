@@ -86,6 +86,13 @@ class Budget:
             raise ValueError(f"a budget must grow from level to level, not by a factor {per_level}")
         return round(base * per_level**self.level)
 
+    def doubled_per_stage(self, base: int) -> int:
+        """`base` times 2^(fidelity level // 2 + stage): 1 and 2 times it at quick, 2, 4 and 8 at default, 4 to 32 at
+        high. For a check whose first stage at a fidelity is sized to be just short of resolving, so that its next
+        stage must double (a sqrt 2 step would leave it short), while each fidelity still starts from a sqrt 2 per
+        level budget."""
+        return base * 2 ** (self.fidelity.level // 2 + self.stage)
+
 
 @dataclass(frozen=True)
 class Tightness:

@@ -89,3 +89,11 @@ def test_a_grown_budget_grows_at_every_stage_of_every_fidelity(per_level):
 def test_a_budget_that_does_not_grow_is_refused():
     with pytest.raises(ValueError, match="must grow"):
         Budget(FIDELITIES["quick"], 1).grown(16, 1.0)
+
+
+def test_a_budget_doubled_per_stage_starts_each_fidelity_at_sqrt_2_per_level_and_doubles_at_each_stage():
+    expected = {"quick": [1, 2], "default": [2, 4, 8], "high": [4, 8, 16, 32]}
+    for name, factors in expected.items():
+        fidelity = FIDELITIES[name]
+        assert [Budget(fidelity, stage).doubled_per_stage(16) for stage in range(fidelity.stages)] == \
+            [16 * factor for factor in factors]

@@ -23,11 +23,11 @@ from theorems.statement import Instance
 COUNT_SIZES = (250, 500, 1000, 2000)
 COUNTED_DRAWS = 2          # draws at the largest size whose outliers are counted
 OUTLIER_FACTOR = 1.1       # an outlier stands this far above the bulk edge
-# Draws per size at budget level 0, grown by sqrt 2 per level (`Budget.grown`: levels 0, 2 and 4 draw 1, 2 and 4
-# times these, and every sequential stage draws more than the one before it). The amplitudes' extrapolations take
-# the fewest degrees of freedom of their sizes: with 8 draws at n = 2000 (7 degrees of freedom) the Student-t
-# critical value at their false-fail rate is about 17, and quick fidelity could detect 0.080 of spike 1's amplitude
-# against its resolution 0.061; with 16, about 0.05 (seed 0).
+# Draws per size at budget level 0, doubled at every sequential stage (`Budget.doubled_per_stage`: 1 and 2 times
+# these at quick, 2, 4 and 8 at default; a sqrt 2 step left 3 of 10 quick runs short). The amplitudes'
+# extrapolations take the fewest degrees of freedom of their sizes: with 8 draws at n = 2000 (7 degrees of freedom)
+# the Student-t critical value at their false-fail rate is about 17, and quick fidelity could detect 0.080 of spike
+# 1's amplitude against its resolution 0.061; with 16, about 0.05 (seed 0).
 # The small sizes cost little and carry the largest spread (a third of spike 2's amplitude per draw at n = 250, 5%
 # at 2000), so they get more draws.
 DRAWS = {250: 64, 500: 32, 1000: 16, 2000: 16}
@@ -58,7 +58,7 @@ def _count_draws(instance: Instance, budget: Budget, seed: np.random.SeedSequenc
         setting = OneStepSetting(samples=size, dimension=size, width=size, activation=sigma,
                                  teacher=instance["teacher"], noise=float(instance["noise"]),
                                  learning_rate=size**alpha)
-        for index, rng in enumerate(draw_generators(children, budget.grown(DRAWS[size], math.sqrt(2)))):
+        for index, rng in enumerate(draw_generators(children, budget.doubled_per_stage(DRAWS[size]))):
             step = one_step(setting, rng)
             fresh = rng.standard_normal((size, size))
             initial = sigma(fresh @ step.initial_weights)
