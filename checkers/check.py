@@ -73,18 +73,14 @@ class Budget:
     def level(self) -> int:
         return self.fidelity.level + self.stage
 
-    def scaled(self, base: int, factor: int = 2) -> int:
-        """`base` times factor^level: the budget doubles (by default) per level."""
-        return int(base * factor**self.level)
-
-    def grown(self, base: int, per_level: float) -> int:
-        """`base` times per_level^level, rounded: for a budget that must grow more slowly than doubling and still
-        grow at every level. A stage that redraws at the previous stage's budget adds no power and spends its
-        share of the false-fail rate on a second roll, so per_level > 1 (sqrt 2 doubles every two levels, 2^(1/3)
-        every three) is required rather than 2^(level // 2) or 2^(level // 3), which repeat a level."""
-        if per_level <= 1:
-            raise ValueError(f"a budget must grow from level to level, not by a factor {per_level}")
-        return round(base * per_level**self.level)
+    def scaled(self, base: int, factor: float = 2) -> int:
+        """`base` times factor^level, rounded: the budget doubles (by default) per level. A factor between 1 and 2
+        (sqrt 2 doubles every two levels, 2^(1/3) every three) grows it more slowly and still at every level, which
+        2^(level // 2) or 2^(level // 3) would not: a stage that redraws at the previous stage's budget adds no power
+        and spends its share of the false-fail rate on a second roll. A factor of 1 or less is refused."""
+        if factor <= 1:
+            raise ValueError(f"a budget must grow from level to level, not by a factor {factor}")
+        return round(base * factor**self.level)
 
     def doubled_per_stage(self, base: int) -> int:
         """`base` times 2^(fidelity level // 2 + stage): 1 and 2 times it at quick, 2, 4 and 8 at default, 4 to 32 at

@@ -62,7 +62,7 @@ def _read(*, dependence: bool):
 
 def _observe(instance: Instance, budget: Budget, seed: np.random.SeedSequence, *, dependence: bool):
     size = instance["dimension"]
-    draws = budget.grown(16, 2 ** (1 / 3))
+    draws = budget.scaled(16, 2 ** (1 / 3))
     samples = SAMPLES * 2 ** (budget.level - budget.level // 2)
     sigma = instance["activation"]
     setting = OneStepSetting(samples=size, dimension=size, width=size, activation=sigma, teacher=instance["teacher"],

@@ -60,7 +60,7 @@ def leading_coefficient_reader(step_part):
     def read(instance: Instance, budget: Budget, seed: np.random.SeedSequence):
         alpha, similarity = float(instance["alpha"]), float(instance["similarity"])
         sizes = COEFFICIENT_SIZES + ((2000,) if budget.level >= 4 else ())
-        draws = budget.grown(16, 2 ** (1 / 3))
+        draws = budget.scaled(16, 2 ** (1 / 3))
         what = f"ratios over {draws} network draws at each n = d = N, exact in x given the weights"
         require_extrapolable_step(instance, sizes, what=what)
         estimates = []

@@ -96,7 +96,7 @@ def _read_margin(*, network: bool):
 
 def _margin(instance: Instance, budget: Budget, seed: np.random.SeedSequence, *, network: bool):
     bound = float(instance.constant("linear_bound"))
-    draws = budget.grown(24, math.sqrt(2))
+    draws = budget.scaled(24, math.sqrt(2))
     risks = memoized(draw_key(instance, budget, seed, "large-step", mutant_blind=True),
                      lambda: _large_step_risks(instance, seed, draws))
     margins = bound - risks[:, 0] if network else risks[:, 1] - bound

@@ -36,7 +36,7 @@ def mixture_gaps(instance: Instance, size: int, seeds) -> np.ndarray:
 
 def _gaps(instance: Instance, budget: Budget, seed: np.random.SeedSequence) -> dict[int, np.ndarray]:
     """The paired gaps per size, shared by the four readings (memoized per instance, budget and seed)."""
-    draws = budget.grown(40, math.sqrt(2))
+    draws = budget.scaled(40, math.sqrt(2))
     key = draw_key(instance, budget, seed, "mixture", str(instance.constant("degree")), str(instance.constant("rest")))
     return memoized(key, lambda: {size: mixture_gaps(instance, size, child.spawn(DRAW_RATIOS[size] * draws))
                                   for size, child in zip(MIXTURE_SIZES, seed.spawn(len(MIXTURE_SIZES)))})

@@ -46,7 +46,7 @@ def _read(column: int):
 
 
 def _observe(instance: Instance, budget: Budget, seed: np.random.SeedSequence, column: int):
-    draws = budget.grown(32, math.sqrt(2))
+    draws = budget.scaled(32, math.sqrt(2))
     results = memoized(draw_key(instance, budget, seed, "spiked", mutant_blind=True),
                        lambda: _spiked_draws(instance, seed, draws))
     sigma_star, noise, ratio = instance["teacher"], float(instance["noise"]), float(instance["alpha0"])

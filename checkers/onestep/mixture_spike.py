@@ -20,7 +20,7 @@ from theorems.statement import Instance
 def _mixture_sizes(budget: Budget) -> list[tuple[int, int]]:
     """(k, draws) per size: k = 200, 400, 800 at quick fidelity, and 1600 too from default on (a factor 8 in k for
     the fitted exponents; half the draws there, where the norms spread least and a draw costs most)."""
-    draws = budget.grown(32, math.sqrt(2))
+    draws = budget.scaled(32, math.sqrt(2))
     sizes = [(200, draws), (400, draws), (800, draws)]
     return sizes + [(1600, draws // 2)] if budget.level >= 2 else sizes
 
