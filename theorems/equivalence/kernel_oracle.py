@@ -84,9 +84,8 @@ def _scaled_hermite_coefficients(sigma: Activation, scales: np.ndarray) -> tuple
     nodes, weights = hermite_e.hermegauss(HERMITE_NODES)
     weights = weights / math.sqrt(2 * math.pi)
     values = np.asarray(sigma(np.outer(scales, nodes)), dtype=float)
-    polynomials = np.stack([hermite_e.hermeval(nodes, np.eye(SERIES_DEGREE + 1)[k]) for k in range(SERIES_DEGREE + 1)])
     factorials = np.array([math.factorial(k) for k in range(SERIES_DEGREE + 1)], dtype=float)
-    return (values * weights) @ polynomials.T / factorials, (values**2) @ weights
+    return (values * weights) @ hermite_e.hermevander(nodes, SERIES_DEGREE) / factorials, (values**2) @ weights
 
 
 def _mehler_sum(left: np.ndarray, right: np.ndarray, correlation: np.ndarray) -> np.ndarray:
