@@ -24,7 +24,6 @@ import time
 
 import numpy as np
 
-from checkers.equivalence.exact_risk import feature_moments
 from checkers.equivalence.giant_step_risk import readout_errors
 from checkers.equivalence.ridge import fit_ridge
 from checkers.equivalence.spiked_features import spiked_model, spiked_step
@@ -33,6 +32,7 @@ from theorems.deterministic_equivalent import ridge_errors, ridge_errors_from_mo
 from theorems.equivalence import giant_step_risk
 from theorems.equivalence.gaussian_equivalent_oracle import gaussian_equivalent_errors
 from theorems.equivalence.giant_step_oracle import limit_curve, realized_errors, realized_features
+from theorems.equivalence.kernel_oracle import feature_moments
 
 P, D, N_SAMPLES = 2000, 1000, 4000
 

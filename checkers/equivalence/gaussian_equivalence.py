@@ -4,13 +4,13 @@ function of W_1 alone), each part extrapolated with its exponent bounded.
 
 Per draw: one step (`checkers.onestep.simulation`), a Ba-normalized ridge readout on n fresh samples, and its risk
 R_CK against the noiseless teacher: exact given the readout for erf features and an erf teacher (arcsine closed
-forms, `checkers.equivalence.exact_risk`), else on 4n fresh test inputs. Beside it, from the same W_1 and no second
-simulation:
+forms, `checkers.equivalence.exact_risk.readout_risk`), else on 4n fresh test inputs. Beside it, from the same W_1
+and no second simulation:
 - DE_GE(W_1), the GE model's deterministic equivalent (`theorems.equivalence.gaussian_equivalent_oracle`), with
   the statement's mu1, mu_star, c_1(sigma_*) and E y^2;
 - DE_kernel(W_1), the deterministic equivalent of Gaussian features with the network features' own covariance and
   teacher correlation (the kernel oracle of docs/derivations/limits.md#kernel-oracle, its moments from
-  `checkers.equivalence.exact_risk.feature_moments`: the closed forms for erf, else the oracle's series), which
+  `theorems.equivalence.kernel_oracle.feature_moments`: the closed forms for erf, else the oracle's series), which
   reads no constant of the statement.
 The gap splits exactly per draw, R_CK/DE_GE - 1 = (1 + u)(1 + l) - 1, into u = R_CK/DE_kernel - 1 (the network
 against Gaussian features of its own moments: noisy, with no finite-size trend measured) and l = DE_kernel/DE_GE - 1
@@ -28,7 +28,7 @@ import numpy as np
 
 from checkers.check import Budget, Checker
 from checkers.convergence import bounded_extrapolation
-from checkers.equivalence.exact_risk import feature_moments, readout_risk
+from checkers.equivalence.exact_risk import readout_risk
 from checkers.equivalence.ridge import fit_ridge
 from checkers.onestep.draws import setting_for
 from checkers.onestep.simulation import draw_data, one_step
@@ -37,7 +37,7 @@ from checkers.stats import mean_estimate, product_limit
 from theorems.deterministic_equivalent import ridge_errors
 from theorems.equivalence import gaussian_equivalence
 from theorems.equivalence.gaussian_equivalent_oracle import gram_spectrum, spectrum_from_gram
-from theorems.equivalence.kernel_oracle import kernel_errors_from_moments
+from theorems.equivalence.kernel_oracle import feature_moments, kernel_errors_from_moments
 from theorems.statement import Instance
 
 EQUIVALENCE_SIZES = (100, 200, 400)  # where the network is trained: R_CK, and u = R_CK/DE_kernel - 1
@@ -76,8 +76,7 @@ def _simulated(parameters: tuple, dimension: int, entropy, spawn_key, network: b
         else:
             test = rng.standard_normal((4 * step.setting.samples, step.setting.dimension))
             risk = float(np.mean((teacher(test @ beta) - sigma(test @ weights) @ readout / math.sqrt(width)) ** 2))
-    # feature_moments normalizes phi = sigma(W^T x)/sqrt(N); the equivalents take the features unnormalized
-    reference = kernel_errors_from_moments(covariance * width, cross * math.sqrt(width), teacher_moment,
+    reference = kernel_errors_from_moments(covariance, cross, teacher_moment,
                                            samples=step.setting.samples, ridge=penalty,
                                            noise_variance=noise_variance).risk
     return (risk, reference, *gram_spectrum(weights, beta), width)

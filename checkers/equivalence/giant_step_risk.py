@@ -4,11 +4,11 @@ giant step, at three sizes, against Result 3.3 in the limit and on each draw's o
 Per network draw (`_simulated`): the step (`checkers.equivalence.spiked_features.spiked_step`), then the readout
 (`readout_errors`): ridge on n = alpha p fresh samples with noisy labels, its training error, and its test error
 against the noiseless teacher, exact given the readout for erf features and an erf teacher
-(`checkers.equivalence.exact_risk`), else on TEST_SAMPLES fresh inputs; beside them what Result 3.3 reads off W_1
-(r, c, gamma and Omega's spectrum). Per sRF draw (`_spiked_model`): the same readout on W = sqrt(c) W_0 + r 1 v^T at
-the statement's r, c, gamma. Each reading is averaged per size and extrapolated as L + B d^-e with the exponent
-bounded around 1 (`checkers.convergence.bounded_extrapolation`): the spread of the limits the sizes accept enters
-the test, and sizes that reject every such model leave the reading unresolved.
+(`checkers.equivalence.exact_risk.readout_risk`), else on TEST_SAMPLES fresh inputs; beside them what Result 3.3
+reads off W_1 (r, c, gamma and Omega's spectrum). Per sRF draw (`_spiked_model`): the same readout on
+W = sqrt(c) W_0 + r 1 v^T at the statement's r, c, gamma. Each reading is averaged per size and extrapolated as
+L + B d^-e with the exponent bounded around 1 (`checkers.convergence.bounded_extrapolation`): the spread of the
+limits the sizes accept enters the test, and sizes that reject every such model leave the reading unresolved.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ import numpy as np
 
 from checkers.check import Budget, Checker
 from checkers.convergence import bounded_extrapolation
-from checkers.equivalence.exact_risk import erf_feature_moments, readout_risk
+from checkers.equivalence.exact_risk import readout_risk
 from checkers.equivalence.ridge import fit_ridge
 from checkers.equivalence.spiked_features import spiked_model, spiked_step
 from checkers.equivalence.srf_constants import expected_direction_energy
@@ -27,6 +27,7 @@ from checkers.shared_draws import cached
 from checkers.stats import Estimate, control_variate_estimate, mean_estimate
 from theorems.equivalence import giant_step_risk
 from theorems.equivalence.giant_step_oracle import realized_errors, realized_features
+from theorems.equivalence.kernel_oracle import erf_feature_moments
 from theorems.statement import Instance
 
 SIZES = (100, 200, 400)

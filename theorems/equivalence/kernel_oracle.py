@@ -25,6 +25,9 @@ diagonal |rho| is of order d^-1/2, so the truncation leaves |rho|^(SERIES_DEGREE
 d = 100 for an odd sigma. It costs N^2 times its degree instead of N^2 times the square of the nodes (0.01 s
 against 1 s at N = 400), which is what gaussian-equivalence's draws at N = 1600 can afford; a test holds the two
 routes together.
+
+For erf features and an erf teacher the moments have a closed form (`erf_feature_moments`, Williams's arcsine
+kernel, docs/derivations/limits.md#exact-risk), and `feature_moments` takes it there, the series elsewhere.
 """
 
 from __future__ import annotations
@@ -109,6 +112,28 @@ def series_feature_moments(first_layer, teacher_direction, sigma, teacher) -> tu
     np.fill_diagonal(covariance, second_moments)
     along = np.clip((weights.T @ np.asarray(teacher_direction, dtype=float)) / scales, -1.0, 1.0)
     return covariance, _mehler_sum(coefficients, teacher_coefficients, along), float(teacher_moment[0])
+
+
+def erf_feature_moments(first_layer, teacher_direction) -> tuple[np.ndarray, np.ndarray, float]:
+    """(Sigma, psi, E f*^2) as `network_feature_moments`, exact for phi(x) = erf(W^T x) and f*(x) = erf(beta . x):
+    for a centred Gaussian pair (u, v) with covariance c, E[erf(u) erf(v)] = (2/pi) arcsin(2 c_uv / sqrt((1 + 2 c_uu)
+    (1 + 2 c_vv))) (Williams 1997; docs/derivations/limits.md#exact-risk), with c_vv = 1 for v = beta . x."""
+    weights = np.asarray(first_layer, dtype=float)
+    beta = np.asarray(teacher_direction, dtype=float).ravel()
+    scale = 1 / np.sqrt(1 + 2 * np.sum(weights**2, axis=0))
+    gram = (weights.T @ weights) * scale[:, None] * scale[None, :]
+    covariance = (2 / np.pi) * np.arcsin(np.clip(2 * gram, -1.0, 1.0))
+    cross = (2 / np.pi) * np.arcsin(np.clip(2 * (weights.T @ beta) * scale / np.sqrt(3), -1.0, 1.0))
+    return covariance, cross, float((2 / np.pi) * np.arcsin(2 / 3))
+
+
+def feature_moments(first_layer, teacher_direction, sigma: Activation,
+                    teacher: Activation) -> tuple[np.ndarray, np.ndarray, float]:
+    """(Sigma, psi, E f*^2) as `network_feature_moments`: the closed forms for erf features and an erf teacher
+    (`erf_feature_moments`), else Mehler's series with each neuron's scale (`series_feature_moments`)."""
+    if sigma.name == "erf" and teacher.name == "erf":
+        return erf_feature_moments(first_layer, teacher_direction)
+    return series_feature_moments(first_layer, teacher_direction, sigma, teacher)
 
 
 def kernel_errors_from_moments(covariance, cross, moment: float, *, samples: int, ridge: float,
