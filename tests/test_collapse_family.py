@@ -93,6 +93,21 @@ def test_collapse_training_compares_head_depths_on_several_seeds():
     assert deeper.tightness["witness"].startswith("seed ")
 
 
+def test_the_timescale_ratio_is_claimed_from_lambda_0_02_and_says_why_not_below():
+    """The ratio grows as lambda falls (0.134 and 0.200 at 0.01 on the check's runs, 0.268 in the spec's reference
+    run): below 0.02 the prediction is not evaluated, and the reason says where it is claimed; the other predictions
+    still apply there."""
+    timescales = collapse_training.THEOREM.prediction("timescales")
+    for decay, claimed in (("0.01", False), ("0.019", False), ("0.02", True), ("0.2", True)):
+        instance = collapse_training.THEOREM.instance({"weight_decay": decay})
+        reason = timescales.applies(instance)
+        assert (reason is None) == claimed
+        if not claimed:
+            assert "weight_decay >= 0.02" in reason
+        others = [p for p in collapse_training.THEOREM.predictions if p.name != "timescales"]
+        assert all(p.applies(instance) is None for p in others)
+
+
 def test_the_deeper_head_claim_compares_the_extreme_depths_and_reports_the_steps():
     """The run that failed the monotone claim (lambda = 0.1, root seed 2000): NC2_J rose 4.1% from L2 = 2 to 3 but
     fell 14.2% from 2 to 5. The claim compares 2 with 5 (docs/derivations/collapse.md#collapse-training), and the
