@@ -8,9 +8,10 @@ from hypothesis import strategies as st
 
 from checkers import registry
 from checkers.check import run_check
+from checkers.collapse import balancedness_recurrence as balancedness_recurrence_checker
 from checkers.collapse.balancedness_recurrence import ORDER_ACCURACY
 from checkers.collapse.small_network import residual as _residual
-from checkers.stats import FAIL, PASS
+from checkers.stats import FAIL, INCONCLUSIVE, PASS
 from checkers.verdict import OUTSIDE
 from theorems.collapse.balancedness_identity import symbolic_identity_residual
 
@@ -68,14 +69,33 @@ def test_lemma_f_holds_at_any_decay():
         assert run_check(stationary, {"weight_decay": decay}).outcome == PASS
 
 
-@pytest.mark.parametrize("seed", [10, 25])
+@pytest.mark.parametrize("seed", [5, 21])
 def test_flow_order_halves_eta_further_where_eta_over_8_is_not_yet_in_regime(seed):
-    """On these seeds the orders' changes from eta to eta/8 do not halve (they were left unresolved before); the
+    """On these seeds Richardson's remainder (c_1 - 2 c_2)/3 from the orders up to eta/8 exceeds its budget; the
     checker halves eta further (up to eta/64) and resolves order 1 from the last four errors."""
     verdict = run_check(registry.checker("balancedness-recurrence"), seed=seed, fidelity="quick")
     flow = next(p for p in verdict.predictions if p.name == "gradient-flow")
     assert flow.outcome == PASS and abs(flow.observed - 1) < ORDER_ACCURACY  # the reader's stated accuracy
     assert any(f"eta/1 to eta/{last};" in flow.method for last in (16, 32, 64)), flow.method
+
+
+def test_richardson_is_trusted_only_when_its_remainder_is_within_budget():
+    """(c_1 - 2 c_2)/3 is the Richardson value's remainder for orders p + a eta + b eta^2: exact on such orders,
+    and the reader's criterion. The changes that let width = 200 extrapolate to 1.15 under the old ratio window
+    (orders 3.1495, 2.0838, 1.6180: ratio 2.29) leave a remainder of 0.045 and are refused; seed 0's are accepted."""
+    p, a, b, eta = 1.0, 0.7, -3.0, 0.02
+    orders = np.array([p + a * (eta / 2**j) + b * (eta / 2**j) ** 2 for j in range(3)])
+    changes = orders[:-1] - orders[1:]
+    assert (changes[0] - 2 * changes[1]) / 3 == pytest.approx(-(2 * orders[2] - orders[1] - p), rel=1e-9)
+    assert not balancedness_recurrence_checker._in_regime(np.array([3.1495 - 2.0838, 2.0838 - 1.6180]))
+    assert balancedness_recurrence_checker._in_regime(np.array([1.0565 - 1.0269, 1.0269 - 1.0131]))
+
+
+def test_a_run_whose_orders_stay_out_of_regime_is_unresolved_not_failed():
+    """At width = 200 the orders keep a remainder of 0.026 down to eta/64: inconclusive, with the way out."""
+    verdict = run_check(registry.checker("balancedness-recurrence"), {"width": "200"}, fidelity="quick")
+    flow = next(p for p in verdict.predictions if p.name == "gradient-flow")
+    assert flow.outcome == INCONCLUSIVE and "a smaller learning_rate would resolve it" in flow.message
 
 
 @pytest.mark.parametrize("decay", ["0.01", "0.1", "2"])
