@@ -14,6 +14,7 @@ from checkers.collapse.small_network import residual as _residual
 from checkers.stats import FAIL, INCONCLUSIVE, PASS
 from checkers.verdict import OUTSIDE
 from theorems.collapse.balancedness_identity import symbolic_identity_residual
+from theorems.errors import InvalidInput
 
 CHECKER = registry.checker("balancedness-recurrence")
 
@@ -105,3 +106,27 @@ def test_lemma_f_bound_is_attained_at_a_zero_first_layer_and_a_rank_one_second(d
     verdict = run_check(registry.checker("stationary-balanced"), {"weight_decay": decay})
     bound = next(p for p in verdict.predictions if p.name == "near-stationary-bound")
     assert bound.outcome == PASS and abs(bound.tightness["attainable"] - 1) < 1e-12
+
+
+def test_a_diverged_run_is_no_evidence_and_a_degenerate_flow_has_no_order():
+    """eta = lambda = 10 overflows the floor's run: no observation, not a failed bound. With flow_time = 0 GD and the
+    flow agree exactly at every eta, so there is no order to read: unresolved, with the reason."""
+    diverged = run_check(registry.checker("balancedness-recurrence"),
+                         {"learning_rate": "10", "weight_decay": "10"}, fidelity="quick")
+    floor = next(p for p in diverged.predictions if p.name == "floor")
+    assert floor.outcome == INCONCLUSIVE and "diverged" in floor.message
+    still = run_check(registry.checker("balancedness-recurrence"), {"flow_time": "0"}, fidelity="quick")
+    flow = next(p for p in still.predictions if p.name == "gradient-flow")
+    assert flow.outcome == INCONCLUSIVE and "no order can be read" in flow.message
+
+
+def test_parameters_the_check_cannot_honour_are_refused_with_the_reason():
+    """A zero step and a precision whose stated residual 10^(5 - digits) underflows float64 are outside the
+    parameters' domains; a flow comparison of 25 million steps is refused when it is sized, with the way out."""
+    checker = registry.checker("balancedness-recurrence")
+    for parameters in ({"learning_rate": "0"}, {"digits": "301"}):
+        with pytest.raises(InvalidInput, match="outside its domain"):
+            run_check(checker, parameters, fidelity="quick")
+    with pytest.raises(InvalidInput, match="raise learning_rate or lower flow_time"):
+        run_check(checker, {"learning_rate": "1e-6"}, fidelity="quick")
+    assert run_check(checker, {"digits": "300"}, fidelity="quick").outcome == PASS

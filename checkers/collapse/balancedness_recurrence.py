@@ -19,6 +19,7 @@ from checkers.collapse.small_network import (
     residual,
 )
 from theorems.collapse import balancedness_recurrence
+from theorems.errors import InvalidInput
 from theorems.formula import to_mpf
 from theorems.statement import Instance
 
@@ -71,6 +72,11 @@ def _flow_errors(instance: Instance, seed: np.random.SeedSequence):
     start, x, y = network(instance, seed)
     base = float(instance["learning_rate"])
     first_steps = max(int(round(float(instance["flow_time"]) / base)), 1)
+    if first_steps > MAX_FIRST_FLOW_STEPS:
+        raise InvalidInput(f"the gradient-flow comparison runs flow_time/learning_rate = {first_steps} steps at its "
+                           f"coarsest eta, and up to {2 ** (MAX_FLOW_LEVELS - 1)} times as many as it halves eta; "
+                           f"above {MAX_FIRST_FLOW_STEPS} that takes minutes to hours: raise learning_rate or lower "
+                           "flow_time")
     flow_decay = float(instance.constant("flow_decay"))
     initial = imbalance(start)
     for level in range(MAX_FLOW_LEVELS):
@@ -94,6 +100,8 @@ def read_floor(instance: Instance, budget: Budget, seed: np.random.SeedSequence)
 # and the extrapolated orders of seeds 0..11 lie within 0.002 of 1.
 ORDER_ACCURACY = 0.01
 REMAINDER_BUDGET = ORDER_ACCURACY / 5
+# 40 times the default's 500 steps: at most 1.3 million small steps at eta/64 (tens of seconds)
+MAX_FIRST_FLOW_STEPS = 20_000
 
 
 def _in_regime(changes: np.ndarray) -> bool:
@@ -109,6 +117,9 @@ def read_gradient_flow(instance: Instance, budget: Budget, seed: np.random.SeedS
     used."""
     flow = _flow_errors(instance, seed)
     errors = [next(flow) for _ in range(FLOW_LEVELS)]
+    if min(errors) == 0:
+        raise Unresolved("GD meets the flow exactly at some eta (errors " + ", ".join(f"{e:.3g}" for e in errors)
+                         + "): flow_time = 0, or D has decayed below float64's range, so no order can be read")
     while True:
         orders = np.log2(np.array(errors[-4:-1]) / np.array(errors[-3:]))
         changes = orders[:-1] - orders[1:]

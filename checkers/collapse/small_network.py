@@ -10,6 +10,7 @@ from __future__ import annotations
 import mpmath
 import numpy as np
 
+from theorems.errors import NumericalError
 from theorems.statement import Instance
 
 INPUTS, OUTPUTS, SAMPLES, HIDDEN = 4, 3, 6, 4
@@ -72,13 +73,17 @@ def imbalance(weights):
 
 
 def descend(instance: Instance, weights, x, y, eta: float, steps: int, visit=None):
-    """`steps` GD steps with weight decay on the small network; `visit(weights, grads)` sees each state."""
+    """`steps` GD steps with weight decay on the small network; `visit(weights, grads)` sees each state. A run
+    whose weights overflow is no evidence about the law it tests: it raises NumericalError."""
     lam = float(instance["weight_decay"])
-    for _ in range(steps):
+    for step in range(steps):
         grads = gradients(weights, x, y, instance["between"], np)
         if visit is not None:
             visit(weights, grads)
         weights = [(1 - eta * lam) * w - eta * g for w, g in zip(weights, grads)]
+        if not all(np.isfinite(w).all() for w in weights):
+            raise NumericalError(f"gradient descent diverged at step {step + 1} (eta = {eta:g}, lambda = {lam:g}): "
+                                 "lower the learning rate or the weight decay")
     return weights
 
 

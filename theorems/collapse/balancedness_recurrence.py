@@ -90,14 +90,15 @@ THEOREM = Theorem(
               "D = W_{l+1}^T W_{l+1} - W_l W_l^T; hence the floor bound, and D(t) = exp(-2 lambda t) D(0) under the "
               "flow",
     parameters=(
-        Parameter(name="learning_rate", description="step size eta", kind="real", default="0.05", lower=0.0,
+        Parameter(name="learning_rate", description="step size eta", kind="real", default="0.05", lower=1e-6,
                   upper=10.0),
         Parameter(name="weight_decay", description="lambda of the penalty (lambda/2)||W||^2", kind="real",
                   default="0.01", lower=0.0, upper=10.0),
         BETWEEN,
         WIDTH,
-        Parameter(name="digits", description="mpmath precision of the exact-arithmetic check", kind="integer",
-                  default="50", lower=20, upper=500),
+        Parameter(name="digits", description="mpmath precision of the exact-arithmetic check (its stated residual "
+                  "10^(5 - digits) must be a float64 above 1e-300, the verdict's own arithmetic)", kind="integer",
+                  default="50", lower=20, upper=300),
         Parameter(name="flow_time", description="time t of the gradient-flow comparison (k eta = t)", kind="real",
                   default="25", lower=0.0, upper=1000.0),
     ),
