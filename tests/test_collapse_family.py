@@ -4,7 +4,7 @@ inequality mutant within the default example budget (spec 7.3)."""
 import pytest
 
 from checkers import registry
-from checkers.check import FIDELITIES, Budget
+from checkers.check import FIDELITIES, Budget, run_check
 from checkers.collapse import collapse_training as collapse_training_checker
 from checkers.collapse import head_conditioning as head_conditioning_checker
 from checkers.collapse import head_search
@@ -13,6 +13,7 @@ from checkers.collapse import nc2_bracket as nc2_checker
 from checkers.collapse import nc3_bound as nc3_checker
 from checkers.collapse import pseudo_inverse_features as pseudo_inverse_checker
 from checkers.search import search_counterexample
+from checkers.stats import INCONCLUSIVE
 from tests.main_job import MAIN_JOB, quick_verdict
 from theorems.collapse import (
     collapse_training,
@@ -22,6 +23,7 @@ from theorems.collapse import (
     nc3_bound,
     pseudo_inverse_features,
 )
+from theorems.errors import InvalidInput
 
 DEFAULT_BUDGET = head_search.BASE_EXAMPLES * 4  # default fidelity: level 2
 
@@ -106,6 +108,18 @@ def test_the_timescale_ratio_is_claimed_from_lambda_0_02_and_says_why_not_below(
             assert "weight_decay >= 0.02" in reason
         others = [p for p in collapse_training.THEOREM.predictions if p.name != "timescales"]
         assert all(p.applies(instance) is None for p in others)
+
+
+def test_a_diverged_training_run_is_no_evidence_and_a_run_of_hours_is_refused():
+    """At eta = 0.005, lambda = 0.5 GD diverges within 40 steps: every prediction is inconclusive with the reason
+    (an SVD of the overflowed weights was an internal error). lambda = 0.001 at the default eta asks for 6 million
+    steps a run: refused before anything runs, with the way out."""
+    checker = registry.checker("collapse-training")
+    verdict = run_check(checker, {"learning_rate": "0.005", "weight_decay": "0.5"}, fidelity="quick")
+    assert verdict.outcome == INCONCLUSIVE
+    assert all(p.outcome == INCONCLUSIVE and "diverged" in p.message for p in verdict.predictions)
+    with pytest.raises(InvalidInput, match="raise learning_rate or weight_decay, or shorten horizon"):
+        run_check(checker, {"weight_decay": "0.001"}, fidelity="quick")
 
 
 def test_the_deeper_head_claim_compares_the_extreme_depths_and_reports_the_steps():

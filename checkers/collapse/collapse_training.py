@@ -17,7 +17,7 @@ from checkers.collapse.training import Network, gaussian_classes, train
 from checkers.shared_draws import cached
 from theorems.collapse import collapse_training
 from theorems.collapse.bounds import nc2_bracket, nc2_perturbation
-from theorems.errors import NumericalError
+from theorems.errors import InvalidInput, NumericalError
 from theorems.statement import Instance
 
 FIRST_WIDTHS = (8, 64, 32)
@@ -27,6 +27,9 @@ PER_CLASS = 10
 # eta; twenty steps at eta/10 bring eps1 below 8 there. They are under 0.1% of a run, before every window the
 # predictions read (docs/derivations/collapse.md#collapse-training).
 WARMUP_STEPS, WARMUP_DIVISOR = 20, 10.0
+# The longest run the check makes: 3/(eta lambda) at the default eta and the spec's lambda = 0.01, about a minute a
+# run here (six runs at quick fidelity, twelve at default). A run of hours is refused, not started.
+MAX_STEPS = 600_000
 
 
 @cached(maxsize=8)
@@ -40,16 +43,21 @@ def run(learning_rate: float, weight_decay: float, horizon: float, activation: s
     linear_pairs = range(network.nonlinear_layers, network.depth - 1)  # D_l with W_l's output linear into W_{l+1}
     eps1, imbalance = np.empty(steps + 1), np.empty((steps + 1, len(linear_pairs)))
 
+    def diverged(step):
+        return NumericalError(f"gradient descent diverged by step {step} (L2 = {depth}, eta = {learning_rate}); "
+                              "lower the learning rate")
+
     def every_step(step, weights, grads, representations):
         if not np.isfinite(eps1[step - 1] if step else 0.0):
-            raise NumericalError(f"gradient descent diverged at step {step} (L2 = {depth}, eta = {learning_rate}); "
-                                 "lower the learning rate")
+            raise diverged(step)
         eps1[step] = np.linalg.norm(representations[-1] - targets)
         for column, pair in enumerate(linear_pairs):
             upper, lower = weights[pair + 1], weights[pair]
             imbalance[step, column] = np.linalg.norm(upper.T @ upper - lower @ lower.T)
 
     def observe(step, weights, grads, representations):
+        if not np.isfinite(representations[-1]).all():  # before any SVD of overflowed weights
+            raise diverged(step)
         last, previous = weights[-1], weights[-2]
         singular = np.linalg.svd(last, compute_uv=False)
         hidden = representations[-3]  # Z_{L-2}
@@ -88,6 +96,11 @@ def run(learning_rate: float, weight_decay: float, horizon: float, activation: s
 
 
 def _runs(instance: Instance, seed: np.random.SeedSequence, depths) -> dict[int, dict]:
+    steps = round(float(instance["horizon"]) / (float(instance["learning_rate"]) * float(instance["weight_decay"])))
+    if steps > MAX_STEPS:
+        raise InvalidInput(f"a run of horizon/(learning_rate x weight_decay) = {steps} steps is above the "
+                           f"{MAX_STEPS} this check makes (about a minute a run, and it makes six at quick fidelity): "
+                           "raise learning_rate or weight_decay, or shorten horizon")
     entropy = tuple(int(v) for v in seed.generate_state(4))
     return {depth: run(float(instance["learning_rate"]), float(instance["weight_decay"]), float(instance["horizon"]),
                        instance["activation"], depth, entropy) for depth in depths}
