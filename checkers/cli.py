@@ -354,7 +354,13 @@ def _show(arguments) -> int:
         parameters = theorem.mutant_parameters(arguments.mutant, parameters)
         theorem = theorem.mutated(arguments.mutant)
     instance = theorem.instance(parameters, dict(arguments.overrides), digits=arguments.digits)
-    constants, changed = instance.constants, instance.changed_constants
+    undefined = None
+    try:
+        constants, changed = instance.constants, instance.changed_constants
+    except ArithmeticError as error:  # outside the assumptions a statement may be undefined; inside, it is a bug
+        if not instance.assumption_failures():
+            raise
+        constants, changed, undefined = {}, {}, str(error)
     moved = {m.name: _mutant_distance(theorem, m.name) for m in theorem.mutants}
     simulated = {m.name: _simulated_by(checker, theorem, instance, m.name) for m in theorem.mutants}
     descriptions = {node.name: node.description for node in instance.graph}
@@ -372,6 +378,7 @@ def _show(arguments) -> int:
                        "description": descriptions[name],
                        "depends_on": list(next(n.depends_on for n in instance.graph if n.name == name)),
                        "status": changed.get(name, "derived")} for name, q in constants.items()],
+        "constants_undefined": undefined,
         "predictions": [{"name": p.name, "kind": p.kind, "statement": p.statement,
                          "resolution": _resolution_or_none(p, instance),
                          "resolution_reason": p.resolution_reason and p.resolution_reason.to_dict()}
@@ -402,6 +409,8 @@ def _show(arguments) -> int:
         print(f"    ! {failure['assumption']} fails here: {failure['reason']}")
     print(f"  checked by: {data['simulation']} (checkers/{data['family']}/)")
     print(f"  constants ({arguments.digits} digits; exact form where one exists):")
+    if undefined is not None:
+        print(f"    undefined here, outside the assumptions: {undefined}")
     for c in data["constants"]:
         exact = f"  = {c['exact']}" if c["exact"] is not None else ""
         status = "" if c["status"] == "derived" else f"  ({c['status']})"

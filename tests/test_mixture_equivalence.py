@@ -105,3 +105,20 @@ def test_an_override_of_the_rest_reaches_the_simulation():
 def test_outside_assumptions_says_why(parameters, overrides, reason):
     failures = THEOREM.instance(parameters, overrides).assumption_failures()
     assert any(reason in text for _, text in failures)
+
+
+def test_beta_one_is_outside_the_assumptions_where_the_degree_is_unbounded(capsys):
+    """ceil(beta/(1 - beta)) has no value at beta = 1 (a ZeroDivisionError was an internal error, exit 4): the check
+    says outside the assumptions, with both reasons, and `show` says the constants are undefined there."""
+    from checkers import registry
+    from checkers.check import run_check
+    from checkers.cli import main
+    from checkers.verdict import OUTSIDE
+
+    with pytest.raises(OverflowError, match="unbounded at beta = 1"):
+        hermite_degree(1.0)
+    verdict = run_check(registry.checker("mixture-equivalence"), {"beta": "1"}, fidelity="quick")
+    assert verdict.outcome == OUTSIDE
+    assert [name for name, _ in verdict.assumption_failures] == ["strength", "integer-degree"]
+    assert main(["show", "mixture-equivalence", "--param", "beta=1"]) == 0
+    assert "undefined here, outside the assumptions: ceil(beta/(1 - beta)) is unbounded" in capsys.readouterr().out

@@ -125,7 +125,10 @@ class Assumption:
 def integer_constant(name: str, lower: int, upper: int) -> Assumption:
     """The assumption that the named constant (a degree, a count) is an integer in lower..upper."""
     def check(instance: "Instance") -> str | None:
-        value = float(instance.constant(name))
+        try:
+            value = float(instance.constant(name))
+        except ArithmeticError as error:  # e.g. a degree that is unbounded at the edge of a parameter's domain
+            return f"{name} is undefined here: {error}"
         if value != int(value) or not lower <= value <= upper:
             return f"{name} = {value} must be an integer in {lower}..{upper}"
         return None

@@ -90,7 +90,10 @@ MAX_DEGREE = 4
 
 
 def hermite_degree(beta: float) -> int:
-    """D = ceil(beta/(1 - beta)): degree D for beta in ((D - 1)/D, D/(D + 1)] (at least 1)."""
+    """D = ceil(beta/(1 - beta)): degree D for beta in ((D - 1)/D, D/(D + 1)] (at least 1); unbounded at beta = 1
+    (OverflowError, which the degree's assumption reports)."""
+    if beta >= 1:
+        raise OverflowError(f"ceil(beta/(1 - beta)) is unbounded at beta = {beta:g}")
     return max(math.ceil(beta / (1 - beta) - 1e-12), 1)
 
 
