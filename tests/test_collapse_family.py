@@ -122,6 +122,18 @@ def test_a_diverged_training_run_is_no_evidence_and_a_run_of_hours_is_refused():
         run_check(checker, {"weight_decay": "0.001"}, fidelity="quick")
 
 
+def test_the_exact_root_holds_where_float64_cannot_resolve_kappa_of_the_product():
+    """kappa = 100 at depth 8: kappa(A) = 1e16, where float64's smallest singular value of the product is off by
+    about its own size (float64 read a residual of 0.0075 and failed the identity). In mpmath at 52 digits the
+    residual is at round-off, and the wrong root exponent is still rejected there."""
+    instance = head_conditioning.THEOREM.instance({"kappa": "100", "depth": "8", "classes": "8"})
+    exact = head_conditioning_checker.read_exact_root(instance, None, None)
+    assert abs(exact.value) < 1e-20 and "52 digits" in exact.method
+    wrong = head_conditioning.THEOREM.mutated("root-exponent-off").instance({"kappa": "100", "depth": "8",
+                                                                              "classes": "8"})
+    assert abs(head_conditioning_checker.read_exact_root(wrong, None, None).value) > 0.1
+
+
 def test_the_deeper_head_claim_compares_the_extreme_depths_and_reports_the_steps():
     """The run that failed the monotone claim (lambda = 0.1, root seed 2000): NC2_J rose 4.1% from L2 = 2 to 3 but
     fell 14.2% from 2 to 5. The claim compares 2 with 5 (docs/derivations/collapse.md#collapse-training), and the

@@ -215,14 +215,17 @@ def measure_head(head: Head, backend=Float64) -> dict:
     }
 
 
-def generate_chain(rng: np.random.Generator, *, widths: tuple[int, ...], kappa: float, scale: float,
-                   perturbation: float) -> list[np.ndarray]:
+def generate_chain(rng: np.random.Generator, backend=Float64, *, widths: tuple[int, ...], kappa: float,
+                   scale: float, perturbation: float) -> list[np.ndarray]:
     """A head W_1..W_L2 (W_j of shape widths[j] x widths[j-1], widths[-1] = K) that is exactly balanced,
     W_j = U_j diag(sigma) U_{j-1}^T with orthonormal columns U_j (docs/derivations/collapse.md#nc1-bound), plus Gaussian
-    perturbations of operator size about `perturbation` x scale."""
+    perturbations of operator size about `perturbation` x scale; in float64, or in mpmath at the caller's
+    precision (the same draws)."""
     classes = widths[-1]
-    singular = scale * kappa ** -(np.arange(classes) / (classes - 1))
-    frames = [Float64.orthonormal(rng.standard_normal((width, classes))) for width in widths]
+    exponents = np.arange(classes) / (classes - 1)
+    singular = scale * kappa ** -exponents if backend is Float64 else \
+        np.array([mpmath.mpf(scale) * mpmath.mpf(kappa) ** -mpmath.mpf(e) for e in exponents], dtype=object)
+    frames = [backend.orthonormal(rng.standard_normal((width, classes))) for width in widths]
     chain = []
     for j in range(1, len(widths)):
         exact = frames[j] * singular @ frames[j - 1].T

@@ -68,13 +68,15 @@ THEOREM = Theorem(
                                                       "reaches 0.9999995 of delta"),
                    resolution=lambda instance: 1e-6),
         Prediction(name="exact-root", kind="identity",
-                   statement="an exactly balanced chain: kappa(W_L) = kappa(A)^(1/L2), relative residual in float64 "
+                   statement="an exactly balanced chain: kappa(W_L) = kappa(A)^(1/L2), relative residual in mpmath "
                              "<= 1e-10",
                    predict=_root_target,
                    resolution_reason=ResolutionReason("numerical-accuracy",
                                                       "at exact balance kappa(W_L) = kappa(A)^(1/L2) is computed in "
-                                                      "float64 from singular values accurate to about 1e-13 "
-                                                      "relative; 1e-10 leaves room"),
+                                                      "mpmath at 20 + 2 L2 log10(kappa) digits (the singular values "
+                                                      "come from a Gram matrix of condition kappa^(2 L2)), so the "
+                                                      "residual is near 1e-20; 1e-10 leaves room, and float64, "
+                                                      "accurate to 1e-16 kappa^L2, would not at large kappa^L2"),
                    resolution=lambda instance: 1e-10),
     ),
     nearness=Nearness("tightness", "delta-ten-percent-low, the search reaching 0.9999995 of delta"),
