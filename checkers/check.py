@@ -261,6 +261,13 @@ def _run_check(checker: Checker, parameters: Mapping[str, Any] | None, overrides
         elapsed_seconds=time.perf_counter() - started, mutant=mutant, expected_failure=theorem.expected_failure)
 
 
+def _not_a_number(observation: Estimate | Exact) -> bool:
+    """Whether an observation's value (or an estimate's standard error) is NaN."""
+    numbers = [observation.value] + ([observation.standard_error] if isinstance(observation, Estimate) else [])
+    return any(mpmath.isnan(number) if isinstance(number, mpmath.mpf) else math.isnan(float(number))
+               for number in numbers)
+
+
 def _mutant_versions(instance: Instance) -> dict[str, Instance]:
     """The instance as each mutant states it, for the mutants that change what is predicted (constants,
     definitions, predictions), built once per check; none on a mutant's own run or under an override."""
@@ -351,6 +358,10 @@ def _check_prediction(checker: Checker, instance: Instance, prediction: Predicti
         if not isinstance(observation, (Estimate, Exact)):
             raise CheckError(instance.theorem.id, prediction.name,
                              TypeError(f"the reader returned {type(observation).__name__}, not an Estimate or Exact"))
+        if _not_a_number(observation):  # NaN compares false with every bound, so it would pass: a reader whose
+            # arithmetic broke down says so (NumericalError, with the reason); a NaN that reaches here is a bug
+            raise CheckError(instance.theorem.id, prediction.name,
+                             ValueError(f"the reader returned NaN ({observation.method})"))
         if isinstance(observation, Exact):
             comparison = compare_exact(observation.value, target.lower, target.upper,
                                        tolerance=observation.tolerance, resolution=resolution)

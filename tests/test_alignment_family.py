@@ -91,3 +91,21 @@ def test_the_order_is_not_resolved_where_the_moderate_epsilons_do_not_align():
     order = next(p for p in verdict.predictions if p.name == "correction-order")
     assert order.outcome == "inconclusive" and "at log epsilon -2" in order.message
     assert "not yet small initializations" in order.message
+
+
+def test_checks_that_work_with_epsilon_itself_stop_where_epsilon_squared_underflows():
+    """directional-dynamics' and conservation-law's bounds are in epsilon^2: at log epsilon = -1e6 it is 0 in
+    float64 and their margins read NaN (which once passed). They stop at -300; the checks that work in log epsilon
+    keep -1e6."""
+    from checkers import registry
+    from theorems.errors import InvalidInput
+
+    for name in ("directional-dynamics", "conservation-law"):
+        theorem = registry.checker(name).theorem
+        assert theorem.parameter("log_epsilon").lower == -300
+        with pytest.raises(InvalidInput, match="outside its domain"):
+            theorem.instance({"log_epsilon": "-301"})
+    assert registry.checker("early-alignment").theorem.parameter("log_epsilon").lower == -1e6
+    verdict = run_check(registry.checker("directional-dynamics"), {"log_epsilon": "-300"}, fidelity="quick")
+    assert verdict.outcome == "pass"
+    assert all(math.isfinite(p.observed) for p in verdict.predictions)

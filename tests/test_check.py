@@ -8,7 +8,8 @@ import pytest
 
 from checkers import registry
 from checkers.check import FIDELITIES, Budget, Checker, Exact, Tightness, _tightness, bracket_share, run_check
-from theorems.errors import DeclarationError, NumericalError
+from checkers.stats import Estimate
+from theorems.errors import CheckError, DeclarationError, NumericalError
 
 
 def test_the_share_of_a_bracket_is_measured_from_its_centre_on_the_side_the_value_lies():
@@ -97,3 +98,17 @@ def test_a_budget_doubled_per_stage_starts_each_fidelity_at_sqrt_2_per_level_and
         fidelity = FIDELITIES[name]
         assert [Budget(fidelity, stage).doubled_per_stage(16) for stage in range(fidelity.stages)] == \
             [16 * factor for factor in factors]
+
+
+@pytest.mark.parametrize("observation", [Exact(mpmath.mpf("nan"), 1e-9, "an mpf NaN"),
+                                         Exact(float("nan"), 1e-9, "a float NaN"),
+                                         Estimate(0.5, float("nan"), 10, 11)])
+def test_a_nan_observation_is_a_bug_never_a_pass(observation):
+    """NaN compares false with every bound, so a NaN margin once passed (directional-dynamics at log epsilon =
+    -1e6, where epsilon^2 underflowed). A reader whose arithmetic breaks down raises NumericalError with the
+    reason; a NaN that reaches the verdict is an internal error (exit 4)."""
+    plain = registry.checker("dual-kernel")
+    broken = Checker(theorem=plain.theorem, simulation=plain.simulation,
+                     readers={**plain.readers, "monte-carlo": lambda instance, budget, seed: observation})
+    with pytest.raises(CheckError, match="returned NaN"):
+        run_check(broken, {"activation": "tanh", "rho": "0.7"}, fidelity="quick")

@@ -238,12 +238,18 @@ def theorem1_constants(x, y, directions, signs) -> dict[str, float]:
             "alpha": (mu * x_min) ** 2 / (32 * x_max), "x_max": x_max, "x_min": x_min, "w_max": w_max}
 
 
+# The smallest log epsilon of a check that works with epsilon itself, not its logarithm: its bounds are in
+# epsilon^2, which must stay a normal float64 (e^-600 = 3e-261); below it they underflow to 0 and compare as NaN
+LINEAR_EPSILON_LOWER = -300.0
+
+
 def flow_parameters(*, per_class: str = "3", dimension: str = "3", width: str = "8",
-                    log_epsilon: str | None = "-14", loss: str = "exponential"):
+                    log_epsilon: str | None = "-14", loss: str = "exponential", log_epsilon_lower: float = -1e6):
     """The parameters shared by the trajectory theorems: the reference data of docs/derivations/alignment.md#polar-form
     (deterministic, see
     `reference_data`), the deterministic W0 of `initial_directions`, W(0) = epsilon W0 given by log epsilon
-    (left out with log_epsilon=None, for the theorems that sweep epsilon themselves)."""
+    (left out with log_epsilon=None, for the theorems that sweep epsilon themselves), from `log_epsilon_lower`:
+    -1e6 where the check works in log epsilon, LINEAR_EPSILON_LOWER where it works with epsilon itself."""
     from theorems.statement import Parameter
     return (
         Parameter(name="per_class", description="points per class (n = 2 per_class)", kind="integer",
@@ -256,7 +262,7 @@ def flow_parameters(*, per_class: str = "3", dimension: str = "3", width: str = 
                   default="0", lower=0, upper=1000),
         *([Parameter(name="log_epsilon", description="log epsilon, the initialization scale W(0) = epsilon W0",
                      kind="real", default=log_epsilon,
-                     lower=-1e6, upper=2.0)] if log_epsilon is not None else []),
+                     lower=log_epsilon_lower, upper=2.0)] if log_epsilon is not None else []),
         Parameter(name="loss",
                   description="exponential, logistic (the paper's 2 log(1 + e^-yf)), plain-logistic or square",
                   kind="choice", default=loss, choices=LOSSES),

@@ -30,7 +30,7 @@ import itertools
 import sympy
 
 from theorems.activations import z
-from theorems.alignment.common import flow_parameters, separable_data
+from theorems.alignment.common import LINEAR_EPSILON_LOWER, flow_parameters, separable_data
 from theorems.hermite import Quantity
 from theorems.statement import (
     Assumption,
@@ -90,7 +90,7 @@ THEOREM = Theorem(
     parameters=(
         Parameter(name="activation", description="a 1-homogeneous activation (relu, leaky relu)", kind="activation",
                   default="relu"),
-        *flow_parameters(log_epsilon="-1"),
+        *flow_parameters(log_epsilon="-1", log_epsilon_lower=LINEAR_EPSILON_LOWER),
         Parameter(name="step_size", description="eta of the GD run", kind="real", default="0.02", lower=1e-6,
                   upper=1.0),
     ),

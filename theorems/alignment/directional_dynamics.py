@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import sympy
 
-from theorems.alignment.common import SEPARABLE, flow_parameters, instance_data
+from theorems.alignment.common import LINEAR_EPSILON_LOWER, SEPARABLE, flow_parameters, instance_data
 from theorems.statement import (
     Assumption,
     Constant,
@@ -95,7 +95,7 @@ THEOREM = Theorem(
     statement="||d/dt w^_j - s_j P x_a(w_j)|| <= 2 n X_max max|f| when max|f| <= 1; for t <= T: ||w_j||^2 <= "
               "2 eps W_max^2/sqrt(h), |f| <= 2 eps sqrt(h) X_max W_max^2, error of (4) <= 4 eps n sqrt(h) X_max^2 "
               "W_max^2",
-    parameters=flow_parameters(log_epsilon="-10"),
+    parameters=flow_parameters(log_epsilon="-10", log_epsilon_lower=LINEAR_EPSILON_LOWER),
     assumptions=(SEPARABLE,
                  Assumption(name="small-initialization", statement="epsilon <= 1/(4 sqrt(h) X_max W_max^2)",
                             check=_small_enough),
