@@ -1,6 +1,8 @@
 """gaussian-equivalence beyond its contract tests: where its gap's trend lies, and what its verdict says outside
 eta = Theta(1)."""
 
+import pytest
+
 from checkers import registry
 from checkers.check import run_check
 from checkers.stats import FAIL
@@ -41,3 +43,12 @@ def test_the_split_puts_the_finite_size_trend_in_the_part_that_depends_on_w1_alo
     network, moments = np.array(network), np.array(moments)
     assert abs(network.mean()) <= 4.5 * network.std(ddof=1) / np.sqrt(48)
     assert -0.04 < moments.mean() < -0.025 and moments.std(ddof=1) < network.std(ddof=1) / 2
+
+
+def test_sizes_whose_matrices_exhaust_memory_are_refused_before_the_first_draw():
+    """psi2 = 50 is in the theorem's domain, but at d = 400 it asks for a 20 000 x 20 000 covariance: refused with
+    the sizes before any draw (it used to run until memory or patience ran out)."""
+    from theorems.errors import InvalidInput
+
+    with pytest.raises(InvalidInput, match="20000 x 20000 float64 matrix .* lower psi1 or psi2"):
+        run_check(registry.checker("gaussian-equivalence"), {"psi2": "50"}, fidelity="quick")

@@ -100,6 +100,8 @@ def _per_size(instance: Instance, budget: Budget, seed: np.random.SeedSequence, 
     constants of `equivalent_of` (default: the instance's, a mutant's or an override's where given). Size d draws
     from the same child of `seed` whichever sizes are asked for."""
     equivalent_of = equivalent_of or instance
+    for dimension in MOMENT_SIZES:  # every size's matrices must fit (InvalidInput), before the first draw
+        setting_for(instance, dimension)
     parameters = tuple(sorted(instance.describe_parameters().items()))
     factor = 2 ** budget.level
     size_seeds = dict(zip(MOMENT_SIZES, seed.spawn(len(MOMENT_SIZES))))

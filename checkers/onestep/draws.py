@@ -7,15 +7,29 @@ import numpy as np
 
 from checkers.convergence import require_decaying_correction, require_small_expansion_parameter
 from checkers.onestep.simulation import OneStepSetting
+from theorems.errors import InvalidInput
 from theorems.onestep import common as onestep
 from theorems.statement import Instance
 
+# The largest float64 matrix a draw may form (n x N features, N x N Gram or covariance, n x d data): 2 GiB. The
+# ratios' domains reach psi2 = 50, which at d = 800 asks for a 40 000 x 40 000 covariance (12.8 GB), past any
+# machine this runs on; such a request is refused with the sizes, not left to exhaust memory.
+MAX_MATRIX_ENTRIES = 2**28
+
 
 def setting_for(instance: Instance, dimension: int, **extra) -> OneStepSetting:
-    return OneStepSetting(samples=max(2, round(float(instance["psi1"]) * dimension)), dimension=dimension,
-                          width=max(2, round(float(instance["psi2"]) * dimension)),
-                          activation=instance["activation"], teacher=instance["teacher"],
-                          noise=float(instance["noise"]), **extra)
+    """The network's sizes at input dimension d: n = psi1 d samples, N = psi2 d neurons (InvalidInput where a draw's
+    largest matrix would exceed MAX_MATRIX_ENTRIES)."""
+    samples = max(2, round(float(instance["psi1"]) * dimension))
+    width = max(2, round(float(instance["psi2"]) * dimension))
+    rows, columns = max((samples, width), (width, width), (samples, dimension), key=lambda shape: shape[0] * shape[1])
+    if rows * columns > MAX_MATRIX_ENTRIES:
+        raise InvalidInput(f"psi1 = {instance['psi1']} and psi2 = {instance['psi2']} give n = {samples} samples and "
+                           f"N = {width} neurons at d = {dimension}: a {rows} x {columns} float64 matrix "
+                           f"({8 * rows * columns / 2**30:.1f} GiB) is above the {8 * MAX_MATRIX_ENTRIES / 2**30:.0f} "
+                           "GiB a draw may form here; lower psi1 or psi2")
+    return OneStepSetting(samples=samples, dimension=dimension, width=width, activation=instance["activation"],
+                          teacher=instance["teacher"], noise=float(instance["noise"]), **extra)
 
 
 def draw_generators(seed: np.random.SeedSequence, count: int) -> list[np.random.Generator]:
