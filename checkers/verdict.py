@@ -181,7 +181,8 @@ def describe_tightness(tightness: dict) -> str:
     if tightness.get("attainable") is not None:
         text += f"; a known construction attains {tightness['attainable']:.6g} ({tightness['construction']})"
     if ratio < LOOSE_RATIO and tightness.get("attainable") is None:
-        text += (f"; loose here: the larger side could be {1 / ratio:.3g} times smaller and the inequality would "
+        factor = f"{1 / ratio:.3g} times" if ratio > 0 else "any factor"  # 0: the smaller side vanished here
+        text += (f"; loose here: the larger side could be {factor} smaller and the inequality would "
                  "still hold, so this pass rejects only errors beyond that factor, not a near error of a few percent")
     return text
 

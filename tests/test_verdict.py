@@ -6,6 +6,9 @@ from checkers.verdict import PredictionResult, Verdict, describe_tightness
 def test_a_loose_inequality_says_what_its_pass_cannot_reject():
     loose = describe_tightness({"best_ratio": 0.01, "witness": "t = 3"})
     assert "loose here" in loose and "100 times smaller" in loose
+    # a ratio of 0 (collapse-training's head root at horizon 1: kappa(W_L) at its bracket's centre) is loose by any
+    # factor, not a division by zero (an internal error after every prediction had passed)
+    assert "could be any factor smaller" in describe_tightness({"best_ratio": 0.0, "witness": "t = 0"})
     sharp = describe_tightness({"best_ratio": 0.97, "witness": "t = 3"})
     assert "loose" not in sharp
     # a known construction says how tight the inequality can get; the search's ratio is then read beside it
