@@ -109,3 +109,15 @@ def test_checks_that_work_with_epsilon_itself_stop_where_epsilon_squared_underfl
     verdict = run_check(registry.checker("directional-dynamics"), {"log_epsilon": "-300"}, fidelity="quick")
     assert verdict.outcome == "pass"
     assert all(math.isfinite(p.observed) for p in verdict.predictions)
+
+
+def test_an_initialization_too_large_for_a_directional_phase_is_outside_the_assumptions():
+    """At log epsilon = 2 the window T = log(1/(sqrt(h) eps))/(4 n X_max) is negative: (7)/(8) claim nothing there.
+    The verdict says so, and the switch count over the empty window is 0 (it was an internal error)."""
+    from checkers import registry
+    from checkers.verdict import OUTSIDE
+
+    verdict = run_check(registry.checker("activation-monotonicity"), {"log_epsilon": "2"}, fidelity="quick")
+    assert verdict.outcome == OUTSIDE and verdict.assumption_failures[0][0] == "small-initialization"
+    keeps = next(p for p in verdict.predictions if p.name == "keeps-own-class")
+    assert keeps.observed == 0

@@ -14,7 +14,7 @@ from theorems.statement import Instance
 def switch_counts(patterns, signs, y, times, until: float, own_class_gains_allowed: bool) -> int:
     """Activation switches against (7)/(8) on the grid up to `until`: a neuron losing a point of its own class
     (y_i s_j > 0) or gaining one of the other class; optionally also gaining one of its own class."""
-    stop = int(np.searchsorted(times, until, side="right"))
+    stop = max(int(np.searchsorted(times, until, side="right")), 1)  # an empty window (T <= 0) has no switches
     before, after = patterns[: stop - 1], patterns[1:stop]
     own = (y[None, :] * signs[:, None]) > 0  # (h, n)
     lost_own = before & ~after & own

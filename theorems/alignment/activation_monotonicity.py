@@ -32,7 +32,16 @@ from theorems.alignment.common import (
     reference_data,
 )
 from theorems.hermite import Quantity
-from theorems.statement import Constant, Mutant, Nearness, Prediction, ResolutionReason, Target, Theorem
+from theorems.statement import (
+    Assumption,
+    Constant,
+    Mutant,
+    Nearness,
+    Prediction,
+    ResolutionReason,
+    Target,
+    Theorem,
+)
 
 FLOAT64_DIGITS = 15  # a few float64 operations on the data (a minimum of cosines, one quotient): 15 digits hold
 
@@ -53,6 +62,15 @@ CONSTANTS = (
 )
 
 
+def _window_exists(instance) -> str | None:
+    window = float(instance.constant("window"))
+    if window <= 0:
+        return (f"T = log(1/(sqrt(h) eps))/(4 n X_max) = {window:.4g} <= 0 at log epsilon = "
+                f"{instance['log_epsilon']}: the initialization is too large for a directional phase, so (7)/(8) "
+                "claim nothing")
+    return None
+
+
 THEOREM = Theorem(
     id="activation-monotonicity",
     title="V+- neurons keep their class and shed the other while (4) holds; regions are trapped after t1",
@@ -61,7 +79,9 @@ THEOREM = Theorem(
     statement="for t <= T no V+ neuron loses a positive point or gains a negative one (V- mirrored); after t1 "
               "S+, S- and S_dead are invariant",
     parameters=flow_parameters(log_epsilon="-30"),
-    assumptions=(SEPARABLE, MARGIN_LOSS),
+    assumptions=(SEPARABLE, MARGIN_LOSS,
+                 Assumption(name="small-initialization", statement="T > 0, i.e. epsilon < 1/sqrt(h)",
+                            check=_window_exists)),
     constants=CONSTANTS,
     predictions=(
         Prediction(name="keeps-own-class", kind="identity",
