@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from checkers.check import Budget
-from checkers.convergence import bounded_extrapolation
+from checkers.convergence import bounded_extrapolation, require_small_expansion_parameter
 from checkers.onestep.draws import require_extrapolable_step
 from checkers.onestep.simulation import OneStepSetting, one_step
 from checkers.stats import mean_estimate
@@ -63,6 +63,14 @@ def leading_coefficient_reader(step_part):
         draws = budget.scaled(16, 2 ** (1 / 3))
         what = f"ratios over {draws} network draws at each n = d = N, exact in x given the weights"
         require_extrapolable_step(instance, sizes, what=what)
+        # the class mean moves each neuron's preactivation by t_j m, t_j of variance mu1^2 n^(2 alpha - 1): the
+        # metrics' series in it (docs/derivations/elasticity.md#cohesion-separability), read as the theorem derives
+        # mu1, whatever a mutant states
+        mu1 = float(instance.derived_constants["mu1"].value)
+        require_small_expansion_parameter(similarity**2 * mu1**2 * sizes[0] ** (2 * alpha - 1), what=what,
+                                          where=f"n = {sizes[0]}",
+                                          parameter="the variance of a neuron's class-mean shift, m^2 mu1^2 "
+                                                    "n^(2 alpha - 1),")
         estimates = []
         for size, size_seed in zip(sizes, seed.spawn(len(sizes))):
             setting = OneStepSetting(samples=size, dimension=size, width=size, activation=instance["activation"],
