@@ -351,8 +351,11 @@ def _check_prediction(checker: Checker, instance: Instance, prediction: Predicti
             return PredictionResult(outcome=INCONCLUSIVE, message=f"no observation: {error}", **common)
         except Unresolved as reason:
             return PredictionResult(outcome=INCONCLUSIVE, message=f"not resolved at these sizes: {reason}", **common)
-        except InvalidInput:
-            raise
+        except InvalidInput as error:
+            if outside:  # a setting that does not exist outside the assumptions (m* orthonormal teachers in d < m*)
+                return PredictionResult(outcome=SKIPPED, message=f"not evaluated outside the assumptions: {error}",
+                                        **common)
+            raise  # inside them a request the check refuses (a run of hours, a matrix past memory): bad input
         except Exception as error:  # DeclarationError included
             raise CheckError(instance.theorem.id, prediction.name, error) from error
         if not isinstance(observation, (Estimate, Exact)):

@@ -104,3 +104,15 @@ def test_the_accuracy_bounds_a_geometric_iteration_and_refuses_one_that_does_not
         _settle(1.019, 1.01, 1.0)
     # settled to round-off: only round-off is claimed
     assert _settle(2.0, 2.0, 1.5) == (2.0, 1e-12)
+
+
+def test_more_teachers_than_dimensions_is_outside_the_assumptions_not_an_error():
+    """m* = 3 orthonormal teachers do not exist in d = 1: the verdict is outside the assumptions and each prediction
+    says why it was not evaluated (building the teachers was an internal error)."""
+    from checkers import registry
+    from checkers.check import run_check
+    from checkers.verdict import OUTSIDE, SKIPPED
+
+    verdict = run_check(registry.checker("local-recovery"), {"dimension": "1"}, fidelity="quick")
+    assert verdict.outcome == OUTSIDE
+    assert all(p.outcome == SKIPPED and "do not exist in d = 1" in p.message for p in verdict.predictions)

@@ -45,6 +45,7 @@ import math
 import numpy as np
 import sympy
 
+from theorems.errors import InvalidInput
 from theorems.hermite import Quantity
 from theorems.statement import (
     Assumption,
@@ -119,7 +120,10 @@ def recovery_metrics(a, weights, a_star, teacher, *, near_angle: float, up_to_si
 
 
 def teacher_layout(teacher_width: int, dimension: int):
-    """(a*, W*): orthonormal teacher directions e_1..e_m* and output weights spread over [0.8, 1.2]."""
+    """(a*, W*): orthonormal teacher directions e_1..e_m* and output weights spread over [0.8, 1.2]. There are no m*
+    orthonormal directions in d < m* dimensions (InvalidInput)."""
+    if teacher_width > dimension:
+        raise InvalidInput(f"m* = {teacher_width} orthonormal teachers do not exist in d = {dimension} dimensions")
     teacher = np.eye(dimension)[:teacher_width]
     a_star = np.linspace(0.8, 1.2, teacher_width) if teacher_width > 1 else np.ones(1)
     return a_star, teacher
