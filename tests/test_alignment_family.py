@@ -121,3 +121,14 @@ def test_an_initialization_too_large_for_a_directional_phase_is_outside_the_assu
     assert verdict.outcome == OUTSIDE and verdict.assumption_failures[0][0] == "small-initialization"
     keeps = next(p for p in verdict.predictions if p.name == "keeps-own-class")
     assert keeps.observed == 0
+
+
+def test_orthogonal_data_that_cannot_exist_is_outside_the_assumptions_not_an_error():
+    """20 orthogonal points do not fit in D = 8: the predictions are not evaluated, with that reason (the data
+    builder's ValueError was an internal error)."""
+    from checkers import registry
+    from checkers.verdict import OUTSIDE, SKIPPED
+
+    verdict = run_check(registry.checker("orthogonal-frozen"), {"per_class": "10"}, fidelity="quick")
+    assert verdict.outcome == OUTSIDE
+    assert all(p.outcome == SKIPPED and "orthogonal data need D >= n = 20" in p.message for p in verdict.predictions)

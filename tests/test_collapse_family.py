@@ -148,3 +148,19 @@ def test_the_deeper_head_claim_compares_the_extreme_depths_and_reports_the_steps
     assert collapse_training_checker._deeper_head(shallower, runs)[0] == pytest.approx(-value, rel=1e-12)
     rising = {**runs, 5: {"nc2": 1.9}}
     assert collapse_training_checker._deeper_head(truth, rising)[0] < 0
+
+
+def test_the_closed_bracket_holds_at_a_large_kappa_with_guard_digits():
+    """At kappa = 1e6 the Gram matrices square kappa: at 50 digits alone the residual read 3.7e-40 against the stated
+    1e-45, and the true identity failed. With 2 log10(kappa) guard digits it is at 1e-50 again."""
+    verdict = run_check(registry.checker("nc2-bracket"), {"kappa": "1000000"}, fidelity="quick")
+    exact = next(p for p in verdict.predictions if p.name == "exact")
+    assert exact.outcome == "pass" and abs(exact.observed) < 1e-48 and "12 guard digits" in exact.method
+
+
+def test_one_sample_per_class_is_outside_the_domain_of_the_collapse_bounds():
+    """With n = 1 there is no within-class variability (NC1 is identically 0), and the head generator's within-class
+    error divided 0 by 0 (an SVD of NaNs: internal error). n starts at 2."""
+    for name in ("nc1-bound", "nc2-bracket", "nc3-bound", "balanced-collapse"):
+        with pytest.raises(InvalidInput, match="outside its domain"):
+            registry.checker(name).theorem.instance({"per_class": "1"})

@@ -28,6 +28,7 @@ import math
 import numpy as np
 import scipy.special
 
+from theorems.errors import InvalidInput
 from theorems.statement import Assumption
 
 LOSSES = ("exponential", "logistic", "plain-logistic", "square")
@@ -101,7 +102,7 @@ def orthogonal_data(per_class: int, dimension: int):
     the setting of Boursier, Pillaud-Vivien and Flammarion (2022)."""
     count = 2 * per_class
     if dimension < count:
-        raise ValueError(f"orthogonal data need D >= n = {count}")
+        raise InvalidInput(f"orthogonal data need D >= n = {count}")
     x = np.eye(dimension)[:count] * (1 + np.arange(count) / count)[:, None]
     y = np.where(np.arange(count) % 2 == 0, 1.0, -1.0)
     return x, y

@@ -31,7 +31,9 @@ BOUND_SCALE = Constant.exactly("bound_scale", 1, "the factor on each bound: exac
 
 SHAPE_PARAMETERS = (
     Parameter(name="classes", description="number of classes K", kind="integer", default="3", lower=2, upper=8),
-    Parameter(name="per_class", description="samples per class n", kind="integer", default="2", lower=1, upper=6),
+    Parameter(name="per_class", description="samples per class n (at least 2: with one sample per class there is no "
+              "within-class variability, NC1 is identically 0 and the bounds say nothing)", kind="integer",
+              default="2", lower=2, upper=6),
     Parameter(name="digits", description="mpmath precision of the tightness check", kind="integer", default="50",
               lower=20, upper=200),
 )

@@ -62,8 +62,9 @@ THEOREM = Theorem(
                    "the observed value is the larger relative distance to the two sides",
                    predict=lambda instance: Target.point(0, note="relative distance to the closed bracket"),
                    resolution_reason=ResolutionReason("numerical-accuracy",
-                                                      "the exact case is evaluated in mpmath at `digits` digits; "
-                                                      "five digits are left for cancellation"),
+                                                      "the exact case is evaluated in mpmath at `digits` digits "
+                                                      "plus 2 log10(kappa) guard digits (its Gram matrices square "
+                                                      "kappa); five digits are left for cancellation"),
                    resolution=lambda instance: 10.0 ** (5 - instance["digits"])),
     ),
     nearness=Nearness("tightness", "delta_2 is about 2x loose on these heads (share 0.4), so only errors of its own "
