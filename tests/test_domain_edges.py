@@ -16,6 +16,29 @@ from checkers import registry
 # the longest a quick check at a domain edge may take here: elasticity-reference at n = d = N = 4000 took 321 s
 EDGE_SECONDS = 900
 EXIT_PASS, EXIT_FAIL, EXIT_BAD_INPUT, EXIT_INCONCLUSIVE = 0, 1, 2, 3
+# Edges where a true statement still fails, found by this sweep and not yet mended (each is in the closing note of
+# 2026-12-03 for the planners). Strict: the day one passes, its mark must go.
+KNOWN_FAILURES = {
+    ("giant-step-risk", "eta", "0.0"):
+        "realized-test-error reads test error / Result 3.3 on the draw's W_1 = 2.04 without a step (r = 0)",
+    ("giant-step-risk", "penalty", "1000.0"):
+        "realized-test-error's ratios 2.46, 2.25, 2.07 at d = 100..400 still fall; the bounded extrapolation "
+        "understates its systematic bound",
+    ("large-step-beats-linear", "noise", "10.0"):
+        "the ridge's noise variance (about noise^2 psi2/(psi1 - psi2) = 33) swamps the linear bound 0.04: Theorem 7's "
+        "psi1_* grows with the noise, and the check's large-sample-ratio assumption was measured at noise 0.1 only",
+    ("large-step-beats-linear", "psi2", "0.05"):
+        "six neurons at d = 128: Theorem 7's N proportional to d is not encoded as an assumption",
+    ("large-step-beats-linear", "penalty", "1000.0"):
+        "a ridge of 1000 kills the readout (risk 0.45): Theorem 7's small ridge is not encoded as an assumption",
+    ("orthogonal-frozen", "log_epsilon", "-1000.0"):
+        "one activation gained at log epsilon = -1000 (orthogonal data, square loss): not yet diagnosed",
+    ("peak-alignment", "dimension", "2"):
+        "the extrapolated exponent 1.333425 against 4/3 at a stated accuracy of 5e-6: the local exponents (1.3346, "
+        "1.3337, 1.3334) converge more slowly than the accuracy assumes",
+    ("population-loss", "dimension", "64"):
+        "the Hermite series and the closed form differ by about 2.6e-16 where the Parseval tail bound says 9.6e-17",
+}
 
 
 def _edges():
@@ -27,7 +50,10 @@ def _edges():
                 if bound is None:
                     continue
                 value = str(int(bound)) if parameter.kind == "integer" else repr(float(bound))
-                yield pytest.param(checker.id, parameter.name, value, id=f"{checker.id}-{parameter.name}={value}")
+                known = KNOWN_FAILURES.get((checker.id, parameter.name, value))
+                marks = [pytest.mark.xfail(reason=known, strict=True)] if known else []
+                yield pytest.param(checker.id, parameter.name, value, id=f"{checker.id}-{parameter.name}={value}",
+                                   marks=marks)
 
 
 @pytest.mark.slow
