@@ -18,6 +18,12 @@ EDGE_SECONDS = 900
 EXIT_PASS, EXIT_FAIL, EXIT_BAD_INPUT, EXIT_INCONCLUSIVE = 0, 1, 2, 3
 # Edges where a true statement still fails, found by this sweep and not yet mended (each is in the closing note of
 # 2026-12-03 for the planners). Strict: the day one passes, its mark must go.
+# Edges a quick check cannot finish within EDGE_SECONDS on two cores: not run, and named here.
+TOO_SLOW = {
+    ("large-step-beats-linear", "dimension", "2048"):
+        "24 draws of n = 16 384 samples and N = 4 096 neurons: over 15 minutes at quick fidelity, with no cost "
+        "estimate or refusal before it starts",
+}
 KNOWN_FAILURES = {
     ("giant-step-risk", "eta", "0.0"):
         "realized-test-error reads test error / Result 3.3 on the draw's W_1 = 2.04 without a step (r = 0)",
@@ -36,6 +42,11 @@ KNOWN_FAILURES = {
     ("peak-alignment", "dimension", "2"):
         "the extrapolated exponent 1.333425 against 4/3 at a stated accuracy of 5e-6: the local exponents (1.3346, "
         "1.3337, 1.3334) converge more slowly than the accuracy assumes",
+    ("spike-outlier", "psi2", "0.05"):
+        "N = 5 to 20 neurons at d = 100..400: the overlaps' finite-N corrections are not in the d^(-1/2) model the "
+        "sizes are extrapolated with (0.884 read against 0.786)",
+    ("spike-strength", "psi2", "0.05"):
+        "N = 10 neurons at d = 200: the gradient norm reads 0.479 against the limit 0.457 (finite N)",
     ("population-loss", "dimension", "64"):
         "the Hermite series and the closed form differ by about 2.6e-16 where the Parseval tail bound says 9.6e-17",
 }
@@ -50,8 +61,9 @@ def _edges():
                 if bound is None:
                     continue
                 value = str(int(bound)) if parameter.kind == "integer" else repr(float(bound))
-                known = KNOWN_FAILURES.get((checker.id, parameter.name, value))
-                marks = [pytest.mark.xfail(reason=known, strict=True)] if known else []
+                edge = (checker.id, parameter.name, value)
+                marks = ([pytest.mark.xfail(reason=KNOWN_FAILURES[edge], strict=True)] if edge in KNOWN_FAILURES
+                         else [pytest.mark.skip(reason=TOO_SLOW[edge])] if edge in TOO_SLOW else [])
                 yield pytest.param(checker.id, parameter.name, value, id=f"{checker.id}-{parameter.name}={value}",
                                    marks=marks)
 

@@ -22,9 +22,16 @@ def read_identity(instance: Instance, budget: Budget, seed: np.random.SeedSequen
     coefficient = float(instance.constant("stationary_coefficient"))
     grads = _regularized(instance, weights, gradients(weights, x, y, instance["between"], np))
     difference = imbalance(weights)
-    residual = coefficient * difference - (weights[1].T @ grads[1] - grads[0] @ weights[0].T)
-    value = np.linalg.norm(residual) / (lam * np.linalg.norm(difference))
-    return Exact(mpmath.mpf(value), tolerance=1e-12, method="random weights in float64")
+    upper, lower = weights[1].T @ grads[1], grads[0] @ weights[0].T
+    residual = coefficient * difference - (upper - lower)
+    scale = lam * np.linalg.norm(difference)
+    # lambda D is the difference of two terms that are much larger at small lambda: their round-off (64 ulps of
+    # them), relative to lambda ||D||, grows by that ratio; at lambda = 1e-6 (ratio 3.4e5) the residual read 3.8e-11
+    # against 1e-12 and failed. The default (ratio 35) keeps 1e-12.
+    cancellation = (np.linalg.norm(upper) + np.linalg.norm(lower)) / scale
+    tolerance = max(1e-12, 64 * np.finfo(float).eps * cancellation)
+    return Exact(mpmath.mpf(np.linalg.norm(residual) / scale), tolerance=tolerance,
+                 method=f"random weights in float64 (the two terms {cancellation:.3g} times lambda ||D||)")
 
 
 def read_near_stationary_bound(instance: Instance, budget: Budget, seed: np.random.SeedSequence) -> Exact:

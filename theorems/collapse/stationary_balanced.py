@@ -52,7 +52,10 @@ THEOREM = Theorem(
                                                           "the identity lambda D = W^T grad - grad W^T is float64 "
                                                           "arithmetic on O(1) matrices, exact up to round-off near "
                                                           "1e-15 relative; 1e-12 leaves room, and 2 lambda (the "
-                                                          "named error) misses by 100%"),
+                                                          "named error) misses by 100%. At small lambda the two "
+                                                          "terms exceed lambda D, and their round-off relative to it "
+                                                          "grows by that ratio: past 1e-12 the identity is "
+                                                          "unresolved in float64 (lambda = 1e-6)"),
                        resolution=lambda instance: 1e-12),
         Prediction(name="near-stationary-bound", kind="inequality",
                    statement="along gradient descent towards a stationary point (2000 steps), and at W_l = 0 with "
