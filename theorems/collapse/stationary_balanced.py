@@ -52,10 +52,11 @@ THEOREM = Theorem(
                                                           "the identity lambda D = W^T grad - grad W^T is float64 "
                                                           "arithmetic on O(1) matrices, exact up to round-off near "
                                                           "1e-15 relative; 1e-12 leaves room, and 2 lambda (the "
-                                                          "named error) misses by 100%. At small lambda the two "
-                                                          "terms exceed lambda D, and their round-off relative to it "
-                                                          "grows by that ratio: past 1e-12 the identity is "
-                                                          "unresolved in float64 (lambda = 1e-6)"),
+                                                          "named error) misses by 100%. The residual is taken "
+                                                          "against the larger of lambda ||D|| and the two terms' "
+                                                          "size, the scale of its round-off (at lambda = 1e-6 the "
+                                                          "terms are 3.4e5 times lambda ||D||); 2 lambda still "
+                                                          "moves it by lambda ||D|| over that scale"),
                        resolution=lambda instance: 1e-12),
         Prediction(name="near-stationary-bound", kind="inequality",
                    statement="along gradient descent towards a stationary point (2000 steps), and at W_l = 0 with "
