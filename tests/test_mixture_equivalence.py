@@ -122,3 +122,16 @@ def test_beta_one_is_outside_the_assumptions_where_the_degree_is_unbounded(capsy
     assert [name for name, _ in verdict.assumption_failures] == ["strength", "integer-degree"]
     assert main(["show", "mixture-equivalence", "--param", "beta=1"]) == 0
     assert "undefined here, outside the assumptions: ceil(beta/(1 - beta)) is unbounded" in capsys.readouterr().out
+
+
+def test_an_assumption_that_cannot_be_evaluated_is_a_bug_unless_another_fails():
+    """The degree's assumption cannot be evaluated at beta = 1; that counts as failing only beside the strength
+    assumption's plain failure. Alone (here: the strength assumption left out), it is a bug and propagates."""
+    import dataclasses
+
+    integer_degree = [a for a in THEOREM.assumptions if a.name == "integer-degree"]
+    alone = dataclasses.replace(THEOREM, assumptions=tuple(integer_degree))
+    with pytest.raises(OverflowError, match="unbounded at beta = 1"):
+        alone.instance({"beta": "1"}).assumption_failures()
+    assert [name for name, _ in THEOREM.instance({"beta": "1"}).assumption_failures()] == ["strength",
+                                                                                          "integer-degree"]

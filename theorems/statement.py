@@ -125,10 +125,7 @@ class Assumption:
 def integer_constant(name: str, lower: int, upper: int) -> Assumption:
     """The assumption that the named constant (a degree, a count) is an integer in lower..upper."""
     def check(instance: "Instance") -> str | None:
-        try:
-            value = float(instance.constant(name))
-        except ArithmeticError as error:  # e.g. a degree that is unbounded at the edge of a parameter's domain
-            return f"{name} is undefined here: {error}"
+        value = float(instance.constant(name))
         if value != int(value) or not lower <= value <= upper:
             return f"{name} = {value} must be an integer in {lower}..{upper}"
         return None
@@ -644,12 +641,22 @@ class Instance:
                                    f"{', '.join(self.constants) or 'none'}") from None
 
     def assumption_failures(self) -> list[tuple[str, str]]:
-        """(name, reason) for each assumption that does not hold here."""
-        failures = []
+        """(name, reason) for each assumption that does not hold here. A check that cannot be evaluated (an
+        ArithmeticError: a constant undefined here, like a degree unbounded at beta = 1) counts as failing, with
+        the error as its reason, only where another assumption fails plainly; where none does it is a bug and
+        propagates."""
+        failures, undefined = [], []
         for assumption in self.theorem.assumptions:
-            reason = assumption.check(self)
+            try:
+                reason = assumption.check(self)
+            except ArithmeticError as error:
+                undefined.append((assumption.name, error))
+                failures.append((assumption.name, f"undefined here: {error}"))
+                continue
             if reason:
                 failures.append((assumption.name, reason))
+        if undefined and len(undefined) == len(failures):
+            raise undefined[0][1]
         return failures
 
     def describe_parameters(self) -> dict[str, str]:
