@@ -32,6 +32,11 @@ WARMUP_STEPS, WARMUP_DIVISOR = 20, 10.0
 MAX_STEPS = 600_000
 
 
+def run_steps(learning_rate: float, weight_decay: float, horizon: float) -> int:
+    """The steps of one run: horizon / (eta lambda)."""
+    return int(round(horizon / (learning_rate * weight_decay)))
+
+
 @cached(maxsize=8)
 def run(learning_rate: float, weight_decay: float, horizon: float, activation: str, depth: int,
         entropy: tuple[int, ...]) -> dict:
@@ -39,7 +44,7 @@ def run(learning_rate: float, weight_decay: float, horizon: float, activation: s
     rng = np.random.default_rng(np.random.SeedSequence(entropy))
     inputs, targets, labels = gaussian_classes(rng, per_class=PER_CLASS)
     network = Network(FIRST_WIDTHS + collapse_training.HEADS[depth], nonlinear_layers=2, activation=activation)
-    steps = int(round(horizon / (learning_rate * weight_decay)))
+    steps = run_steps(learning_rate, weight_decay, horizon)
     linear_pairs = range(network.nonlinear_layers, network.depth - 1)  # D_l with W_l's output linear into W_{l+1}
     eps1, imbalance = np.empty(steps + 1), np.empty((steps + 1, len(linear_pairs)))
 
@@ -96,7 +101,7 @@ def run(learning_rate: float, weight_decay: float, horizon: float, activation: s
 
 
 def _runs(instance: Instance, seed: np.random.SeedSequence, depths) -> dict[int, dict]:
-    steps = round(float(instance["horizon"]) / (float(instance["learning_rate"]) * float(instance["weight_decay"])))
+    steps = run_steps(float(instance["learning_rate"]), float(instance["weight_decay"]), float(instance["horizon"]))
     if steps > MAX_STEPS:
         raise InvalidInput(f"a run of horizon/(learning_rate x weight_decay) = {steps} steps is above the "
                            f"{MAX_STEPS} this check makes (about a minute a run, and it makes six at quick fidelity): "

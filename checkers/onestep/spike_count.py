@@ -11,7 +11,7 @@ import numpy.polynomial.hermite_e as numpy_hermite
 import scipy.sparse.linalg
 
 from checkers.check import Budget, Checker, Exact, Unresolved
-from checkers.convergence import CONTRACTION, bounded_extrapolation
+from checkers.convergence import bounded_extrapolation, require_small_expansion_parameter
 from checkers.onestep.draws import draw_generators, require_extrapolable_step
 from checkers.onestep.simulation import OneStepSetting, one_step, operator_norm
 from checkers.shared_draws import draw_key, memoized
@@ -93,11 +93,10 @@ def read_outlier_count(instance: Instance, budget: Budget, seed: np.random.SeedS
     if float(instance["alpha"]) >= 0.5:
         raise Unresolved("at alpha >= 1/2 the shift's variance s^2 does not fall with n, so the claim's limit is not "
                          "approached and no count at finite n says anything about it")
-    variance = onestep.shift_variance(instance, largest)
-    if variance > CONTRACTION:
-        raise Unresolved(f"the variance of a preactivation's shift, s^2 = shift_scale n^(2 alpha - 1), is "
-                         f"{variance:.2g} at n = {largest}, above {CONTRACTION}: the expansion behind the claimed "
-                         "count has not settled at this size, so more or fewer outliers say nothing yet")
+    require_small_expansion_parameter(onestep.shift_variance(instance, largest), where=f"n = {largest}",
+                                      what="the outliers behind the claimed count",
+                                      parameter="the variance of a preactivation's shift, s^2 = shift_scale "
+                                                "n^(2 alpha - 1),")
     rows = _rows(instance, budget, seed)
     counted = [row for row in rows if row[1] >= 0]
     counts = sorted({row[1] for row in counted})
