@@ -7,6 +7,7 @@ prediction read by another prediction's observer, a misspelled constant reported
 import json
 from dataclasses import replace
 
+import mpmath
 import pytest
 
 from checkers import registry
@@ -160,3 +161,15 @@ def test_a_prediction_is_found_by_name_or_refused_with_the_names_there_are():
     assert theorem.prediction("correction-order").name == "correction-order"
     with pytest.raises(UnknownName, match="has no prediction 'order'; its predictions are flat, correction-order"):
         theorem.prediction("order")
+
+
+def test_a_band_narrower_than_the_values_last_digit_keeps_its_width():
+    # population-loss at dimension 64: a tail bound of 9.6e-17 around 30.68 (30 digits) was formed at the default
+    # context's 53 bits, so both ends rounded onto the value and a closed form 4e-18 away "failed" by 1.6e-16.
+    with mpmath.workdps(40):
+        value = mpmath.mpf("30.682676328447385413015137230874")
+    half_width = mpmath.mpf("9.6e-17")
+    target = Target.around(value, half_width)
+    with mpmath.workdps(40):
+        assert target.value - target.lower == target.upper - target.value == half_width
+    assert Target.around(value, mpmath.inf).upper == mpmath.inf

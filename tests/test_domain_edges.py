@@ -47,9 +47,6 @@ KNOWN_FAILURES = {
         "sizes are extrapolated with (0.884 read against 0.786)",
     ("spike-strength", "psi2", "0.05"):
         "N = 10 neurons at d = 200: the gradient norm reads 0.479 against the limit 0.457 (finite N)",
-    ("population-loss", "dimension", "64"):
-        "the closed form falls 1.6e-16 outside the interval the degree-40 Hermite series and its Parseval tail "
-        "bound (9.6e-17) allow",
 }
 
 

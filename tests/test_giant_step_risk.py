@@ -35,7 +35,8 @@ def test_the_network_is_claimed_within_the_authors_closeness_and_the_srf_at_the_
                                       ("train-error", "train_error", NETWORK_TRAIN_CLOSENESS)):
         value = instance.constant(constant)
         assert targets[f"srf-{name}"].lower == targets[f"srf-{name}"].upper == value
-        assert (targets[name].lower, targets[name].upper) == (value * (1 - closeness), value * (1 + closeness))
+        assert float(targets[name].lower) == pytest.approx(float(value) * (1 - closeness), rel=1e-15)
+        assert float(targets[name].upper) == pytest.approx(float(value) * (1 + closeness), rel=1e-15)
         # a pass resolves the band and, beyond it, what the sRF's reading resolves
         assert resolutions[name] == pytest.approx(float(targets[name].upper - targets[name].lower)
                                                   + resolutions[f"srf-{name}"])

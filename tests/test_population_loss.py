@@ -47,3 +47,10 @@ def test_nudged_loss_fails():
     checker = registry.checker("population-loss")
     value = float(checker.theorem.instance().constant("population_loss"))
     assert run_check(checker, overrides={"population_loss": repr(1.03 * value)}).outcome == FAIL
+
+
+def test_series_identity_holds_at_dimension_64():
+    # the domain edge where the tail bound (9.6e-17) was once rounded away at 53 bits (see Target.around)
+    verdict = run_check(registry.checker("population-loss"), {"dimension": "64"}, fidelity="quick")
+    series = next(result for result in verdict.predictions if result.name == "hermite-series")
+    assert series.outcome == PASS, verdict.explain()

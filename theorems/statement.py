@@ -215,10 +215,12 @@ class Target:
     @classmethod
     def around(cls, value, half_width, note: str = "") -> "Target":
         """A band [value - half_width, value + half_width] (a truncation bound, a claimed closeness); an mpf keeps
-        its own precision, as in `point`."""
+        its own precision, as in `point`, and the ends are formed exactly: at the context's precision a band
+        narrower than the value's last digit there would round to the value itself."""
         value = value if isinstance(value, mpmath.mpf) else mpmath.mpf(value)
         half_width = abs(half_width if isinstance(half_width, mpmath.mpf) else mpmath.mpf(half_width))
-        return cls(value=value, lower=value - half_width, upper=value + half_width, note=note)
+        return cls(value=value, lower=mpmath.fsub(value, half_width, exact=True),
+                   upper=mpmath.fadd(value, half_width, exact=True), note=note)
 
     @classmethod
     def at_least(cls, bound, note: str = "") -> "Target":
