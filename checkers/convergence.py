@@ -36,7 +36,10 @@ SLOWEST_EXPONENT = 0.05
 
 
 def settled_limit(earlier: float, previous: float, last: float, *, floor: float, what: str) -> tuple[float, float]:
-    """(last, a bound on |limit - last|) for the three last terms of a converging sequence."""
+    """(last, a bound on |limit - last|) for the three last terms of a converging sequence. `floor`, the
+    computation's own accuracy, is a size: a negative one is a bug (it once subtracted from the bound)."""
+    if not floor >= 0:
+        raise ValueError(f"{what}: the accuracy floor must be a non-negative size, not {floor!r}")
     first, second = abs(previous - earlier), abs(last - previous)
     if second <= floor:
         return last, floor

@@ -132,3 +132,16 @@ def test_orthogonal_data_that_cannot_exist_is_outside_the_assumptions_not_an_err
     verdict = run_check(registry.checker("orthogonal-frozen"), {"per_class": "10"}, fidelity="quick")
     assert verdict.outcome == OUTSIDE
     assert all(p.outcome == SKIPPED and "orthogonal data need D >= n = 20" in p.message for p in verdict.predictions)
+
+
+def test_peak_exponent_at_dimension_two_carries_its_refinement_floor():
+    """The refinement floor of peak-alignment's local exponents was divided by the (negative) step in log epsilon,
+    so it came off the geometric-tail bound: at D = 2 the bound read 5e-6 where the tail alone is 9.6e-5, and 4/3,
+    9.1e-5 from the last local exponent, failed. The floor now adds to the bound."""
+    from checkers import registry
+    from checkers.verdict import PASS
+
+    verdict = run_check(registry.checker("peak-alignment"), {"dimension": "2"}, fidelity="quick")
+    exponent = verdict.predictions[0]
+    assert verdict.outcome == PASS, verdict.explain()
+    assert exponent.tolerance > 1.8e-4  # tail 9.6e-5 plus the floor 9.1e-5

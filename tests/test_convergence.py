@@ -112,3 +112,8 @@ def test_an_expansion_parameter_above_the_contraction_leaves_the_limit_unresolve
     require_small_expansion_parameter(CONTRACTION, what="a test", parameter="s^2", where="n = 250")
     with pytest.raises(Unresolved, match="a test: s\\^2 is 0.51 at n = 250, above 0.5: .*larger sizes"):
         require_small_expansion_parameter(0.51, what="a test", parameter="s^2", where="n = 250")
+
+
+def test_a_negative_floor_is_a_bug_not_a_tighter_bound():
+    with pytest.raises(ValueError, match="non-negative"):
+        settled_limit(1.0, 1.1, 1.12, floor=-1e-3, what="x")

@@ -39,9 +39,6 @@ KNOWN_FAILURES = {
         "a ridge of 1000 kills the readout (risk 0.45): Theorem 7's small ridge is not encoded as an assumption",
     ("orthogonal-frozen", "log_epsilon", "-1000.0"):
         "one activation gained at log epsilon = -1000 (orthogonal data, square loss): not yet diagnosed",
-    ("peak-alignment", "dimension", "2"):
-        "the extrapolated exponent 1.333425 against 4/3 at a stated accuracy of 5e-6: the local exponents (1.3346, "
-        "1.3337, 1.3334) converge more slowly than the accuracy assumes",
     ("spike-outlier", "psi2", "0.05"):
         "N = 5 to 20 neurons at d = 100..400: the overlaps' finite-N corrections are not in the d^(-1/2) model the "
         "sizes are extrapolated with (0.884 read against 0.786)",

@@ -54,7 +54,7 @@ def read_exponent(instance: Instance, budget: Budget, seed: np.random.SeedSequen
     # local exponents between neighbouring epsilons converge as epsilon -> 0: the last is the observation, with
     # the geometric-tail bound of its last changes (the model checked), on the floor of the peak's refinement
     local = np.diff(np.log(gaps)) / np.diff(logs)
-    refinement = 2 * max(error / gap for gap, error in results) / float(np.min(np.diff(logs)))
+    refinement = 2 * max(error / gap for gap, error in results) / float(np.min(np.abs(np.diff(logs))))
     value, accuracy = settled_limit(*local[-3:], floor=refinement, what="the local exponent")
     return Exact(value, accuracy,
                  f"polar flow at log epsilon {LOG_EPSILONS}, rtol 1e-12; gaps "
