@@ -145,3 +145,18 @@ def test_peak_exponent_at_dimension_two_carries_its_refinement_floor():
     exponent = verdict.predictions[0]
     assert verdict.outcome == PASS, verdict.explain()
     assert exponent.tolerance > 1.8e-4  # tail 9.6e-5 plus the floor 9.1e-5
+
+
+def test_a_gain_is_counted_only_where_it_holds_at_the_solvers_step_ends():
+    """At log epsilon = -1000 a dropped point's u_j . x_k (about -2e-323 at the step ends) read +0.013 at one grid
+    time of the dense output, and the true statement failed; the gain is now read again at step ends. Reference
+    (non-orthogonal) data still gain activations that hold there."""
+    from checkers import registry
+    from checkers.verdict import FAIL, PASS
+
+    checker = registry.checker("orthogonal-frozen")
+    verdict = run_check(checker, {"log_epsilon": "-1000"}, fidelity="quick")
+    gained = next(p for p in verdict.predictions if p.name == "no-activation-gained")
+    assert verdict.outcome == PASS and "1 switches on in the dense output, 0 of them confirmed" in gained.method
+    control = run_check(checker, mutant="non-orthogonal", fidelity="quick")
+    assert control.outcome == FAIL and control.predictions[0].observed >= 1

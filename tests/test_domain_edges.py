@@ -37,8 +37,6 @@ KNOWN_FAILURES = {
         "six neurons at d = 128: Theorem 7's N proportional to d is not encoded as an assumption",
     ("large-step-beats-linear", "penalty", "1000.0"):
         "a ridge of 1000 kills the readout (risk 0.45): Theorem 7's small ridge is not encoded as an assumption",
-    ("orthogonal-frozen", "log_epsilon", "-1000.0"):
-        "one activation gained at log epsilon = -1000 (orthogonal data, square loss): not yet diagnosed",
     ("spike-outlier", "psi2", "0.05"):
         "N = 5 to 20 neurons at d = 100..400: the overlaps' finite-N corrections are not in the d^(-1/2) model the "
         "sizes are extrapolated with (0.884 read against 0.786)",
