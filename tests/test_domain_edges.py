@@ -25,8 +25,6 @@ TOO_SLOW = {
 # Edges where a true statement still fails, found by this sweep and not yet mended (each is in the closing note of
 # 2026-12-03 for the planners). Strict: the day one passes, its mark must go.
 KNOWN_FAILURES = {
-    ("giant-step-risk", "eta", "0.0"):
-        "realized-test-error reads test error / Result 3.3 on the draw's W_1 = 2.04 without a step (r = 0)",
     ("giant-step-risk", "penalty", "1000.0"):
         "realized-test-error's ratios 2.46, 2.25, 2.07 at d = 100..400 still fall; the bounded extrapolation "
         "understates its systematic bound",

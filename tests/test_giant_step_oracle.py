@@ -17,6 +17,7 @@ from theorems.equivalence.giant_step_oracle import (
     RealizedSpectrum,
     channels,
     limit_errors,
+    mean_channel_noise_ratio,
     realized_features,
     solve,
 )
@@ -148,3 +149,19 @@ def test_bad_inputs_are_refused():
         solve(ch, MarchenkoPastur(1.1, 1.0), sample_ratio=-1.0, ridge=0.1)
     with pytest.raises(InvalidInput, match="gamma"):
         channels(np.tanh, np.tanh, spike=1.0, inflation=1.1, overlap=1.5)
+
+
+def test_the_mean_channel_ratio_tends_to_stein_s_small_spike_form():
+    """At small r, Var_k mu0(k) = r^2 (E sigma'(sqrt(c) xi))^2 + O(r^4) (Stein's lemma) and E Var(sigma | k) ->
+    E sigma(sqrt(c) xi)^2, so p r^2 times the ratio tends to E tanh(Z)^2 / (E tanh'(Z))^2 at c = 1, here by
+    adaptive quadrature rather than the oracle's Gauss-Hermite rule; without a spike the ratio is infinite."""
+    def gaussian(f):
+        return scipy.integrate.quad(lambda z: f(z) * math.exp(-z * z / 2) / math.sqrt(2 * math.pi), -40, 40,
+                                    epsabs=1e-14)[0]
+    expected = gaussian(lambda z: math.tanh(z) ** 2) / gaussian(lambda z: 1 - math.tanh(z) ** 2) ** 2
+    spike, width = 1e-3, 100
+    ch = channels(np.tanh, np.tanh, spike=spike, inflation=1.0, overlap=0.5)
+    assert width * spike**2 * mean_channel_noise_ratio(ch, inflation=1.0, width=width) == pytest.approx(expected,
+                                                                                                        rel=1e-5)
+    ch = channels(np.tanh, np.tanh, spike=0.0, inflation=1.0, overlap=0.5)
+    assert mean_channel_noise_ratio(ch, inflation=1.0, width=width) == math.inf

@@ -51,3 +51,20 @@ def test_quick_fidelity_rejects_the_far_mutants(mutant):
     # the sRF is drawn at the mutant's r, c, gamma, where Result 3.3 describes it as well: no evidence either way
     assert outcomes["srf-test-error"] != FAIL and outcomes["srf-train-error"] != FAIL, verdict.explain()
 
+
+
+def test_the_realized_gap_needs_a_spike_its_mean_channel_resolves():
+    """Result 3.3 on a draw's W_1 reads r kappa through the mean feature as if it were noiseless: without a step
+    (eta = 0) that never holds and the prediction does not apply; at eta = 0.1 (r = 0.046) the mean feature's
+    noise-to-signal ratio is 5.2 at d = 100 and the gap is unresolved there, before any draw; at the defaults
+    (r = 1.37) it is 0.008."""
+    from checkers.check import Unresolved
+    from checkers.equivalence.giant_step_risk import require_resolved_mean_channel
+
+    theorem = registry.checker("giant-step-risk").theorem
+    realized = next(p for p in theorem.predictions if p.name == "realized-test-error")
+    assert "no spike" in realized.applies(theorem.instance({"eta": "0"}))
+    assert realized.applies(theorem.instance()) is None
+    with pytest.raises(Unresolved, match="noise-to-signal ratio .* is 5.2 at d = 100"):
+        require_resolved_mean_channel(theorem.instance({"eta": "0.1"}))
+    require_resolved_mean_channel(theorem.instance())

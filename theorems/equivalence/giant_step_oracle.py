@@ -93,6 +93,17 @@ def channels(sigma, teacher, *, spike: float, inflation: float, overlap: float, 
     return Channels(kappa, weights, *arrays)
 
 
+def mean_channel_noise_ratio(ch: Channels, *, inflation: float, width: int) -> float:
+    """E_k Var(sigma | k) / (p Var_k mu0(k)): the variance of the mean feature (1/p) sum_j sigma(w_j . x) around
+    mu0(kappa), over the variance of mu0(kappa) itself (docs/derivations/limits.md#giant-step, "The mean channel").
+    Result 3.3 reads the spike's signal r kappa through the mean direction as if the mean feature were mu0(kappa)
+    exactly (m is unregularized); this ratio is the relative size of what that leaves out at p neurons, about
+    Var sigma / (p r^2 mu1^2) for small r. Infinite where mu0 does not vary (r = 0, odd sigma)."""
+    fluctuation = float(ch.weights @ (ch.mu2_squared + inflation * ch.mu1**2))
+    signal = float(ch.weights @ ch.mu0**2 - (ch.weights @ ch.mu0) ** 2)
+    return fluctuation / (width * signal) if signal > 0 else math.inf
+
+
 @dataclass(frozen=True)
 class SpectralSums:
     """What the fixed point needs of Omega's spectrum at S_i = lambda + V1^ omega_i + V2^: the averages over i

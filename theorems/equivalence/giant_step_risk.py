@@ -34,7 +34,9 @@ fidelity (measured, docs/derivations/limits.md#giant-step), each with the named 
   Resolution 18%: the band (10% wide) and the sRF's 8%.
 - realized-test-error [D]: per draw, the network's simulated test error over Result 3.3 evaluated on that draw's
   own W_1 (its r, c, gamma and spectrum) minus 1, against 0. Resolution 4%: with the draw's spectrum the per-draw
-  spread halves and the p != d bias goes (the gap measured at d = 1000 is under 2%).
+  spread halves and the p != d bias goes (the gap measured at d = 1000 is under 2%). It needs a spike: not made at
+  eta~ = 0, and unresolved where the mean feature's noise-to-signal ratio exceeds 1/2 at d = 100 (eta~ <= 0.3 at
+  the defaults; docs/derivations/limits.md#giant-step, "The mean channel").
 The mutants, with their move of (test, train) error at the defaults: the test error against the noisy label
 (+10.4%, 0), lambda in Ba's units (+5.5%, -11.9%), the readout's noise left out (-3.4%, -13.6%), no spike
 (+104%, +96%), the sample ratio misplaced (+119%, +130%), the spike not aligned with the teacher (+177%, +209%).
@@ -52,7 +54,7 @@ import mpmath
 from theorems.equivalence import srf_constants
 from theorems.equivalence.giant_step_oracle import limit_errors
 from theorems.hermite import Quantity
-from theorems.statement import Constant, Mutant, Parameter, Prediction, ResolutionReason, Target, Theorem
+from theorems.statement import Constant, Instance, Mutant, Parameter, Prediction, ResolutionReason, Target, Theorem
 
 ACCURACY_DIGITS = 9  # the fixed point's relative accuracy is about 1e-10 (Gauss-Hermite 121 x 101, tolerance 1e-11)
 # What three sizes d = 100, 200, 400 resolve at default fidelity, read with the finite-size exponent bounded in
@@ -146,6 +148,15 @@ def _network_band(name: str, error: str, constant: str, closeness: float, srf_re
         resolution=_relative(constant, resolution))
 
 
+def _realized_applies(instance: Instance) -> str | None:
+    """Result 3.3 on a draw's own W_1 speaks of a spike: without a step the draw's r is its O(p^-1/2) fluctuation,
+    and the mean channel never resolves it (docs/derivations/limits.md#giant-step, "The mean channel")."""
+    if float(instance["eta"]) == 0:
+        return ("eta = 0: no step, so no spike; each draw's r is the O(p^-1/2) fluctuation of W_0's mean along v^, "
+                "which Result 3.3's unregularized mean direction reads as signal at every size")
+    return None
+
+
 def _srf_mutant(**options):
     return {name: srf_constants.mutant_constant(name, **options) for name in ("r", "c", "gamma")}
 
@@ -212,7 +223,8 @@ THEOREM = Theorem(
                                                       "(the gap measured at d = 1000 is under 2%), and three sizes "
                                                       "read with a bounded exponent resolve about 3.4% at default; "
                                                       "a nearer error is not rejected"),
-                   resolution=lambda instance: REALIZED_RESOLUTION),
+                   resolution=lambda instance: REALIZED_RESOLUTION,
+                   applies=_realized_applies),
     ),
     mutants=(
         Mutant(name="noise-in-test-error", description="the test error taken against the noisy label",
