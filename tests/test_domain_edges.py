@@ -25,9 +25,6 @@ TOO_SLOW = {
 # Edges where a true statement still fails, found by this sweep and not yet mended (each is in the closing note of
 # 2026-12-03 for the planners). Strict: the day one passes, its mark must go.
 KNOWN_FAILURES = {
-    ("giant-step-risk", "penalty", "1000.0"):
-        "realized-test-error's ratios 2.46, 2.25, 2.07 at d = 100..400 still fall; the bounded extrapolation "
-        "understates its systematic bound",
     ("large-step-beats-linear", "noise", "10.0"):
         "the ridge's noise variance (about noise^2 psi2/(psi1 - psi2) = 33) swamps the linear bound 0.04: Theorem 7's "
         "psi1_* grows with the noise, and the check's large-sample-ratio assumption was measured at noise 0.1 only",

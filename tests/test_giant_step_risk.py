@@ -53,11 +53,11 @@ def test_quick_fidelity_rejects_the_far_mutants(mutant):
 
 
 
-def test_the_realized_gap_needs_a_spike_its_mean_channel_resolves():
-    """Result 3.3 on a draw's W_1 reads r kappa through the mean feature as if it were noiseless: without a step
-    (eta = 0) that never holds and the prediction does not apply; at eta = 0.1 (r = 0.046) the mean feature's
-    noise-to-signal ratio is 5.2 at d = 100 and the gap is unresolved there, before any draw; at the defaults
-    (r = 1.37) it is 0.008."""
+def test_every_reading_needs_a_mean_channel_in_its_limit_and_the_realized_gap_a_spike():
+    """Result 3.3 reads r kappa through the mean feature as if it were noiseless and unregularized: without a step
+    (eta = 0) the realized comparison never holds and does not apply; at eta = 0.1 (r = 0.046) the mean feature's
+    noise-to-signal ratio is 5.2 at d = 100 (the sRF's test error 0.174, 0.170, 0.155 against 0.094 failed), so the
+    readings are unresolved there, before any draw; at the defaults (r = 1.37) it is 0.008."""
     from checkers.check import Unresolved
     from checkers.equivalence.giant_step_risk import require_resolved_mean_channel
 
@@ -67,4 +67,9 @@ def test_the_realized_gap_needs_a_spike_its_mean_channel_resolves():
     assert realized.applies(theorem.instance()) is None
     with pytest.raises(Unresolved, match="noise-to-signal ratio .* is 5.2 at d = 100"):
         require_resolved_mean_channel(theorem.instance({"eta": "0.1"}))
+    # a ridge of 1000 shrinks the mean direction 15 times its data curvature at n = 200 (the errors still fell by
+    # 0.03 per doubling of d, and the realized gap failed)
+    with pytest.raises(Unresolved, match=r"lambda_C / \(n E mu0\^2\) is 15 at d = 100"):
+        require_resolved_mean_channel(theorem.instance({"penalty": "1000"}))
     require_resolved_mean_channel(theorem.instance())
+    require_resolved_mean_channel(theorem.instance({"eta": "0"}))  # no spike: the limit's mean carries nothing

@@ -104,6 +104,15 @@ def mean_channel_noise_ratio(ch: Channels, *, inflation: float, width: int) -> f
     return fluctuation / (width * signal) if signal > 0 else math.inf
 
 
+def mean_channel_penalty_ratio(ch: Channels, *, ridge: float, samples: int) -> float:
+    """lambda_C / (n E_k mu0(k)^2): the ridge's shrinkage of the readout along the mean feature relative to that
+    direction's data curvature (docs/derivations/limits.md#giant-step, "The mean channel"). A readout b times the
+    mean feature costs lambda_C b^2 (a = b 1/sqrt(p)) against n E mu0^2 b^2 in the data term; Result 3.3 leaves the
+    mean direction unregularized, which this ratio -> 0 as n grows justifies. Infinite where mu0 vanishes."""
+    curvature = float(ch.weights @ ch.mu0**2)
+    return ridge / (samples * curvature) if curvature > 0 else math.inf
+
+
 @dataclass(frozen=True)
 class SpectralSums:
     """What the fixed point needs of Omega's spectrum at S_i = lambda + V1^ omega_i + V2^: the averages over i

@@ -35,8 +35,10 @@ fidelity (measured, docs/derivations/limits.md#giant-step), each with the named 
 - realized-test-error [D]: per draw, the network's simulated test error over Result 3.3 evaluated on that draw's
   own W_1 (its r, c, gamma and spectrum) minus 1, against 0. Resolution 4%: with the draw's spectrum the per-draw
   spread halves and the p != d bias goes (the gap measured at d = 1000 is under 2%). It needs a spike: not made at
-  eta~ = 0, and unresolved where the mean feature's noise-to-signal ratio exceeds 1/2 at d = 100 (eta~ <= 0.3 at
-  the defaults; docs/derivations/limits.md#giant-step, "The mean channel").
+  eta~ = 0.
+Every reading is unresolved where Result 3.3's mean channel is not yet in its limit at d = 100: the mean
+feature's noise-to-signal ratio or the ridge's shrinkage of it above 1/2 (eta~ <= 0.3, or lambda_C >= 33, at
+the defaults otherwise; docs/derivations/limits.md#giant-step, "The mean channel").
 The mutants, with their move of (test, train) error at the defaults: the test error against the noisy label
 (+10.4%, 0), lambda in Ba's units (+5.5%, -11.9%), the readout's noise left out (-3.4%, -13.6%), no spike
 (+104%, +96%), the sample ratio misplaced (+119%, +130%), the spike not aligned with the teacher (+177%, +209%).
