@@ -33,10 +33,10 @@ KNOWN_FAILURES = {
     ("large-step-beats-linear", "penalty", "1000.0"):
         "a ridge of 1000 kills the readout (risk 0.45): Theorem 7's small ridge is not encoded as an assumption",
     ("spike-outlier", "psi2", "0.05"):
-        "N = 5 to 20 neurons at d = 100..400: the overlaps' finite-N corrections are not in the d^(-1/2) model the "
-        "sizes are extrapolated with (0.884 read against 0.786)",
-    ("spike-strength", "psi2", "0.05"):
-        "N = 10 neurons at d = 200: the gradient norm reads 0.479 against the limit 0.457 (finite N)",
+        "c = d/N = 20: the overlap of u_1(W_1) with zeta reads 0.836, 0.835, 0.836 at d = 200, 400, 800 (N = 10..40, "
+        "48 draws) against the derived 0.786, flat in d: a term the spiked-matrix derivation leaves out at large c, "
+        "not a finite-size effect (the network's own output turns the residual's projection by 1 - cos^2 = 0.09 "
+        "at N = 10, but the overlap with the turned direction is lower still)",
 }
 
 

@@ -102,3 +102,28 @@ def test_spike_count_constant_follows_the_intervals_and_the_coefficients():
     softplus_tanh = "log(1 + exp(z)) + tanh(z)"
     assert [counts[(softplus_tanh, a)] for a in ("0.2", "0.3", "0.35", "0.45")] == [1, 2, 3, 3]
     assert [counts[("tanh", a)] for a in ("0.2", "0.3", "0.35", "0.45")] == [1, 1, 2, 2]  # c_2 = 0
+
+
+def test_spike_strength_states_its_finite_width_bias():
+    """At psi2 = 0.05 (N = 10 at d = 200) sqrt(N) ||G_0|| / ||a|| sits 5% above its limit, mostly through the
+    network's own output f_0 = O(N^-1/2), and the true statement failed. The reading now carries twice the derived
+    leading bias, 0.64/N for tanh, as its systematic bound: inconclusive there, unchanged in kind at the defaults.
+    The coefficient is assembled here from its parts, (mu1^2 + E sigma^2/psi1 + 3 E[y^2] Var sigma'/(psi1 mu1^2))
+    / (2 ||zeta||^2), so a changed formula shows as a diff against the derivation."""
+    import math
+
+    from checkers.onestep.spike_strength import finite_width_bias
+    from checkers.stats import INCONCLUSIVE
+    from theorems.hermite import derivative_second_moment, hermite_coefficients, second_moment
+
+    instance = registry.checker("spike-strength").theorem.instance()
+    mu1 = float(hermite_coefficients("tanh", 1).quantity(1).value)
+    own = float(second_moment("tanh").value)
+    slopes = float(derivative_second_moment("tanh").value) - mu1**2
+    second = own + 0.1**2
+    zeta_squared = mu1**2 + second / 2
+    expected = (mu1**2 + own / 2 + 3 * second * slopes / (2 * mu1**2)) / (2 * zeta_squared)
+    assert math.isclose(finite_width_bias(instance), expected, rel_tol=1e-12)
+    assert 0.6 < expected < 0.7  # the measured bias was 0.52/N at N = 10 and 0.54/N at N = 40
+    verdict = run_check(registry.checker("spike-strength"), {"psi2": "0.05"}, fidelity="quick")
+    assert verdict.outcome == INCONCLUSIVE and verdict.predictions[0].systematic > 0.05
