@@ -14,6 +14,7 @@ import io
 import json
 import math
 import os
+import shlex
 import signal
 import sys
 import threading
@@ -63,6 +64,20 @@ def _key_value(text: str) -> tuple[str, str]:
     if not separator or not name.strip() or not value.strip():
         raise argparse.ArgumentTypeError(f"expected NAME=VALUE, got {text!r}")
     return name.strip(), value.strip()
+
+
+def _rerun_command(arguments, theorems: list[str], fidelity: str) -> str:
+    """The same `thmcheck check` at another fidelity: its parameters, overrides, seed, mutant and rate kept."""
+    words = ["thmcheck", "check", *theorems]
+    words += [word for name, value in arguments.param for word in ("--param", f"{name}={value}")]
+    words += [word for name, value in arguments.overrides for word in ("--set", f"{name}={value}")]
+    if arguments.seed:
+        words += ["--seed", str(arguments.seed)]
+    if arguments.mutant:
+        words += ["--mutant", arguments.mutant]
+    if arguments.false_fail_rate != DEFAULT_FALSE_FAIL_RATE:
+        words += ["--false-fail-rate", repr(arguments.false_fail_rate)]
+    return shlex.join(words + ["--fidelity", fidelity])
 
 
 def usable_cores() -> int:
@@ -549,12 +564,23 @@ def _check(arguments) -> int:
     bar.close()
     ordered = [verdicts[checker.id] for checker, _, _ in jobs]
     _print_verdicts(arguments, ordered, with_table=False)
-    undecided = [v.theorem for v in ordered if v.outcome == INCONCLUSIVE]
+    inconclusive = [v for v in ordered if v.outcome == INCONCLUSIVE]
+    # an inconclusive prediction with an observation had too few samples for its resolution, which a higher
+    # fidelity adds; one without was left unresolved for a reason it states (sizes where an expansion has not
+    # settled, a diverged run), which more samples need not change
+    undecided = [v.theorem for v in inconclusive
+                 if any(p.outcome == INCONCLUSIVE and p.observed is not None for p in v.predictions)]
+    unresolved = [v.theorem for v in inconclusive
+                  if any(p.outcome == INCONCLUSIVE and p.observed is None for p in v.predictions)]
     if undecided and arguments.fidelity != "high":
         sharper = "default" if arguments.fidelity == "quick" else "high"
         print(f"thmcheck: {len(undecided)} check(s) inconclusive at {arguments.fidelity} fidelity: their samples do "
               f"not resolve the stated resolution there (a true statement may be inconclusive, never fails); "
-              f"rerun with more: thmcheck check {' '.join(undecided)} --fidelity {sharper}", file=sys.stderr)
+              f"rerun with more: {_rerun_command(arguments, undecided, sharper)}", file=sys.stderr)
+    if unresolved:
+        print(f"thmcheck: {len(unresolved)} check(s) left a prediction unresolved for the reason printed with it (an "
+              f"expansion not yet settled at the sizes, a diverged run), which more samples need not change: "
+              f"{' '.join(unresolved)}", file=sys.stderr)
     expected = [v for v in ordered if v.expected_failure and v.mutant is None and v.outcome == FAIL]
     if expected:
         print(f"thmcheck: {len(expected)} check(s) failed as expected (a source's form that this project corrects): "

@@ -309,3 +309,17 @@ def test_tightness_reports_the_best_ratio_beside_the_known_construction(capsys):
     assert code == 0 and "not measured" in out  # an exact series: no tail to compare with
     code, out, _ = run(capsys, "tightness", "spike-strength", "--fidelity", "quick")
     assert code == 0 and "states no inequality" in out
+
+
+def test_the_closing_line_suggests_more_samples_only_where_samples_were_short(capsys):
+    """An inconclusive reading with an observation was short of samples: the rerun it suggests keeps the point's
+    parameters and seed (it once dropped them, so a user rerunning checked the defaults). A prediction left
+    unresolved for a stated reason (an expansion not settled at the sizes) is named apart, with no such promise."""
+    code, _, err = run(capsys, "check", "spike-strength", "--param", "psi2=0.05", "--seed", "3", "--fidelity",
+                       "quick", "--workers", "1")
+    assert code == 3
+    assert "rerun with more: thmcheck check spike-strength --param psi2=0.05 --seed 3 --fidelity default" in err
+    code, _, err = run(capsys, "check", "spike-count", "--param", "alpha=0.5", "--fidelity", "quick", "--workers",
+                       "1")
+    assert code == 3 and "rerun with more" not in err
+    assert "left a prediction unresolved for the reason printed with it" in err and err.rstrip().endswith("spike-count")
