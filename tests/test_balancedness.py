@@ -144,3 +144,15 @@ def test_the_stationary_identity_is_read_at_the_scale_of_its_two_terms():
     wrong = run_check(checker, {"weight_decay": "1e-6"}, fidelity="quick",
                       mutant=checker.theorem.mutants[0].name)
     assert next(p for p in wrong.predictions if p.name == "identity").outcome == FAIL
+
+
+def test_the_floor_is_read_with_the_runs_round_off_bounded_and_stays_tight_at_the_first_step():
+    """At lambda = 0.32 the imbalance decays to 1e-13 against ||W||^2 = 1.7, below what float64 forms it to: the
+    true statement read -1.1e-9. With the run's round-off bounded (gamma_n, the updates) it passes; the first step
+    from D_0 = 0 stays within 1e-11 of equality, so the 5%-low source still fails."""
+    verdict = run_check(CHECKER, {"weight_decay": "0.3162"}, fidelity="quick")
+    floor = next(p for p in verdict.predictions if p.name == "floor")
+    assert floor.outcome == PASS and 0 <= floor.observed < 1e-11
+    assert floor.tightness["best_ratio"] == pytest.approx(1, abs=1e-11)
+    mutant = run_check(CHECKER, {"weight_decay": "0.3162"}, fidelity="quick", mutant="source-five-percent-low")
+    assert next(p for p in mutant.predictions if p.name == "floor").outcome == FAIL

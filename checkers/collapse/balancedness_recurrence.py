@@ -36,6 +36,14 @@ def _balanced(weights):
     return [first, second, weights[2]]
 
 
+UNIT_ROUNDOFF = np.finfo(np.float64).eps / 2
+
+
+def _gamma(terms: int) -> float:
+    """Higham's gamma_n = n u / (1 - n u): the relative error bound of a sum of n products in float64."""
+    return terms * UNIT_ROUNDOFF / (1 - terms * UNIT_ROUNDOFF)
+
+
 def _floor_margin(instance: Instance, seed: np.random.SeedSequence) -> tuple[float, int, Tightness | None]:
     weights, x, y = network(instance, seed)
     weights = _balanced(weights)
@@ -43,18 +51,29 @@ def _floor_margin(instance: Instance, seed: np.random.SeedSequence) -> tuple[flo
     decay = float(instance.constant("decay_factor"))
     source_weight = instance.definition("source_weight")
     state = {"bound": None, "margin": np.inf, "steps": 0, "ratio": None, "at": None}
+    inner = max(weights[1].shape[0], weights[0].shape[1])  # the length of the sums in W_2^T W_2 and W_1 W_1^T
 
     def visit(current, grads):
-        norm = np.linalg.norm(imbalance(current))
-        bound = norm if state["bound"] is None else state["bound"]
+        imbalance_now = imbalance(current)
+        norm = np.linalg.norm(imbalance_now)
+        # the law is exact arithmetic; the float64 run meets it up to round-off, which is stated, not fitted:
+        # D is formed to gamma_n (||W_2||^2 + ||W_1||^2) (+ one rounding of the difference), and each update
+        # W <- fl((1 - eta lambda) W - eta G) moves D by at most 2 ||W|| ||dW||, ||dW|| <= 2u (||W|| + eta ||G||)
+        sizes = [np.linalg.norm(current[layer]) for layer in (0, 1)]
+        steps = [np.linalg.norm(grads[layer]) for layer in (0, 1)]
+        formed = _gamma(inner) * (sizes[0] ** 2 + sizes[1] ** 2) + UNIT_ROUNDOFF * norm
+        updated = sum(4 * UNIT_ROUNDOFF * w * (w + eta * g) for w, g in zip(sizes, steps))
+        source_matrix = grads[1].T @ grads[1] - grads[0] @ grads[0].T
+        source = np.linalg.norm(source_matrix) + _gamma(inner) * (steps[0] ** 2 + steps[1] ** 2)
+        bound = norm + formed if state["bound"] is None else state["bound"]
+        reachable = max(norm - formed, 0.0)  # the smallest ||D|| the computed one allows
         if bound > 0:
-            state["margin"] = min(state["margin"], 1 - norm / bound)
+            state["margin"] = min(state["margin"], 1 - reachable / bound)
             if state["ratio"] is None or norm / bound > state["ratio"]:
                 state["ratio"], state["at"] = norm / bound, state["steps"]
-        elif norm > 0:
+        elif reachable > 0:
             state["margin"] = -np.inf
-        source = np.linalg.norm(grads[1].T @ grads[1] - grads[0] @ grads[0].T)
-        state["bound"] = decay * bound + source_weight * eta**2 * source
+        state["bound"] = decay * bound + source_weight * eta**2 * source + updated
         state["steps"] += 1
 
     descend(instance, weights, x, y, eta, FLOOR_STEPS, visit)

@@ -135,8 +135,9 @@ THEOREM = Theorem(
                    "+ eta^2 sum_j decay_factor^(k-1-j) ||S_j||_F",
                    predict=lambda instance: Target.at_least(0, note="smallest margin 1 - ||D_k||/bound_k over the run"),
                    resolution_reason=ResolutionReason("numerical-accuracy",
-                                                      "the margin is float64 arithmetic along the run (round-off "
-                                                      "near 1e-15 relative); 1e-12 leaves room; the bound is "
+                                                      "the run is float64: the law is read with the run's round-off "
+                                                      "bounded (Higham's gamma_n on D and S, 4u ||W|| (||W|| + eta "
+                                                      "||G||) per update), then the ratio to 1e-12; the bound is "
                                                       "attained at the first step from D_0 = 0, so the source term "
                                                       "5% low is rejected"),
                    resolution=_float64_resolution),
