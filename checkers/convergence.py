@@ -1,12 +1,15 @@
 """The accuracy of a limit read off a converging deterministic computation, with its convergence model checked.
 
 A deterministic observation (GD run to a fixed point, local exponents or slopes as epsilon -> 0) is the last
-term x_2 of a sequence x_0, x_1, x_2 that converges to the quantity the theorem speaks of. If the changes shrink
-geometrically, |x_2 - x_1| = q |x_1 - x_0| with q < 1, what remains is at most |x_2 - x_1| q / (1 - q). That
-model is checked, not assumed: q must be at most CONTRACTION (else the reading is unresolved: the sequence has
-not reached its geometric regime, and a finer computation would resolve it). A change already below the
-computation's own accuracy `floor` (round-off, grid spacing) means the sequence has settled; then `floor` is the
-accuracy. The accuracy is thus a stated bound under a verified model, never a multiple of the last change.
+term x_2 of a sequence x_0, x_1, x_2 that converges to the quantity the theorem speaks of. The model: its changes
+shrink at least geometrically from here on, each at most CONTRACTION times the one before. It is checked where it
+can be, not assumed: the observed ratio q = |x_2 - x_1| / |x_1 - x_0| must be at most CONTRACTION (else the
+reading is unresolved: the sequence has not reached its geometric regime, and a finer computation would resolve
+it). Under the model what remains is at most |x_2 - x_1| CONTRACTION / (1 - CONTRACTION), the last change itself:
+the observed q is one pair's ratio, and later ratios may be larger (peak-alignment's local exponents at 16 points
+showed ratios 0.19, 0.24, 0.26, so the tail with q = 0.19 came out below the distance that remained). A change
+already below the computation's own accuracy `floor` (round-off, grid spacing) means the sequence has settled;
+then `floor` is the accuracy. The accuracy is thus a stated bound under a checked model.
 
 A Monte Carlo limit read across sizes is extrapolated in a finite-size model L + B size^-e with e only bounded
 (`bounded_extrapolation`): the spread of the limits the sizes accept is the reading's systematic bound, and the
@@ -47,7 +50,7 @@ def settled_limit(earlier: float, previous: float, last: float, *, floor: float,
     if ratio > CONTRACTION:
         raise Unresolved(f"{what} has not settled: its last changes are {first:.3g} then {second:.3g} (ratio "
                          f"{ratio:.2f} > {CONTRACTION}, not yet geometric); a higher fidelity would resolve it")
-    return last, second * ratio / (1 - ratio) + floor
+    return last, second * CONTRACTION / (1 - CONTRACTION) + floor
 
 
 def _described(sizes, estimates: list[Estimate], size_name: str) -> str:

@@ -117,3 +117,20 @@ def test_an_expansion_parameter_above_the_contraction_leaves_the_limit_unresolve
 def test_a_negative_floor_is_a_bug_not_a_tighter_bound():
     with pytest.raises(ValueError, match="non-negative"):
         settled_limit(1.0, 1.1, 1.12, floor=-1e-3, what="x")
+
+
+def test_the_tail_holds_when_later_ratios_grow_up_to_the_contraction():
+    # peak-alignment's local exponents at per_class = 8: changes shrinking by 0.19, then 0.24, 0.26, ... toward a
+    # limit 0.0024 beyond the third term; a tail taken at the first observed ratio (0.0017) fell short of it
+    ratios = [0.187, 0.244, 0.26] + [0.2636] * 40
+    terms, change = [1.28407], 0.03946
+    for ratio in [None] + ratios:
+        if ratio is not None:
+            change *= ratio
+        terms.append(terms[-1] + change)
+    value, accuracy = settled_limit(*terms[:3], floor=0.0, what="x")
+    remaining = abs(terms[-1] - value)
+    assert remaining <= accuracy
+    first, second = terms[1] - terms[0], terms[2] - terms[1]
+    observed = second / first
+    assert remaining > second * observed / (1 - observed)  # what the observed ratio alone would have allowed
