@@ -52,3 +52,17 @@ def test_sizes_whose_matrices_exhaust_memory_are_refused_before_the_first_draw()
 
     with pytest.raises(InvalidInput, match="20000 x 20000 float64 matrix .* lower psi1 or psi2"):
         run_check(registry.checker("gaussian-equivalence"), {"psi2": "50"}, fidelity="quick")
+
+
+def test_a_constant_step_too_large_for_the_sizes_is_unresolved_before_any_draw():
+    """eta = 100 is Theta(1) but a fresh preactivation's shift variance is 11 at N = 200: the network read 62%
+    below DE_GE(W_1) and the true statement failed. Unresolved there; read at the defaults (s^2 = 0.001); left on
+    show where the theorem claims nothing (step_exponent > 0)."""
+    from checkers.check import Unresolved
+    from checkers.equivalence.gaussian_equivalence import require_small_step_at_these_sizes
+
+    theorem = registry.checker("gaussian-equivalence").theorem
+    with pytest.raises(Unresolved, match="shift variance after the step, .* is 11 at d = 100"):
+        require_small_step_at_these_sizes(theorem.instance({"learning_rate": "100"}))
+    require_small_step_at_these_sizes(theorem.instance())
+    require_small_step_at_these_sizes(theorem.instance({"learning_rate": "100", "step_exponent": "0.5"}))

@@ -127,3 +127,14 @@ def test_spike_strength_states_its_finite_width_bias():
     assert 0.6 < expected < 0.7  # the measured bias was 0.52/N at N = 10 and 0.54/N at N = 40
     verdict = run_check(registry.checker("spike-strength"), {"psi2": "0.05"}, fidelity="quick")
     assert verdict.outcome == INCONCLUSIVE and verdict.predictions[0].systematic > 0.05
+
+
+def test_the_general_step_shift_variance_meets_the_alpha_familys_at_n_equal_d_equal_n():
+    """step_shift_variance (any eta, psi1, N) against spike-count's shift_variance (eta = n^alpha at n = d = N,
+    through its constant shift_scale): the same s^2 by two routes."""
+    from theorems.onestep.common import shift_variance, step_shift_variance
+
+    instance = registry.checker("spike-count").theorem.instance({"alpha": "0.3"})
+    size = 1000
+    general = step_shift_variance({**instance.parameters, "psi1": 1}, size ** 0.3, size)
+    assert general == pytest.approx(shift_variance(instance, size), rel=1e-12)

@@ -27,7 +27,7 @@ import math
 import numpy as np
 
 from checkers.check import Budget, Checker
-from checkers.convergence import bounded_extrapolation
+from checkers.convergence import bounded_extrapolation, require_small_expansion_parameter
 from checkers.equivalence.exact_risk import readout_risk
 from checkers.equivalence.ridge import fit_ridge
 from checkers.onestep.draws import setting_for
@@ -38,6 +38,7 @@ from theorems.deterministic_equivalent import ridge_errors
 from theorems.equivalence import gaussian_equivalence
 from theorems.equivalence.gaussian_equivalent_oracle import gram_spectrum, spectrum_from_gram
 from theorems.equivalence.kernel_oracle import feature_moments, kernel_errors_from_moments
+from theorems.onestep.common import step_shift_variance
 from theorems.statement import Instance
 
 EQUIVALENCE_SIZES = (100, 200, 400)  # where the network is trained: R_CK, and u = R_CK/DE_kernel - 1
@@ -117,9 +118,26 @@ def _per_size(instance: Instance, budget: Budget, seed: np.random.SeedSequence, 
     return per_size
 
 
+def require_small_step_at_these_sizes(instance: Instance) -> None:
+    """Unresolved where eta = Theta(1) is not yet small at the smallest width: the variance of a fresh
+    preactivation's shift, eta^2 (mu1^2 mu1_star^2 + E[y^2] E sigma'^2/psi1)/N (`step_shift_variance`), is the
+    parameter of the expansion behind both limits, and above CONTRACTION the corrections do not fall off across
+    the sizes (at learning_rate = 100 it is 12 at N = 200: the network's risk read 62% below DE_GE(W_1), and the
+    true statement failed). Only where the small-step assumption holds: with step_exponent > 0 the theorem claims
+    nothing, and the readings stay on show for what a growing step does."""
+    if float(instance["step_exponent"]) != 0:
+        return
+    width = max(1, round(float(instance["psi2"]) * EQUIVALENCE_SIZES[0]))
+    variance = step_shift_variance(instance.parameters, float(instance["learning_rate"]), width)
+    require_small_expansion_parameter(variance, what="the small-step limit", where=f"d = {EQUIVALENCE_SIZES[0]} "
+                                      f"(N = {width})", parameter="a fresh preactivation's shift variance after "
+                                                                  "the step, eta^2 E||h_j||^2/N")
+
+
 def read_risk_gap(instance: Instance, budget: Budget, seed: np.random.SeedSequence):
     """R_CK/DE_GE(W_1) - 1 as (1 + u)(1 + l) - 1, each part extrapolated with its exponent bounded (module
     docstring)."""
+    require_small_step_at_these_sizes(instance)
     per_size = _per_size(instance, budget, seed,
                          lambda risk, reference, equivalent: (risk / reference - 1, reference / equivalent - 1),
                          sizes=MOMENT_SIZES)
@@ -139,6 +157,7 @@ def read_risk_gap(instance: Instance, budget: Budget, seed: np.random.SeedSequen
 def read_equivalent_limit(instance: Instance, budget: Budget, seed: np.random.SeedSequence):
     """The mean of DE_GE(W_1) with the statement's own mu1, mu_star, c_1(sigma_*) and E y^2 (never a mutant's or an
     override's: here DE_GE is the observed side, and the limit formula is what is under test)."""
+    require_small_step_at_these_sizes(instance)
     truth = gaussian_equivalence.THEOREM.instance(instance.describe_parameters())
     per_size = _per_size(instance, budget, seed, lambda risk, reference, equivalent: equivalent, truth)
     return bounded_extrapolation(EQUIVALENCE_SIZES, [mean_estimate(values) for values in per_size],

@@ -102,6 +102,19 @@ def shift_constants() -> tuple[Constant, ...]:
     )
 
 
+def step_shift_variance(parameters, learning_rate: float, width: int, *, digits: int = 20) -> float:
+    """The variance of a fresh preactivation's shift after one step W_1 = W_0 + eta sqrt(N) G_0 at N = width:
+    eta^2 (mu1^2 mu1_star^2 + E[y^2] E sigma'(Z)^2 / psi1) / N (as `shift_constants`, with d/n = 1/psi1 and
+    E a_j^2 = 1/N). The parameter of the expansion in the step: where it is not small, the features are not yet
+    their eta = Theta(1) limit at this width."""
+    mu1 = hermite_coefficients(parameters["activation"], 1, digits=digits).quantity(1).value
+    mu1_star = hermite_coefficients(parameters["teacher"], 1, digits=digits).quantity(1).value
+    labels = second_moment(parameters["teacher"], digits=digits).value + parameters["noise"] ** 2
+    slopes = derivative_second_moment(parameters["activation"], digits=digits).value
+    scale = float(mu1**2 * mu1_star**2 + labels * slopes / parameters["psi1"])
+    return float(learning_rate) ** 2 * scale / width
+
+
 def shift_variance(instance: Instance, size: int) -> float:
     """s^2 = shift_scale n^(2 alpha - 1): the variance of a fresh preactivation's shift after the step at n = size."""
     return float(instance.constant("shift_scale")) * size ** (2 * float(instance["alpha"]) - 1)
