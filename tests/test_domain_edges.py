@@ -25,13 +25,6 @@ TOO_SLOW = {
 # Edges where a true statement still fails, found by this sweep and not yet mended (each is in the closing note of
 # 2026-12-03 for the planners). Strict: the day one passes, its mark must go.
 KNOWN_FAILURES = {
-    ("large-step-beats-linear", "noise", "10.0"):
-        "the ridge's noise variance (about noise^2 psi2/(psi1 - psi2) = 33) swamps the linear bound 0.04: Theorem 7's "
-        "psi1_* grows with the noise, and the check's large-sample-ratio assumption was measured at noise 0.1 only",
-    ("large-step-beats-linear", "psi2", "0.05"):
-        "six neurons at d = 128: Theorem 7's N proportional to d is not encoded as an assumption",
-    ("large-step-beats-linear", "penalty", "1000.0"):
-        "a ridge of 1000 kills the readout (risk 0.45): Theorem 7's small ridge is not encoded as an assumption",
     ("spike-outlier", "psi2", "0.05"):
         "c = d/N = 20: the overlap of u_1(W_1) with zeta reads 0.836, 0.835, 0.836 at d = 200, 400, 800 (N = 10..40, "
         "48 draws) against the derived 0.786, flat in d: a term the spiked-matrix derivation leaves out at large c, "
