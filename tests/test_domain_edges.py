@@ -6,8 +6,8 @@ The sweep of 2026-12-03 (by hand, then as this test) found inside the domains in
 statements failing at 19 (and one passing on NaN, through underflow), and runs of hours or past memory. Points
 between each default and each end were added the same day, after they found true statements failing that no end
 had shown (gaussian-equivalence at eta = 100, balancedness-recurrence at lambda = 0.32, peak-alignment at
-per_class = 8, large-step-beats-linear at four points). Those mended have their own tests beside their modules; those not
-yet mended are the strict expected failures below. About 70 minutes on two cores."""
+per_class = 8, large-step-beats-linear at four points). Those mended have their own tests beside their modules;
+those not yet mended are the strict expected failures below. About 70 minutes on two cores."""
 
 import math
 import subprocess
