@@ -122,7 +122,7 @@ def require_small_step_at_these_sizes(instance: Instance) -> None:
     """Unresolved where eta = Theta(1) is not yet small at the smallest width: the variance of a fresh
     preactivation's shift, eta^2 (mu1^2 mu1_star^2 + E[y^2] E sigma'^2/psi1)/N (`step_shift_variance`), is the
     parameter of the expansion behind both limits, and above CONTRACTION the corrections do not fall off across
-    the sizes (at learning_rate = 100 it is 12 at N = 200: the network's risk read 62% below DE_GE(W_1), and the
+    the sizes (at learning_rate = 100 it is 11 at N = 200: the network's risk read 62% below DE_GE(W_1), and the
     true statement failed). Only where the small-step assumption holds: with step_exponent > 0 the theorem claims
     nothing, and the readings stay on show for what a growing step does."""
     if float(instance["step_exponent"]) != 0:
