@@ -4,16 +4,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from checkers.alignment.runs import data, data_key, directions_at_step_end, escape_end, polar_run
+from checkers.alignment.runs import data, data_key, escape_end, polar_run, switches_on_at_step_ends
 from checkers.check import Budget, Checker, Exact
 from theorems.alignment import orthogonal_frozen
 from theorems.alignment.common import activation_pattern
-from theorems.errors import NumericalError
 from theorems.statement import Instance
 
-RTOL = 1e-11  # the run's relative tolerance; its absolute tolerance on the unit directions is RTOL / 100
-STEP_END_ATOL = RTOL * 1e-2
-MAX_CONFIRMATIONS = 8
+RTOL = 1e-11  # the run's relative tolerance
 
 
 def _run(instance: Instance, budget: Budget):
@@ -26,30 +23,12 @@ def _run(instance: Instance, budget: Budget):
     return run, x, activation_pattern(run.directions, x), method
 
 
-def confirmed_gains(instance: Instance, times, patterns, x) -> tuple[int, int]:
-    """(gains that hold at the solver's own step ends, gains on the grid). The grid is read off the dense output,
-    which can wiggle across a switch (runs.directions_at_step_end); each grid time where an indicator switches on
-    is read again at step ends on both sides, and a gain counts where the product goes from at most 0 to above the
-    solver's absolute tolerance (below it the solver does not resolve a sign). The reading stops at the first grid
-    time with a confirmed gain (a count of at least one is what the claim is tested on), and a run with more than
-    MAX_CONFIRMATIONS unconfirmed grid times is not read."""
-    key, loss, log_epsilon = data_key(instance), instance["loss"], float(instance["log_epsilon"])
-    gained = ~patterns[:-1] & patterns[1:]
-    for checked, k in enumerate(np.nonzero(np.any(gained, axis=(1, 2)))[0]):
-        if checked == MAX_CONFIRMATIONS:
-            raise NumericalError(f"{MAX_CONFIRMATIONS} activations gained on the grid did not hold at the solver's "
-                                 f"step ends: the dense output is not resolving the switches")
-        before = directions_at_step_end(key, log_epsilon, loss, times[k], RTOL) @ x.T
-        after = directions_at_step_end(key, log_epsilon, loss, times[k + 1], RTOL) @ x.T
-        confirmed = int(np.sum(gained[k] & (before <= 0) & (after > STEP_END_ATOL)))
-        if confirmed:
-            return confirmed, int(np.sum(gained))
-    return 0, int(np.sum(gained))
-
-
 def read_no_activation_gained(instance: Instance, budget: Budget, seed: np.random.SeedSequence) -> Exact:
     run, x, patterns, method = _run(instance, budget)
-    confirmed, on_grid = confirmed_gains(instance, run.times, patterns, x)
+    # the grid is read off the dense output, which can wiggle across a switch: a gain counts where it holds at
+    # the solver's own step ends
+    confirmed, on_grid = switches_on_at_step_ends(data_key(instance), float(instance["log_epsilon"]), instance["loss"],
+                                                  run.times, patterns, x, RTOL)
     lost = int(np.sum(patterns[:-1] & ~patterns[1:]))
     count = confirmed + (lost if instance.definition("count_switches_off") else 0)
     return Exact(count, 0.0, method + f"; {on_grid} switches on in the dense output, {confirmed} of them confirmed at "

@@ -37,10 +37,16 @@ def data(key: tuple):
     return layout(*key)
 
 
+def absolute_tolerance(rtol: float) -> float:
+    """The solver's absolute tolerance on the unit directions for relative tolerance `rtol`: below it a
+    coordinate's sign is not resolved."""
+    return rtol * 1e-2
+
+
 def _flow(key: tuple, log_epsilon: float, loss: str, times: tuple, rtol: float):
     x, y, directions, signs = data(key)
     u, r, s = balanced_start(directions, signs, log_epsilon)
-    return solve(polar_flow, x, y, u, r, s, loss, np.array(times), rtol=rtol, atol=rtol * 1e-2)
+    return solve(polar_flow, x, y, u, r, s, loss, np.array(times), rtol=rtol, atol=absolute_tolerance(rtol))
 
 
 @cached(maxsize=32)
@@ -60,6 +66,26 @@ def directions_at_step_end(key: tuple, log_epsilon: float, loss: str, time: floa
         _, _, directions, signs = data(key)
         return balanced_start(directions, signs, log_epsilon)[0]
     return _flow(key, log_epsilon, loss, (0.0, float(time)), rtol).directions[-1]
+
+
+def switches_on_at_step_ends(key: tuple, log_epsilon: float, loss: str, times, patterns, x, rtol: float = 1e-11,
+                             limit: int = 8) -> tuple[int, int]:
+    """(activations gained that hold at the solver's own step ends, gained on the grid), for a run on `times` whose
+    indicators are `patterns` (T, h, n). Each grid time where an indicator switches on is read again at step ends on
+    both sides (`directions_at_step_end`), and a gain counts where the product goes from at most 0 to above the
+    absolute tolerance. The reading stops at the first grid time with a confirmed gain (a count of at least one is
+    what a claim of none is tested on); more than `limit` unconfirmed grid times raise NumericalError."""
+    gained = ~patterns[:-1] & patterns[1:]
+    for checked, k in enumerate(np.nonzero(np.any(gained, axis=(1, 2)))[0]):
+        if checked == limit:
+            raise NumericalError(f"{limit} activations gained on the grid did not hold at the solver's step ends: "
+                                 "the dense output is not resolving the switches")
+        before = directions_at_step_end(key, log_epsilon, loss, times[k], rtol) @ x.T
+        after = directions_at_step_end(key, log_epsilon, loss, times[k + 1], rtol) @ x.T
+        confirmed = int(np.sum(gained[k] & (before <= 0) & (after > absolute_tolerance(rtol))))
+        if confirmed:
+            return confirmed, int(np.sum(gained))
+    return 0, int(np.sum(gained))
 
 
 def class_norms(x, y):
