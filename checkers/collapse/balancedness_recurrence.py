@@ -54,8 +54,7 @@ def _floor_margin(instance: Instance, seed: np.random.SeedSequence) -> tuple[flo
     inner = max(weights[1].shape[0], weights[0].shape[1])  # the length of the sums in W_2^T W_2 and W_1 W_1^T
 
     def visit(current, grads):
-        imbalance_now = imbalance(current)
-        norm = np.linalg.norm(imbalance_now)
+        norm = np.linalg.norm(imbalance(current))
         # the law is exact arithmetic; the float64 run meets it up to round-off, which is stated, not fitted:
         # D is formed to gamma_n (||W_2||^2 + ||W_1||^2) (+ one rounding of the difference), and each update
         # W <- fl((1 - eta lambda) W - eta G) moves D by at most 2 ||W|| ||dW||, ||dW|| <= 2u (||W|| + eta ||G||)
@@ -63,8 +62,8 @@ def _floor_margin(instance: Instance, seed: np.random.SeedSequence) -> tuple[flo
         steps = [np.linalg.norm(grads[layer]) for layer in (0, 1)]
         formed = _gamma(inner) * (sizes[0] ** 2 + sizes[1] ** 2) + UNIT_ROUNDOFF * norm
         updated = sum(4 * UNIT_ROUNDOFF * w * (w + eta * g) for w, g in zip(sizes, steps))
-        source_matrix = grads[1].T @ grads[1] - grads[0] @ grads[0].T
-        source = np.linalg.norm(source_matrix) + _gamma(inner) * (steps[0] ** 2 + steps[1] ** 2)
+        source = np.linalg.norm(grads[1].T @ grads[1] - grads[0] @ grads[0].T) + _gamma(inner) * (steps[0] ** 2
+                                                                                                  + steps[1] ** 2)
         bound = norm + formed if state["bound"] is None else state["bound"]
         reachable = max(norm - formed, 0.0)  # the smallest ||D|| the computed one allows
         if bound > 0:
