@@ -51,7 +51,9 @@ def read_gradient_norm(instance: Instance, budget: Budget, seed: np.random.SeedS
     estimate = mean_estimate(np.array(values), method=f"sqrt(N) ||G_0|| / ||a|| at d = {dimension}, {draws} draws; "
                                                       f"finite-width bias <= {2 * relative:.2%} (derived, "
                                                       f"N = {setting.width})")
-    return replace(estimate, systematic=2 * relative * abs(float(estimate.value)))
+    # the bias is relative to the true limit (derived, never the observation or a mutant's value)
+    limit = float(spike_strength.THEOREM.instance(instance.describe_parameters()).constant("spike_strength"))
+    return replace(estimate, systematic=2 * relative * abs(limit))
 
 
 CHECKER = Checker(
