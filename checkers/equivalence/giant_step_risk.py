@@ -159,8 +159,7 @@ def require_resolved_mean_channel(instance: Instance) -> None:
     d = 100, 200, 400 against a limit of 0.094; at penalty = 1000, penalty ratio 15: 0.367, 0.342, 0.305). Without a
     spike (r = 0) the mean carries no signal and nothing is misread. The ratios are the network's, so they are read
     from the parameters alone, before any draw."""
-    true = giant_step_risk.THEOREM.instance(instance.describe_parameters())
-    spike, inflation, overlap = (float(true.constant(name)) for name in ("r", "c", "gamma"))
+    spike, inflation, overlap = (float(instance.derived_constants[name].value) for name in ("r", "c", "gamma"))
     if spike == 0:
         return
     width = max(1, round(float(instance["width_ratio"]) * SIZES[0]))

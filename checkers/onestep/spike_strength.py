@@ -22,12 +22,12 @@ def finite_width_bias(instance: Instance) -> float:
     (docs/derivations/onestep.md#spike-strength, "At finite width"): the network's own output f_0, of order
     N^(-1/2), adds (1/n) X^T f_0 to the residual's projection, of squared norm (mu1^2 + E sigma^2/psi1)/N, and the
     neurons' own slopes add a bulk whose top direction gains 3 (E[y^2]/psi1) Var sigma' / (mu1^2 N); over
-    ||zeta||^2, halved for the square root. Read from the true statement's constants: the draws do not follow a
-    mutant."""
-    true = spike_strength.THEOREM.instance(instance.describe_parameters())
+    ||zeta||^2, halved for the square root. Read from the constants as the theorem derives them
+    (`Instance.derived_constants`): the draws do not follow a mutant."""
+    derived = instance.derived_constants
     sigma, digits = instance["activation"], 20
-    mu1, second = float(true.constant("mu1")), float(true.constant("teacher_second_moment"))
-    zeta_squared = float(true.constant("zeta_norm")) ** 2
+    mu1, second = float(derived["mu1"].value), float(derived["teacher_second_moment"].value)
+    zeta_squared = float(derived["zeta_norm"].value) ** 2
     own = float(second_moment(sigma, digits=digits).value)
     slopes = float(derivative_variance(sigma, digits=digits).value)
     psi1 = float(instance["psi1"])
@@ -52,7 +52,7 @@ def read_gradient_norm(instance: Instance, budget: Budget, seed: np.random.SeedS
                                                       f"finite-width bias <= {2 * relative:.2%} (derived, "
                                                       f"N = {setting.width})")
     # the bias is relative to the true limit (derived, never the observation or a mutant's value)
-    limit = float(spike_strength.THEOREM.instance(instance.describe_parameters()).constant("spike_strength"))
+    limit = float(instance.derived_constants["spike_strength"].value)
     return replace(estimate, systematic=2 * relative * abs(limit))
 
 
