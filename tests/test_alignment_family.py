@@ -52,11 +52,13 @@ def test_switch_counts_follow_equations_7_and_8():
     point is counted only when own-class gains are forbidden."""
     y, signs, times = np.array([1.0, -1.0]), np.array([1.0]), np.array([0.0, 1.0, 2.0])
     gains_own = np.array([[[False, False]], [[True, False]], [[True, False]]])
-    assert monotonicity_checker.switch_counts(gains_own, signs, y, times, 2.0, own_class_gains_allowed=True) == 0
-    assert monotonicity_checker.switch_counts(gains_own, signs, y, times, 2.0, own_class_gains_allowed=False) == 1
+    count = lambda patterns, until, allowed: int(monotonicity_checker.forbidden_switches(  # noqa: E731
+        patterns, signs, y, times, until, own_class_gains_allowed=allowed).sum())
+    assert count(gains_own, 2.0, True) == 0
+    assert count(gains_own, 2.0, False) == 1
     gains_other = np.array([[[True, False]], [[True, True]], [[False, True]]])
-    assert monotonicity_checker.switch_counts(gains_other, signs, y, times, 2.0, own_class_gains_allowed=True) == 2
-    assert monotonicity_checker.switch_counts(gains_other, signs, y, times, 0.5, own_class_gains_allowed=True) == 0
+    assert count(gains_other, 2.0, True) == 2
+    assert count(gains_other, 0.5, True) == 0
 
 
 def test_half_time_interpolates_between_grid_points():
@@ -161,7 +163,7 @@ def test_a_gain_is_counted_only_where_it_holds_at_the_solvers_step_ends():
     checker = registry.checker("orthogonal-frozen")
     verdict = run_check(checker, {"log_epsilon": "-1000"}, fidelity="quick")
     gained = next(p for p in verdict.predictions if p.name == "no-activation-gained")
-    assert verdict.outcome == PASS and "1 switches on in the dense output, 0 of them confirmed" in gained.method
+    assert verdict.outcome == PASS and "switches on: 1 in the dense output, 0 of them confirmed" in gained.method
     control = run_check(checker, mutant="non-orthogonal", fidelity="quick")
     assert control.outcome == FAIL and control.predictions[0].observed >= 1
 
@@ -175,3 +177,18 @@ def test_one_point_per_class_is_outside_the_peak_alignment_claim():
     verdict = run_check(registry.checker("peak-alignment"), {"per_class": "1"}, fidelity="quick")
     assert verdict.outcome == OUTSIDE and verdict.assumption_failures[0][0] == "several-points-per-class"
     assert abs(verdict.predictions[0].observed - 2) < 1e-3
+
+
+@pytest.mark.parametrize("mutant", ["never-gains-own-class", "trapped-from-start"])
+def test_activation_switches_count_where_they_hold_at_the_solvers_step_ends(mutant):
+    """activation-monotonicity's counts are read off the dense output like orthogonal-frozen's, so each switch is
+    read again at the solver's step ends; the switches its mutants forbid (own-class gains, and region changes
+    before t1) are real and hold there."""
+    from checkers.verdict import FAIL, PASS
+
+    verdict = run_check(monotonicity_checker.CHECKER, fidelity="quick", mutant=mutant)
+    failing = [p for p in verdict.predictions if p.outcome == FAIL]
+    assert verdict.outcome == FAIL and len(failing) == 1, verdict.explain()
+    assert failing[0].observed >= 1 and "of them confirmed at the solver's step ends" in failing[0].method
+    true = run_check(monotonicity_checker.CHECKER, fidelity="quick")
+    assert true.outcome == PASS and all("none in the dense output" in p.method for p in true.predictions)

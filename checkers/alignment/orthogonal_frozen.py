@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from checkers.alignment.runs import data, data_key, escape_end, polar_run, switches_on_at_step_ends
+from checkers.alignment.runs import data, data_key, describe_confirmation, escape_end, polar_run, switches_at_step_ends
 from checkers.check import Budget, Checker, Exact
 from theorems.alignment import orthogonal_frozen
 from theorems.alignment.common import activation_pattern
@@ -27,12 +27,12 @@ def read_no_activation_gained(instance: Instance, budget: Budget, seed: np.rando
     run, x, patterns, method = _run(instance, budget)
     # the grid is read off the dense output, which can wiggle across a switch: a gain counts where it holds at
     # the solver's own step ends
-    confirmed, on_grid = switches_on_at_step_ends(data_key(instance), float(instance["log_epsilon"]), instance["loss"],
-                                                  run.times, patterns, x, RTOL)
+    gained = ~patterns[:-1] & patterns[1:]
+    confirmed, on_grid = switches_at_step_ends(data_key(instance), float(instance["log_epsilon"]), instance["loss"],
+                                               run.times, patterns, x, gained, RTOL)
     lost = int(np.sum(patterns[:-1] & ~patterns[1:]))
     count = confirmed + (lost if instance.definition("count_switches_off") else 0)
-    return Exact(count, 0.0, method + f"; {on_grid} switches on in the dense output, {confirmed} of them confirmed at "
-                 f"the solver's step ends (up to the first confirmed time); {lost} off")
+    return Exact(count, 0.0, method + f"; switches on: {describe_confirmation(on_grid, confirmed)}; {lost} off")
 
 
 def read_inactive_frozen(instance: Instance, budget: Budget, seed: np.random.SeedSequence) -> Exact:

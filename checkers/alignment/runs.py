@@ -68,24 +68,36 @@ def directions_at_step_end(key: tuple, log_epsilon: float, loss: str, time: floa
     return _flow(key, log_epsilon, loss, (0.0, float(time)), rtol).directions[-1]
 
 
-def switches_on_at_step_ends(key: tuple, log_epsilon: float, loss: str, times, patterns, x, rtol: float = 1e-11,
-                             limit: int = 8) -> tuple[int, int]:
-    """(activations gained that hold at the solver's own step ends, gained on the grid), for a run on `times` whose
-    indicators are `patterns` (T, h, n). Each grid time where an indicator switches on is read again at step ends on
-    both sides (`directions_at_step_end`), and a gain counts where the product goes from at most 0 to above the
-    absolute tolerance. The reading stops at the first grid time with a confirmed gain (a count of at least one is
-    what a claim of none is tested on); more than `limit` unconfirmed grid times raise NumericalError."""
-    gained = ~patterns[:-1] & patterns[1:]
-    for checked, k in enumerate(np.nonzero(np.any(gained, axis=(1, 2)))[0]):
+def switches_at_step_ends(key: tuple, log_epsilon: float, loss: str, times, patterns, x, events,
+                          rtol: float = 1e-11, limit: int = 8) -> tuple[int, int]:
+    """(switches among `events` that hold at the solver's own step ends, switches among `events` on the grid), for
+    a run on `times` whose indicators 1{u_j . x_k > 0} are `patterns` (T, h, n); `events` (T - 1, h, n) marks the
+    grid switches in question. Each grid time pair holding one is read again at step ends on both sides
+    (`directions_at_step_end`): a switch on counts where the product goes from at most 0 to above the absolute
+    tolerance, a switch off where it goes from above the tolerance to at most 0. The reading stops at the first
+    grid time pair with a confirmed switch (a count of at least one is what a claim of none is tested on); more
+    than `limit` unconfirmed pairs raise NumericalError."""
+    gained, lost = ~patterns[:-1] & patterns[1:], patterns[:-1] & ~patterns[1:]
+    tolerance = absolute_tolerance(rtol)
+    for checked, k in enumerate(np.nonzero(np.any(events, axis=(1, 2)))[0]):
         if checked == limit:
-            raise NumericalError(f"{limit} activations gained on the grid did not hold at the solver's step ends: "
+            raise NumericalError(f"{limit} activation switches on the grid did not hold at the solver's step ends: "
                                  "the dense output is not resolving the switches")
         before = directions_at_step_end(key, log_epsilon, loss, times[k], rtol) @ x.T
         after = directions_at_step_end(key, log_epsilon, loss, times[k + 1], rtol) @ x.T
-        confirmed = int(np.sum(gained[k] & (before <= 0) & (after > absolute_tolerance(rtol))))
+        held = (gained[k] & (before <= 0) & (after > tolerance)) | (lost[k] & (before > tolerance) & (after <= 0))
+        confirmed = int(np.sum(events[k] & held))
         if confirmed:
-            return confirmed, int(np.sum(gained))
-    return 0, int(np.sum(gained))
+            return confirmed, int(np.sum(events))
+    return 0, int(np.sum(events))
+
+
+def describe_confirmation(on_grid: int, confirmed: int) -> str:
+    """What `switches_at_step_ends` found, in words."""
+    if not on_grid:
+        return "none in the dense output"
+    return (f"{on_grid} in the dense output, {confirmed} of them confirmed at the solver's step ends (read up to the "
+            "first confirmed time)")
 
 
 def class_norms(x, y):
