@@ -1,6 +1,8 @@
 """The collapse checks have teeth: Hypothesis alone (no hand-picked examples) finds a counterexample to every
 inequality mutant within the default example budget (spec 7.3)."""
 
+import warnings
+
 import pytest
 
 from checkers import registry
@@ -112,10 +114,13 @@ def test_the_timescale_ratio_is_claimed_from_lambda_0_02_and_says_why_not_below(
 
 def test_a_diverged_training_run_is_no_evidence_and_a_run_of_hours_is_refused():
     """At eta = 0.005, lambda = 0.5 GD diverges within 40 steps: every prediction is inconclusive with the reason
-    (an SVD of the overflowed weights was an internal error). lambda = 0.001 at the default eta asks for 6 million
-    steps a run: refused before anything runs, with the way out."""
+    (an SVD of the overflowed weights was an internal error), and the overflow itself prints no warning of its own.
+    lambda = 0.001 at the default eta asks for 6 million steps a run: refused before anything runs, with the way
+    out."""
     checker = registry.checker("collapse-training")
-    verdict = run_check(checker, {"learning_rate": "0.005", "weight_decay": "0.5"}, fidelity="quick")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        verdict = run_check(checker, {"learning_rate": "0.005", "weight_decay": "0.5"}, fidelity="quick")
     assert verdict.outcome == INCONCLUSIVE
     assert all(p.outcome == INCONCLUSIVE and "diverged" in p.message for p in verdict.predictions)
     with pytest.raises(InvalidInput, match="raise learning_rate or weight_decay, or shorten horizon"):

@@ -71,10 +71,13 @@ def run(learning_rate: float, weight_decay: float, horizon: float, activation: s
                 "eps2": float(np.linalg.norm(last.T @ last - previous @ previous.T, 2)),
                 "s_first": singular[0], "s_last": singular[-1], "omega": float(np.linalg.norm(within))}
 
-    weights, trajectory = train(network, network.initial_weights(rng), inputs, targets, learning_rate=learning_rate,
-                                weight_decay=weight_decay, steps=steps, log_every=max(steps // 100, 1),
-                                observe=observe, every_step=every_step, warmup_steps=WARMUP_STEPS,
-                                warmup_divisor=WARMUP_DIVISOR)
+    # a diverging run overflows for a step before eps1 shows it; the run is refused then, so the overflow is not
+    # announced as a warning of its own
+    with np.errstate(over="ignore", invalid="ignore"):
+        weights, trajectory = train(network, network.initial_weights(rng), inputs, targets,
+                                    learning_rate=learning_rate, weight_decay=weight_decay, steps=steps,
+                                    log_every=max(steps // 100, 1), observe=observe, every_step=every_step,
+                                    warmup_steps=WARMUP_STEPS, warmup_divisor=WARMUP_DIVISOR)
     if not np.all(np.isfinite(eps1)):
         raise NumericalError(f"gradient descent diverged (L2 = {depth}, eta = {learning_rate}); lower the learning "
                              f"rate")
