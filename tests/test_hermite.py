@@ -8,6 +8,7 @@ spec with mpmath at 45 digits and a different quadrature (mpmath.quad split at 0
 import math
 
 import mpmath
+import numpy as np
 import pytest
 import sympy
 from hypothesis import given, settings
@@ -211,3 +212,20 @@ def test_the_derivatives_second_moment_is_its_variance_plus_c1_squared(name):
     with mpmath.workdps(40):
         expected = mpmath.mpf(variance) + mpmath.mpf(coefficients[1]) ** 2
         assert abs(derivative_second_moment(name).value - expected) < mpmath.mpf("1e-28")
+
+
+@pytest.mark.parametrize("nodes", [20, 100, 160, 240, 360])
+def test_the_shared_gauss_hermite_rule_integrates_against_the_standard_normal(nodes):
+    """E cos(a Z) = exp(-a^2/2) and E Z^2 = 1 to 1e-15 at every node count the readers use (scipy's asymptotic
+    rule above 150 nodes is off by 1e-14, which once failed kappa_tanh's identity); the shared arrays are
+    read-only, and node counts where numpy's weights overflow are refused."""
+    from theorems.hermite import MAX_RULE_NODES, gauss_hermite_rule
+
+    points, weights = gauss_hermite_rule(nodes)
+    for a in (0.5, 1.0, 2.0):
+        assert abs(weights @ np.cos(a * points) - math.exp(-a * a / 2)) < 1e-15
+    assert abs(weights @ points**2 - 1) < 2e-15
+    with pytest.raises(ValueError):
+        weights[0] = 0.0
+    with pytest.raises(ValueError, match="accurate in float64"):
+        gauss_hermite_rule(MAX_RULE_NODES + 20)

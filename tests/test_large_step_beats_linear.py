@@ -38,3 +38,19 @@ def test_beats_linear_is_claimed_only_where_psi1_star_is_known(name, value):
     assert beats.applies(THEOREM.instance()) is None
     assert "psi1_*" in beats.applies(THEOREM.instance({name: value}))
     assert beats.applies(THEOREM.instance({"psi1": "20", "dimension": "512"})) is None
+
+
+@pytest.mark.parametrize("kappa, outcome", [("1.5882679509291", "pass"), ("1.588267950930", "fail"),
+                                            ("1.588267950928", "fail")])
+def test_kappa_tanh_is_checked_to_the_thirteen_digits_it_is_stated_to(kappa, outcome):
+    """The root 1.58826795092911... is stated to 13 digits. The identity once read tau'/tau'' against the mpmath
+    route's own accuracy (1e-15), stricter than the claim: a Gauss-Hermite rule 1e-14 less accurate failed a kappa
+    right to 13 digits. It is now read against half a unit of the 13th digit: a kappa 1e-14 off passes, and one
+    9e-13 or 1.1e-12 off (the 13th digit wrong by one) fails."""
+    from checkers import registry
+    from checkers.check import run_check
+
+    verdict = run_check(registry.checker("large-step-beats-linear"), overrides={"kappa_tanh": kappa},
+                        fidelity="quick")
+    root = next(p for p in verdict.predictions if p.name == "tanh-kappa-root")
+    assert root.outcome == outcome, verdict.explain()

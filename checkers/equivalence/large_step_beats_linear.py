@@ -20,13 +20,15 @@ from checkers.stats import mean_estimate
 from theorems.equivalence import large_step_beats_linear
 from theorems.equivalence.large_step_beats_linear import (
     MPMATH_NODES,
+    MPMATH_ROOT_ACCURACY,
+    MPMATH_TAU_ACCURACY,
     smoothing_identity_residual,
     tanh_derivative,
     tanh_tau_mpmath,
     tau_derivative,
     tau_numeric,
 )
-from theorems.hermite import hermite_coefficients, mu_star_squared
+from theorems.hermite import gauss_hermite_rule, hermite_coefficients, mu_star_squared
 from theorems.statement import Instance
 
 
@@ -53,19 +55,12 @@ def read_erf_tau_star(instance: Instance, budget: Budget, seed: np.random.SeedSe
 def read_tanh_tau_star(instance: Instance, budget: Budget, seed: np.random.SeedSequence) -> Exact:
     kappa = float(instance.constant("kappa_tanh"))
     tau = tau_numeric(np.tanh, np.tanh, kappa)
-    z, weights = np.polynomial.hermite_e.hermegauss(100)
-    weights = weights / weights.sum()
+    z, weights = gauss_hermite_rule(100)
     beyond_linear = float(weights @ np.tanh(z) ** 2 - (weights @ (z * np.tanh(z))) ** 2)
     return Exact(1 - 10 * tau / beyond_linear, 1e-9,
                  f"Gauss-Hermite (100 x 100 nodes): tau({kappa:.6g}) = {tau:.5g}, ||P_>1 tanh||^2 = "
                  f"{beyond_linear:.5g}",
                  tightness=Tightness(10 * tau / beyond_linear, f"kappa = {kappa:.10g}"))
-
-
-# the mpmath route's accuracy: its 160- and 200-node values of tau differ by 1.5e-15 and the error shrinks
-# geometrically with the nodes, so at 200 nodes tau is good to 1e-16 and the Newton distance to 1e-15
-MPMATH_TAU_ACCURACY = 1e-16
-MPMATH_ROOT_ACCURACY = 1e-15
 
 
 def read_tanh_kappa_root(instance: Instance, budget: Budget, seed: np.random.SeedSequence) -> Exact:

@@ -13,6 +13,7 @@ from checkers.equivalence.spiked_features import spiked_step
 from checkers.shared_draws import draw_key, memoized
 from checkers.stats import control_variate_estimate
 from theorems.equivalence import srf_constants
+from theorems.hermite import gauss_hermite_rule
 from theorems.statement import Instance
 
 SPIKED_SIZES = (100, 200, 400)
@@ -65,8 +66,7 @@ def expected_direction_energy(teacher, noise: float, dimension: int, samples: in
     """(E ||Z^T y / n_0||^2, E <Z^T y / n_0, theta> = mu1*) exactly at finite size. The first is
     (1 - 1/n_0) mu1*^2 + E[||z||^2 y^2] / n_0, with
     E[||z||^2 y^2] = E[Z^2 sigma*(Z)^2] + noise^2 + (d - 1)(E sigma*(Z)^2 + noise^2) (Gauss-Hermite, 200 nodes)."""
-    nodes, weights = np.polynomial.hermite_e.hermegauss(200)
-    weights = weights / weights.sum()
+    nodes, weights = gauss_hermite_rule(200)
     values = teacher(nodes)
     slope = float(weights @ (nodes * values))
     moment = float(weights @ values**2) + noise**2

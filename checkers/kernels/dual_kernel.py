@@ -16,6 +16,7 @@ from checkers.check import Budget, Checker, Exact, Tightness
 from checkers.convergence import settled_limit
 from checkers.qmc import rqmc_gaussian_mean
 from checkers.search import search_counterexample
+from theorems.hermite import gauss_hermite_rule
 from theorems.kernels import dual_kernel
 from theorems.statement import Instance
 
@@ -36,8 +37,7 @@ def series_accuracy(instance: Instance) -> float:
 
 def quadrature_kernel(sigma, correlation: float, nodes: int) -> float:
     """E[sigma(U) sigma(V)] by a product Gauss-Hermite rule: U = Z1, V = rho Z1 + sqrt(1 - rho^2) Z2."""
-    z, weights = np.polynomial.hermite_e.hermegauss(nodes)
-    weights = weights / weights.sum()
+    z, weights = gauss_hermite_rule(nodes)
     complement = math.sqrt(max(0.0, 1.0 - correlation * correlation))
     inner = sigma(correlation * z[:, None] + complement * z[None, :]) @ weights
     return float(weights @ (sigma(z) * inner))

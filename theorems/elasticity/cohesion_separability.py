@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from theorems.hermite import combine, derivative_second_moment, hermite_coefficients
+from theorems.hermite import combine, derivative_second_moment, gauss_hermite_rule, hermite_coefficients
 from theorems.onestep import common as onestep
 from theorems.statement import (
     Assumption,
@@ -52,8 +52,7 @@ from theorems.statement import (
 def class_mean_features(sigma, weights, mu, nodes: int = 80) -> np.ndarray:
     """E_{x ~ N(mu, I)} sigma(W^T x) per neuron (columns of `weights`), exactly up to quadrature: w^T x is
     N(w^T mu, ||w||^2), integrated by the probabilists' Gauss-Hermite rule with `nodes` points."""
-    z, quadrature_weights = np.polynomial.hermite_e.hermegauss(nodes)
-    quadrature_weights = quadrature_weights / quadrature_weights.sum()
+    z, quadrature_weights = gauss_hermite_rule(nodes)
     means, scales = mu @ weights, np.sqrt(np.sum(weights * weights, axis=0))
     return sigma(means[:, None] + scales[:, None] * z[None, :]) @ quadrature_weights
 

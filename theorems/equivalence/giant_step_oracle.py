@@ -40,6 +40,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from theorems.errors import InvalidInput, NumericalError
+from theorems.hermite import gauss_hermite_rule
 from theorems.marchenko_pastur import stieltjes
 
 OUTER_NODES = 121
@@ -48,11 +49,6 @@ START = (0.1, 0.2, 3.0, 3.0, 0.5, 0.5, 1.5)  # (q1, q2, V1, V2, theta, psi, m), 
 DAMPING = 0.5
 TOLERANCE = 1e-11
 MAX_ITERATIONS = 20_000
-
-
-def _gauss_hermite(nodes: int) -> tuple[np.ndarray, np.ndarray]:
-    points, weights = np.polynomial.hermite_e.hermegauss(nodes)
-    return points, weights / math.sqrt(2 * math.pi)
 
 
 @dataclass(frozen=True)
@@ -75,8 +71,8 @@ def channels(sigma, teacher, *, spike: float, inflation: float, overlap: float, 
     if not (math.isfinite(spike) and math.isfinite(inflation) and inflation > 0 and -1 <= overlap <= 1):
         raise InvalidInput(f"need a finite spike r, an inflation c > 0 and |gamma| <= 1, got r = {spike}, "
                            f"c = {inflation}, gamma = {overlap}")
-    kappa, weights = _gauss_hermite(outer)
-    xi, inner_weights = _gauss_hermite(inner)
+    kappa, weights = gauss_hermite_rule(outer)
+    xi, inner_weights = gauss_hermite_rule(inner)
     scale = math.sqrt(inflation)
     features = sigma(spike * kappa[:, None] + scale * xi[None, :])
     mu0 = features @ inner_weights

@@ -40,6 +40,7 @@ from numpy.polynomial import hermite_e
 from theorems.activations import Activation
 from theorems.deterministic_equivalent import RidgeErrors, ridge_errors_from_moments
 from theorems.errors import InvalidInput
+from theorems.hermite import gauss_hermite_rule
 
 NODES = 32
 SERIES_DEGREE = 12
@@ -49,8 +50,7 @@ HERMITE_NODES = 160
 def _pair_expectations(sigma, other, first: np.ndarray, second: np.ndarray, nodes: int) -> np.ndarray:
     """E sigma(u_i) other(v_ij) for the Gaussian pairs u_i = first_i . x, v_ij = second_j . x (rows are
     vectors): an (I, J) array, one row of pairs at a time."""
-    z, weights = np.polynomial.hermite_e.hermegauss(nodes)
-    weights = weights / weights.sum()
+    z, weights = gauss_hermite_rule(nodes)
     norms = np.linalg.norm(first, axis=1)
     if np.any(norms == 0):
         raise InvalidInput("a neuron with zero weights has no direction")
@@ -76,16 +76,15 @@ def network_feature_moments(first_layer, teacher_direction, sigma, teacher, *, n
     covariance = _pair_expectations(sigma, sigma, columns, columns, nodes)
     covariance = (covariance + covariance.T) / 2
     cross = _pair_expectations(sigma, teacher, columns, beta[None, :], nodes)[:, 0]
-    z, quadrature = np.polynomial.hermite_e.hermegauss(nodes)
-    moment = float((quadrature / quadrature.sum()) @ teacher(z) ** 2)
+    z, quadrature = gauss_hermite_rule(nodes)
+    moment = float(quadrature @ teacher(z) ** 2)
     return covariance, cross, moment
 
 
 def _scaled_hermite_coefficients(sigma: Activation, scales: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(c_k(r) for k = 0..SERIES_DEGREE, one row per scale r; E sigma(r Z)^2 per scale), by Gauss-Hermite
     quadrature (probabilists' weight exp(-z^2/2)/sqrt(2 pi))."""
-    nodes, weights = hermite_e.hermegauss(HERMITE_NODES)
-    weights = weights / math.sqrt(2 * math.pi)
+    nodes, weights = gauss_hermite_rule(HERMITE_NODES)
     values = np.asarray(sigma(np.outer(scales, nodes)), dtype=float)
     factorials = np.array([math.factorial(k) for k in range(SERIES_DEGREE + 1)], dtype=float)
     return (values * weights) @ hermite_e.hermevander(nodes, SERIES_DEGREE) / factorials, (values**2) @ weights

@@ -38,12 +38,13 @@ and +0.021.
 from __future__ import annotations
 
 import functools
+import math
 
 import mpmath
 import numpy as np
 import sympy
 
-from theorems.hermite import Quantity, mu_star_squared
+from theorems.hermite import Quantity, gauss_hermite_rule, mu_star_squared
 from theorems.onestep import common as onestep
 from theorems.statement import (
     Assumption,
@@ -81,8 +82,7 @@ def tau_erf(kappa, digits: int) -> mpmath.mpf:
 
 def tau_numeric(sigma, teacher, kappa: float, nodes: int = 100) -> float:
     """E_xi1 [(sigma*(xi1) - E_xi2 sigma(kappa xi1 + xi2))^2] by Gauss-Hermite on both expectations."""
-    z, weights = np.polynomial.hermite_e.hermegauss(nodes)
-    weights = weights / weights.sum()
+    z, weights = gauss_hermite_rule(nodes)
     inner = sigma(kappa * z[:, None] + z[None, :]) @ weights
     return float(weights @ (teacher(z) - inner) ** 2)
 
@@ -93,13 +93,34 @@ TAU_TANH_DIGITS = 10
 # the mpmath route's nodes: tau(kappa_tanh) is 9.4526506650e-5, 9.4526506634e-5 and 9.45265066328e-5 with 140, 160
 # and 200 nodes; at 200 it agrees with the float64 route's 240 nodes to 2e-17, and tau' there is 2e-17
 MPMATH_NODES = 200
+# the mpmath route's accuracy: its 160- and 200-node values of tau differ by 1.5e-15 and the error shrinks
+# geometrically with the nodes, so at 200 nodes tau is good to 1e-16 and the Newton distance to 1e-15
+MPMATH_TAU_ACCURACY = 1e-16
+MPMATH_ROOT_ACCURACY = 1e-15
+
+
+def half_unit_of_last_digit(value: float, digits: int) -> float:
+    """Half a unit in the last of `digits` significant digits of `value`: how far a value stated to that many
+    digits may lie from the truth."""
+    return 0.5 * 10.0 ** (math.floor(math.log10(abs(value))) - digits + 1)
+
+
+def _digits_band(name: str, digits: int, note: str):
+    """The target of "constant `name` is right to its `digits` digits": a difference within half a unit of the
+    last digit, either side."""
+    return lambda instance: Target.around(0, half_unit_of_last_digit(float(instance.constant(name)), digits),
+                                          note=note)
+
+
+def _digits_resolution(name: str, digits: int, accuracy: float):
+    """The band's width plus the reference route's accuracy: what the comparison resolves."""
+    return lambda instance: 2 * half_unit_of_last_digit(float(instance.constant(name)), digits) + accuracy
 
 
 def tau_derivative(sigma, sigma_derivative, teacher, kappa: float, nodes: int = ROOT_NODES) -> float:
     """d tau / d kappa = -2 E_xi1[(sigma*(xi1) - g(kappa xi1)) xi1 g'(kappa xi1)], g(a) = E sigma(a + xi2) and
     g'(a) = E sigma'(a + xi2), by Gauss-Hermite on both expectations."""
-    z, weights = np.polynomial.hermite_e.hermegauss(nodes)
-    weights = weights / weights.sum()
+    z, weights = gauss_hermite_rule(nodes)
     preactivation = kappa * z[:, None] + z[None, :]
     inner = sigma(preactivation) @ weights
     slope = sigma_derivative(preactivation) @ weights
@@ -244,21 +265,22 @@ THEOREM = Theorem(
                    resolution=lambda instance: 1e-6),
         Prediction(name="tanh-kappa-root", kind="identity",
                    statement="kappa_tanh is the root of tau' to its 13 digits: tau'/tau'' at kappa_tanh, by an "
-                             "mpmath route (200-node Gauss-Hermite at 30 digits), below half a unit of the 13th digit",
-                   predict=lambda instance: Target.point(0, note="Newton distance to the root of tau'"),
+                             "mpmath route (200-node Gauss-Hermite at 30 digits), within half a unit of the 13th digit",
+                   predict=_digits_band("kappa_tanh", KAPPA_TANH_DIGITS, "Newton distance to the root of tau'"),
                    resolution_reason=ResolutionReason("numerical-accuracy",
-                                                      "the float64 root of tau' is accurate to 13 digits (checked "
-                                                      "against a geometrically converging mpmath route); 5e-13 is "
-                                                      "that accuracy"),
-                   resolution=lambda instance: 5e-13),
+                                                      "the digits kappa_tanh is stated to: half a unit of its 13th "
+                                                      "digit either side (5e-13), plus the mpmath route's accuracy "
+                                                      "(1e-15; its error shrinks geometrically with the nodes)"),
+                   resolution=_digits_resolution("kappa_tanh", KAPPA_TANH_DIGITS, MPMATH_ROOT_ACCURACY)),
         Prediction(name="tanh-tau-value", kind="identity",
                    statement="tau_tanh is tau at kappa_tanh to its 10 digits: the mpmath route's tau minus tau_tanh, "
-                             "below half a unit of the 10th digit",
-                   predict=lambda instance: Target.point(0, note="difference of the two routes"),
+                             "within half a unit of the 10th digit",
+                   predict=_digits_band("tau_tanh", TAU_TANH_DIGITS, "difference of the two routes"),
                    resolution_reason=ResolutionReason("numerical-accuracy",
-                                                      "tau at the root is accurate to 15 digits (it is flat there); "
-                                                      "5e-15 is that accuracy, checked against the mpmath route"),
-                   resolution=lambda instance: 5e-15),
+                                                      "the digits tau_tanh is stated to: half a unit of its 10th "
+                                                      "digit either side (5e-15), plus the mpmath route's accuracy "
+                                                      "(1e-16)"),
+                   resolution=_digits_resolution("tau_tanh", TAU_TANH_DIGITS, MPMATH_TAU_ACCURACY)),
         Prediction(name="beats-linear", kind="limit", statement="linear_bound - R_CK at eta = N^(1/2) >= 0",
                    predict=lambda instance: Target.at_least(0, note="risk margin"),
                    resolution_reason=ResolutionReason("affordable",
