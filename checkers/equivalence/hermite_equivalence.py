@@ -85,9 +85,10 @@ def _read(column: int, what: str):
         gaps = _draws(instance, budget, seed)
         estimates = [mean_estimate(per_size[:, column]) for per_size in gaps]
         baseline = mean_estimate(gaps[-1][:, 2])
-        context = (f"degree {int(float(instance.constant('degree')))}, paired {what} gaps (the network's test error "
-                   f"against the exact degree-1 surrogate, the deterministic equivalent given W_1, at n = "
-                   f"{SIZES[-1]}: {baseline.value:+.4f} +- {baseline.standard_error:.2g})")
+        context = (f"degree {int(float(instance.constant('degree')))}, paired {what} gaps (for scale, whatever the "
+                   f"gap: the network's test error against the exact degree-1 surrogate's, the deterministic "
+                   f"equivalent given W_1, at n = {SIZES[-1]}: {baseline.value:+.4f} +- "
+                   f"{baseline.standard_error:.2g})")
         return bounded_extrapolation(SIZES, estimates, exponent=exponent, what=context, size_name="n")
     return read
 
