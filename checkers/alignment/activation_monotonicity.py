@@ -71,8 +71,7 @@ def read_trapped_after_alignment(instance: Instance, budget: Budget, seed: np.ra
                                              x, switched)
     return Exact(changes, 0.0, f"polar flow, log epsilon {log_epsilon:g}, to t = {run.times[-1]:.4g} (through "
                  f"fitting); region changes counted from t = {run.times[start]:.4g}, through the switches that make "
-                 f"them: "
-                 f"{describe_confirmation(on_grid, changes)}")
+                 f"them: {describe_confirmation(on_grid, changes)}")
 
 
 CHECKER = Checker(
