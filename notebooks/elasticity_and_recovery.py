@@ -90,7 +90,8 @@ def _(OneStepSetting, activation, activation_name, alpha, bivariate_expectation,
     for _m in _similarities:
         _mu = _m * _zeta / (_zeta @ _zeta)
         _reference.append(np.sum(bivariate_expectation(_squared_displacement,
-                                                       *neuron_laws(_w0, _w1 - _w0, _mu, _zeta))))
+                                                       *neuron_laws(_w0, _w1 - _w0, _mu, _zeta),
+                                                       kinks=_sigma.kinks)))
         _x = _base + _mu
         _values = np.sum((_sigma(_x @ _w1) - _sigma(_x @ _w0)) ** 2, axis=1)
         _means.append(_values.mean())

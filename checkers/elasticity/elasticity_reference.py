@@ -30,8 +30,9 @@ def _reference(instance: Instance, w0, delta, mu, zeta) -> tuple[float, float]:
     laws = neuron_laws(w0, delta, mu, zeta, bulk_weight=float(instance.constant("bulk_weight")),
                        mean_shift=instance.definition("mean_shift"))
     exact_laws = neuron_laws(w0, delta, mu, zeta)  # the control variate's mean is a fact, not the claim
-    reference = float(np.sum(bivariate_expectation(lambda u, v: (sigma(u + v) - sigma(u)) ** 2, *laws)))
-    control = float(np.sum(bivariate_expectation(lambda u, v: (slope(u) * v) ** 2, *exact_laws)))
+    reference = float(np.sum(bivariate_expectation(lambda u, v: (sigma(u + v) - sigma(u)) ** 2, *laws,
+                                                   kinks=sigma.kinks)))
+    control = float(np.sum(bivariate_expectation(lambda u, v: (slope(u) * v) ** 2, *exact_laws, kinks=sigma.kinks)))
     return reference, control
 
 

@@ -33,8 +33,10 @@ def elasticity_step_part(instance: Instance, w0, w1, zeta, mu) -> tuple[float, f
         return (sigma(u + v) - sigma(u)) ** 2
 
     coherent, _ = coherent_and_bulk(w1 - w0, zeta)
-    change = (np.sum(bivariate_expectation(squared_displacement, *neuron_laws(w0, w1 - w0, mu, zeta)))
-              - np.sum(bivariate_expectation(squared_displacement, *neuron_laws(w0, w1 - w0, 0 * mu, zeta))))
+    change = (np.sum(bivariate_expectation(squared_displacement, *neuron_laws(w0, w1 - w0, mu, zeta),
+                                           kinks=sigma.kinks))
+              - np.sum(bivariate_expectation(squared_displacement, *neuron_laws(w0, w1 - w0, 0 * mu, zeta),
+                                             kinks=sigma.kinks)))
     return float(change), float((zeta @ mu) ** 2 * np.sum(coherent**2))
 
 
