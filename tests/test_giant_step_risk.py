@@ -54,16 +54,18 @@ def test_quick_fidelity_rejects_the_far_mutants(mutant):
 
 
 def test_every_reading_needs_a_mean_channel_in_its_limit_and_the_realized_gap_a_spike():
-    """Result 3.3 reads r kappa through the mean feature as if it were noiseless and unregularized: without a step
-    (eta = 0) the realized comparison never holds and does not apply; at eta = 0.1 (r = 0.046) the mean feature's
-    noise-to-signal ratio is 5.2 at d = 100 (the sRF's test error 0.174, 0.170, 0.155 against 0.094 failed), so the
-    readings are unresolved there, before any draw; at the defaults (r = 1.37) it is 0.008."""
+    """Result 3.3 reads r kappa through the mean feature as if it were noiseless and unregularized: without a spike
+    (eta = 0, or mu1 = 0) the realized comparison never holds and does not apply; at eta = 0.1 (r = 0.046) the mean
+    feature's noise-to-signal ratio is 5.2 at d = 100 (the sRF's test error 0.174, 0.170, 0.155 against 0.094
+    failed), so the readings are unresolved there, before any draw; at the defaults (r = 1.37) it is 0.008."""
     from checkers.check import Unresolved
     from checkers.equivalence.giant_step_risk import require_resolved_mean_channel
 
     theorem = registry.checker("giant-step-risk").theorem
     realized = next(p for p in theorem.predictions if p.name == "realized-test-error")
     assert "no spike" in realized.applies(theorem.instance({"eta": "0"}))
+    # nor with mu1 = 0 (He_3): the realized gap read +0.77 and failed the true statement at quick fidelity
+    assert "mu1 = E sigma'(Z) = 0" in realized.applies(theorem.instance({"activation": "z**3 - 3*z"}))
     assert realized.applies(theorem.instance()) is None
     with pytest.raises(Unresolved, match="noise-to-signal ratio .* is 5.2 at d = 100"):
         require_resolved_mean_channel(theorem.instance({"eta": "0.1"}))

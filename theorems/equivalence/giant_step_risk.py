@@ -151,12 +151,17 @@ def _network_band(name: str, error: str, constant: str, closeness: float, srf_re
 
 
 def _realized_applies(instance: Instance) -> str | None:
-    """Result 3.3 on a draw's own W_1 speaks of a spike: without a step the draw's r is its O(p^-1/2) fluctuation,
-    and the mean channel never resolves it (docs/derivations/limits.md#giant-step, "The mean channel")."""
+    """Result 3.3 on a draw's own W_1 speaks of a spike: without one (no step, or mu1 = E sigma'(Z) = 0, as for
+    He_3) the draw's r is its O(p^-1/2) fluctuation, and the mean channel never resolves it
+    (docs/derivations/limits.md#giant-step, "The mean channel")."""
     if float(instance["eta"]) == 0:
-        return ("eta = 0: no step, so no spike; each draw's r is the O(p^-1/2) fluctuation of W_0's mean along v^, "
-                "which Result 3.3's unregularized mean direction reads as signal at every size")
-    return None
+        cause = "eta = 0: no step"
+    elif instance.derived_constants["mu1"].value == 0:
+        cause = "mu1 = E sigma'(Z) = 0: the step has no rank-one part"
+    else:
+        return None
+    return (f"{cause}, so no spike (r = 0); each draw's r is the O(p^-1/2) fluctuation of W_0's mean along v^, "
+            "which Result 3.3's unregularized mean direction reads as signal at every size")
 
 
 def _srf_mutant(**options):
