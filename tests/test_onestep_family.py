@@ -71,6 +71,15 @@ def test_mixture_spike_upper_bounds_hold_for_the_authors_random_teacher():
     assert verdict.outcome == PASS
 
 
+def test_mixture_spike_has_no_spike_rate_where_mu1_is_zero():
+    """For He_3 (mu1 = E sigma'(Z) = 0) the spike u v^T is identically 0: its rate is not applicable (a log-log fit of
+    zeros was an internal error), and the remainder's bound is still read."""
+    instance = registry.checker("mixture-spike").theorem.instance({"activation": "z**3 - 3*z"})
+    spike = next(p for p in instance.theorem.predictions if p.name == "spike-rate")
+    assert "identically 0" in spike.applies(instance)
+    assert spike.applies(registry.checker("mixture-spike").theorem.instance()) is None
+
+
 def test_spike_count_reports_an_unseparated_second_spike_as_not_resolved(monkeypatch):
     """At alpha = 0.3 two spikes are claimed and spike 2 (e_2 = 0.1) has not separated by n = 2000: fewer outliers
     are "not resolved", never a pass or a fail. Only the counted draws at n = 2000 matter, so the others are cut."""
