@@ -1,11 +1,11 @@
 """Alignment of the spike with the teacher: cos^2(X^T y, beta_*) -> psi1 mu1_star^2 / (psi1 mu1_star^2 + E[y^2])
 [derived].
 
-Derivation (docs/derivations/onestep.md#spike-outlier, [D]): the spike's left singular vector is u = zeta/||zeta||, zeta
-=
-X^T y / n; zeta . beta_* -> mu1_star and ||zeta||^2 -> mu1_star^2 + E[y^2]/psi1 (see `spike-strength`).
-Fluctuations are O(n^(-1/2)), the bias O(1/n). Reference values: 0.4757 for tanh/tanh, noise 0.1,
-psi1 = 1; 0.3289 for ReLU/ReLU. Normalization: Ba's (`theorems.onestep.common`); E[y^2] includes the noise.
+Derivation (docs/derivations/onestep.md#spike-alignment, [D]): the spike's left singular vector is u =
+zeta/||zeta||, zeta = X^T y / n; zeta . beta_* -> mu1_star and ||zeta||^2 -> mu1_star^2 + E[y^2]/psi1 (see
+`spike-strength`). Fluctuations are O(n^(-1/2)), the bias O(1/n), which the check extrapolates away across three
+sizes. Reference values: 0.4757 for tanh/tanh, noise 0.1, psi1 = 1; 0.3289 for ReLU/ReLU. Normalization: Ba's
+(`theorems.onestep.common`); E[y^2] includes the noise.
 """
 
 from __future__ import annotations
