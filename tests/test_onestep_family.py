@@ -159,3 +159,18 @@ def test_spike_alignment_reads_the_limit_past_its_finite_size_bias():
     verdict = run_check(registry.checker("spike-alignment"), {"teacher": "abs"}, fidelity="default")
     assert verdict.outcome in (PASS, INCONCLUSIVE), verdict.explain()
     assert "extrapolated as L + B d^-e" in verdict.predictions[0].method
+
+
+@pytest.mark.parametrize("theorem_id", ["spike-strength", "spike-count"])
+def test_an_activation_without_a_first_coefficient_is_outside_the_spike_theorems(theorem_id):
+    """He_3 = z^3 - 3z has c_1 = mu1 = 0: the step has no rank-one part, which Ba et al.'s spike and the count both
+    build on. spike-strength had no such assumption, and its finite-width bias divided by mu1^2 (an internal
+    error); both now say why the point is outside, before any draw for spike-strength's reading."""
+    instance = registry.checker(theorem_id).theorem.instance({"activation": "z**3 - 3*z"})
+    failures = dict(instance.assumption_failures())
+    assert "c_1 = 0" in failures["first-coefficient"]
+    if theorem_id == "spike-strength":
+        from checkers.onestep.spike_strength import read_gradient_norm
+
+        with pytest.raises(Unresolved, match="finite-width correction .* is inf"):
+            read_gradient_norm(instance, Budget(FIDELITIES["quick"], 0), np.random.SeedSequence(0))

@@ -31,6 +31,8 @@ def finite_width_bias(instance: Instance) -> float:
     own = float(second_moment(sigma, digits=digits).value)
     slopes = float(derivative_variance(sigma, digits=digits).value)
     psi1 = float(instance["psi1"])
+    if mu1 == 0:  # no spike (outside the theorem's assumptions): the slopes' bulk is all there is
+        return math.inf
     return (mu1**2 + own / psi1 + 3 * second * slopes / (psi1 * mu1**2)) / (2 * zeta_squared)
 
 

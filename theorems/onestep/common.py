@@ -20,6 +20,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import mpmath
+
 from theorems.activations import unbounded_derivative
 from theorems.hermite import combine, derivative_second_moment, hermite_coefficients, second_moment, square_root
 from theorems.statement import Assumption, Constant, Instance, Parameter, parameter_quantity
@@ -193,6 +195,29 @@ def centring_failure(sigma, consequence: str, symbol: str = "mu0") -> str | None
     if abs(mean) > 1e-12:
         return f"{symbol} = E sigma(Z) = {float(mean):.6g} != 0: {consequence}"
     return None
+
+
+def coefficient_vanishes(table, k: int, digits: int) -> bool:
+    """Whether c_k of a Hermite table is 0: exactly where the table has a closed form, else below half its digits."""
+    exact = table.exact[k]
+    if exact is not None:
+        return exact == 0
+    return abs(table.coefficients[k]) < mpmath.mpf(10) ** (-digits // 2)
+
+
+def requires_coefficient(k: int, reason: str):
+    """A check that returns `reason` where c_k(sigma) vanishes (as `coefficient_vanishes` reads it), else None."""
+    def check(instance: Instance) -> str | None:
+        table = hermite_coefficients(instance["activation"], k, digits=20)
+        return reason if coefficient_vanishes(table, k, 20) else None
+    return check
+
+
+def first_coefficient() -> Assumption:
+    """c_1(sigma) = mu1 = E sigma'(Z) != 0: the step's rank-one part (Ba et al.'s spike) is mu1 times the data's
+    X^T y / n; without it there is no spike."""
+    return Assumption(name="first-coefficient", statement="c_1(sigma) != 0", check=requires_coefficient(
+        1, "c_1 = 0: the step has no spike to build on (the papers assume c_1 != 0)"))
 
 
 def square_integrable_teacher() -> Assumption:

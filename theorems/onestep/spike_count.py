@@ -61,7 +61,7 @@ import sympy
 from theorems.formula import exact_number
 from theorems.hermite import Quantity, hermite_coefficients
 from theorems.onestep import common as onestep
-from theorems.statement import Assumption, Constant, Instance, Mutant, Prediction, ResolutionReason, Target, Theorem
+from theorems.statement import Constant, Instance, Mutant, Prediction, ResolutionReason, Target, Theorem
 
 HIGHEST_SPIKE = 3
 
@@ -75,17 +75,10 @@ def _shifted_exponent(k: int, alpha) -> sympy.Expr:
     return spike_exponent(k, alpha) - sympy.Rational(1, 4)
 
 
-def coefficient_vanishes(table, k: int, digits: int) -> bool:
-    exact = table.exact[k]
-    if exact is not None:
-        return exact == 0
-    return abs(table.coefficients[k]) < mpmath.mpf(10) ** (-digits // 2)
-
-
 def present_spikes(parameters, digits: int, exponent=spike_exponent) -> list[int]:
     table = hermite_coefficients(parameters["activation"], HIGHEST_SPIKE, digits=digits)
     return [k for k in range(1, HIGHEST_SPIKE + 1)
-            if exponent(k, parameters["alpha"]) > 0 and not coefficient_vanishes(table, k, digits)]
+            if exponent(k, parameters["alpha"]) > 0 and not onestep.coefficient_vanishes(table, k, digits)]
 
 
 CONSTANTS = (
@@ -131,14 +124,6 @@ def _amplitude_prediction(degree: int, statement: str, *, share: float, reason: 
                       resolution=lambda instance: share * abs(float(instance.constant(constant))))
 
 
-def _requires_coefficient(k: int, reason: str):
-    """A check that returns `reason` where c_k(sigma) vanishes (as `coefficient_vanishes` reads it), else None."""
-    def check(instance: Instance) -> str | None:
-        table = hermite_coefficients(instance["activation"], k, digits=20)
-        return reason if coefficient_vanishes(table, k, 20) else None
-    return check
-
-
 def count_target(instance: Instance) -> Target:
     exponent = instance.definition("exponent")
     if exponent is spike_exponent:
@@ -159,9 +144,7 @@ THEOREM = Theorem(
     parameters=(
         *onestep.growing_step_parameters("1/5"),
     ),
-    assumptions=(Assumption(name="first-coefficient", statement="c_1(sigma) != 0", check=_requires_coefficient(
-                 1, "c_1 = 0: the step has no spike to build on (the papers assume c_1 != 0)")),
-                 ),
+    assumptions=(onestep.first_coefficient(),),
     constants=CONSTANTS,
     predictions=(
         _amplitude_prediction(1, "gamma_1 / (eta ||X~ zeta|| ||a||) -> first_spike_amplitude = c_1 mu1",
@@ -172,7 +155,8 @@ THEOREM = Theorem(
         _amplitude_prediction(2, "spike 2's He_2 (x) He_2 projection per unit of (X~ zeta)^(.2) ((eta a)^(.2))^T -> "
                                  "second_spike_amplitude = c_2 mu1^2",
                               share=SECOND_AMPLITUDE_RESOLUTION,
-                              applies=_requires_coefficient(2, "c_2 = 0: the expansion has no second spike to measure"),
+                              applies=onestep.requires_coefficient(
+                                  2, "c_2 = 0: the expansion has no second spike to measure"),
                               reason="25% of the amplitude: c_2 taken as the orthonormal Hermite coefficient "
                                      "E[sigma He_2]/sqrt(2) instead of E[sigma He_2]/2 moves it by +41% (1.66 "
                                      "resolutions), no second spike (c_2 = 0) by 4; mu1 once instead of squared "

@@ -45,7 +45,7 @@ THEOREM = Theorem(
     provenance="derived",
     statement="sqrt(N) ||A||_op = mu1 ||X^T y/n|| ||a|| -> mu1 sqrt(mu1_star^2 + E[y^2]/psi1)",
     parameters=onestep.parameters(),
-    assumptions=(onestep.square_integrable_teacher(),),
+    assumptions=(onestep.square_integrable_teacher(), onestep.first_coefficient()),
     constants=CONSTANTS,
     predictions=(
         Prediction(name="gradient-norm", kind="limit",
