@@ -254,8 +254,8 @@ MAX_RULE_NODES = 360
 def gauss_hermite_rule(nodes: int = 150) -> tuple[np.ndarray, np.ndarray]:
     """The `nodes`-point Gauss-Hermite rule for E f(Z), Z ~ N(0, 1), in float64: points z_i and weights w_i with
     sum_i w_i f(z_i) exact for polynomials f of degree below 2 nodes (the probabilists' weight exp(-z^2/2), the
-    weights divided by their sum, so constants integrate exactly). numpy's `hermegauss` (Golub-Welsch with a
-    Newton polish): E cos(a Z) = exp(-a^2/2) comes out within 1e-15 up to 360 nodes, where scipy's
+    weights divided by their sum, so constants integrate exactly). numpy's `hermegauss` (the Jacobi matrix's
+    eigenvalues with a Newton polish): E cos(a Z) = exp(-a^2/2) comes out within 1e-15 up to 360 nodes, where scipy's
     `roots_hermitenorm` switches to an asymptotic rule above 150 nodes and is off by 1e-14. The arrays are shared,
     so they are read-only."""
     if not 1 <= nodes <= MAX_RULE_NODES:
