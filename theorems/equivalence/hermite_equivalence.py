@@ -125,7 +125,11 @@ THEOREM = Theorem(
     ),
     assumptions=(Assumption(name="clear-of-thresholds", statement="alpha not within 0.01 of a spike-count threshold",
                             check=_inside_an_interval),
-                 integer_constant("degree", 1, 6)),
+                 integer_constant("degree", 1, 6),
+                 # the degree counts spikes, which the step makes only from c_1 != 0 (as spike-count assumes): with
+                 # He_3 the degree-2 surrogate missed the network's test error by -31% and its training error by
+                 # +108% at default fidelity
+                 onestep.first_coefficient()),
     constants=CONSTANTS,
     predictions=(
         Prediction(name="test-gap", kind="limit",
