@@ -77,8 +77,9 @@ TEACHERS = ("relu", "abs", "sigmoid", "gelu", "tanh", "erf")
 def _activation_points():
     """(theorem, parameter, value) for each activation parameter and each of STUDENTS or TEACHERS but its default.
     The sweep of 2026-12-03 over these found relu failing elasticity-reference (a quadrature across relu's kink),
-    He_3 failing giant-step-risk's realized gap and stopping mixture-spike and spike-strength with internal errors,
-    and |z| failing spike-alignment at default fidelity (an O(1/d) bias at a limit of 0)."""
+    He_3 failing giant-step-risk's realized gap and stopping mixture-spike and spike-strength with internal errors;
+    at default fidelity, |z| failing spike-alignment (an O(1/d) bias at a limit of 0) and He_3 failing
+    giant-step-risk's network band and hermite-equivalence (c_1 = 0: no spike to build on)."""
     for checker in registry.builtin_checkers():
         for parameter in checker.theorem.parameters:
             if parameter.kind != "activation":
