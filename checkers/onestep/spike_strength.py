@@ -7,7 +7,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from checkers.check import Budget, Checker
+from checkers.check import Budget, Checker, Unresolved
 from checkers.convergence import require_small_expansion_parameter
 from checkers.onestep.draws import draw_generators, setting_for
 from checkers.onestep.simulation import one_step, operator_norm
@@ -43,6 +43,9 @@ def read_gradient_norm(instance: Instance, budget: Budget, seed: np.random.SeedS
     # derived leading term (measured 0.39, 0.52, 0.60, 0.54 /N against 0.64/N for tanh at N = 5..40), and only
     # where that term is a small correction (the ratio test of `checkers.convergence`)
     relative = finite_width_bias(instance) / setting.width
+    if math.isinf(relative):
+        raise Unresolved("mu1 = E sigma'(Z) = 0: the step has no spike, so ||G_0|| is the slopes' bulk at every "
+                         "size and there is no spike strength to read")
     require_small_expansion_parameter(relative, what="sqrt(N) ||G_0|| / ||a||", where=f"d = {dimension}",
                                       parameter=f"the finite-width correction (the network's own output and the "
                                                 f"slopes' bulk, relative) at N = {setting.width}")
