@@ -57,6 +57,7 @@ from theorems.activations import unbounded_derivative
 from theorems.equivalence import srf_constants
 from theorems.equivalence.giant_step_oracle import limit_errors
 from theorems.hermite import Quantity
+from theorems.onestep import common as onestep
 from theorems.statement import Constant, Instance, Mutant, Parameter, Prediction, ResolutionReason, Target, Theorem
 
 ACCURACY_DIGITS = 9  # the fixed point's relative accuracy is about 1e-10 (Gauss-Hermite 121 x 101, tolerance 1e-11)
@@ -167,11 +168,9 @@ def _realized_applies(instance: Instance) -> str | None:
     """Result 3.3 on a draw's own W_1 speaks of a spike: without one (no step, or mu1 = E sigma'(Z) = 0, as for
     He_3) the draw's r is its O(p^-1/2) fluctuation, and the mean channel never resolves it
     (docs/derivations/limits.md#giant-step, "The mean channel")."""
-    if float(instance["eta"]) == 0:
-        cause = "eta = 0: no step"
-    elif instance.derived_constants["mu1"].value == 0:
-        cause = "mu1 = E sigma'(Z) = 0: the step has no rank-one part"
-    else:
+    cause = "eta = 0: no step" if float(instance["eta"]) == 0 else onestep.requires_coefficient(
+        1, "mu1 = E sigma'(Z) = 0: the step has no rank-one part")(instance)
+    if cause is None:
         return None
     return (f"{cause}, so no spike (r = 0); each draw's r is the O(p^-1/2) fluctuation of W_0's mean along v^, "
             "which Result 3.3's unregularized mean direction reads as signal at every size")

@@ -26,7 +26,8 @@ import mpmath
 import sympy
 
 from theorems.formula import exact_number
-from theorems.hermite import Quantity, hermite_coefficients
+from theorems.hermite import Quantity
+from theorems.onestep import common as onestep
 from theorems.statement import Constant, Mutant, Parameter, Prediction, ResolutionReason, Target, Theorem
 
 CONSTANTS = (
@@ -50,12 +51,10 @@ def _isotropic(parameters, digits):
             "remainder_exponent": Quantity.exactly("remainder_exponent", sympy.Integer(-1), digits)}
 
 
-def _spike_exists(instance) -> str | None:
-    """The spike u v^T carries the factor mu1 = E sigma'(Z): where it is 0 (He_3, say) u v^T vanishes identically,
-    the bound holds trivially, and there is no norm whose rate could be fitted."""
-    if hermite_coefficients(instance["activation"], 1, digits=20).quantity(1).value == 0:
-        return "mu1 = E sigma'(Z) = 0: the spike u v^T is identically 0, so its bound holds trivially"
-    return None
+# The spike u v^T carries the factor mu1 = E sigma'(Z): where it is 0 (He_3, say) u v^T vanishes identically, the
+# bound holds trivially, and there is no norm whose rate could be fitted.
+_spike_exists = onestep.requires_coefficient(
+    1, "mu1 = E sigma'(Z) = 0: the spike u v^T is identically 0, so its bound holds trivially")
 
 
 THEOREM = Theorem(
