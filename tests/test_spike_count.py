@@ -100,7 +100,7 @@ def test_the_amplitudes_are_read_only_where_the_expansion_parameter_is_small(mon
 
 
 @pytest.mark.parametrize("parameters, missing, projection", [
-    ({"alpha": "0.3"}, "spike 2 (e_2 = 0.1)", "spike 2's is read by second-spike-amplitude"),
+    ({"alpha": "0.3"}, "spike 2 (e_2 = 0.1)", "below 2.2, and its projection is read by second-spike-amplitude"),
     ({"alpha": "0.4", "activation": "tanh"}, "spike 3 (e_3 = 0.2)", "spike 3 has none here"),
 ])
 def test_fewer_outliers_name_the_missing_spikes_and_what_reads_them(monkeypatch, parameters, missing, projection):
@@ -108,7 +108,7 @@ def test_fewer_outliers_name_the_missing_spikes_and_what_reads_them(monkeypatch,
     tanh at alpha = 0.4) is not resolved by the count: the reason names the spike that has not separated, its e_k,
     and the prediction that reads its Hermite projection, if any."""
     from checkers.onestep import spike_count as checker
-    rows = tuple((2000, 1, (4.0, 1.05, 1.0, 0.99), ()) for _ in range(2))
+    rows = tuple((2000, 1, (4.0, 1.05, 1.0, 0.99), (), (5.0, 1.0)) for _ in range(2))
     monkeypatch.setattr(checker, "_rows", lambda *arguments: rows)
     with pytest.raises(Unresolved) as raised:
         checker.read_outlier_count(THEOREM.instance(parameters), Budget(FIDELITIES["quick"], 0),
@@ -116,6 +116,30 @@ def test_fewer_outliers_name_the_missing_spikes_and_what_reads_them(monkeypatch,
     reason = str(raised.value)
     assert reason.startswith("1 outlier(s) at n = 2000, 2 claimed: " + missing + " not separated")
     assert "spike 1" not in reason and projection in reason
+
+
+def _count_with_leading_ratios(monkeypatch, outliers: int, leading: tuple[float, float]):
+    """The count read from two draws at n = 2000 with `outliers` outliers, whose spikes 1 and 2 have leading-order
+    singular values `leading` per unit of amplitude, over the edge (the default instance: one spike claimed)."""
+    from checkers.onestep import spike_count as checker
+    rows = tuple((2000, outliers, (1.0, 0.99, 0.98, 0.97), (), leading) for _ in range(2))
+    monkeypatch.setattr(checker, "_rows", lambda *arguments: rows)
+    return checker.read_outlier_count(THEOREM.instance(), Budget(FIDELITIES["quick"], 0), np.random.SeedSequence(0))
+
+
+def test_a_missing_spike_whose_outlier_the_expansion_puts_well_above_the_edge_is_evidence_against(monkeypatch):
+    """At the default (alpha = 1/5, one spike claimed) spike 1's leading-order singular value is about 3.2 x the
+    edge at n = 2000 (seed 1 of a trial draw). If no outlier stood above 1.1 x edge there, the simulation would
+    contradict the expansion the claim rests on, whatever larger n does: the count is read (0 against 1: a fail).
+    At 1.5 x edge its half would be below the threshold, and the missing outlier is not resolved."""
+    amplitude = float(THEOREM.instance().constant("first_spike_amplitude"))
+    read = _count_with_leading_ratios(monkeypatch, 0, (3.2 / amplitude, 0.0))
+    assert float(read.value) == 0 and "fewer than the 1 claimed spike(s)" in read.method
+    assert "spike 1's outlier at 3.20 x edge, above 2 x the threshold" in read.method
+    passing = _count_with_leading_ratios(monkeypatch, 1, (3.2 / amplitude, 0.0))
+    assert float(passing.value) == 1 and "fewer would fail: the expansion puts spike 1's outlier" in passing.method
+    with pytest.raises(Unresolved, match="spike 1's leading order stands at 1.50 x edge, below 2.2"):
+        _count_with_leading_ratios(monkeypatch, 0, (1.5 / amplitude, 0.0))
 
 
 def test_the_second_amplitude_applies_only_where_c2_is_not_zero():

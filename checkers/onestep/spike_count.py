@@ -24,6 +24,12 @@ from theorems.statement import Instance
 COUNT_SIZES = (250, 500, 1000, 2000)
 COUNTED_DRAWS = 2          # draws at the largest size whose outliers are counted
 OUTLIER_FACTOR = 1.1       # an outlier stands this far above the bulk edge
+# A claimed spike's missing outlier is evidence against the claim where this share of its leading-order singular
+# value (c_k mu1^k times its term on the normalized Hermite pair) stands above OUTLIER_FACTOR x edge. Where counts
+# are read (s^2 <= 1/2 at n = 2000), the projections measured at n = 2000 are 0.89 (spike 1) and 0.79 (spike 2) of
+# the leading order at alpha = 0.35, and closer to it at smaller alpha (docs/derivations/onestep.md#spike-count):
+# a half leaves more than twice the largest deficit measured.
+VISIBLE_SHARE = 0.5
 # Draws per size at budget level 0, doubled at every sequential stage (`Budget.doubled_per_stage`: 1 and 2 times
 # these at quick, 2, 4 and 8 at default; a sqrt 2 step left 3 of 10 quick runs short). The amplitudes'
 # extrapolations take the fewest degrees of freedom of their sizes: with 8 draws at n = 2000 (7 degrees of freedom)
@@ -35,22 +41,40 @@ DRAWS = {250: 64, 500: 32, 1000: 16, 2000: 16}
 AMPLITUDE_DEGREES = (1, 2)
 
 
+def _hermite_pair(projected: np.ndarray, second_layer: np.ndarray, degree: int) -> tuple[np.ndarray, np.ndarray]:
+    """u = He_k(sqrt(n) X~ zeta/||X~ zeta||), v = He_k(sqrt(N) a) (probabilists' Hermite). Scaling X~ zeta by its own
+    norm makes u sum to zero exactly for k = 2, so a constant shift of the features does not leak in."""
+    u = numpy_hermite.hermeval(projected / np.linalg.norm(projected) * math.sqrt(len(projected)), [0] * degree + [1])
+    v = numpy_hermite.hermeval(second_layer * math.sqrt(len(second_layer)), [0] * degree + [1])
+    return u, v
+
+
+def _term_projection(u: np.ndarray, v: np.ndarray, projected: np.ndarray, second_layer: np.ndarray, step: float,
+                     degree: int) -> float:
+    """u^T (X~ zeta)^(.k) ((eta a)^(.k))^T v: spike k's term per unit of its amplitude, projected on the pair."""
+    return step**degree * float(u @ projected**degree) * float(v @ second_layer**degree)
+
+
 def spike_amplitude(change: np.ndarray, projected: np.ndarray, second_layer: np.ndarray, step: float,
                     degree: int) -> float:
-    """Spike k's coefficient on the pair u = He_k(sqrt(n) X~ zeta/||X~ zeta||), v = He_k(sqrt(N) a) (probabilists'
-    Hermite), per unit of spike k's term (X~ zeta)^(.k) ((eta a)^(.k))^T projected on that pair: the amplitude,
-    which tends to c_k mu1^k (docs/derivations/onestep.md#spike-count). `projected` is X~ zeta. Scaling X~ zeta by
-    its own norm makes u sum to zero exactly for k = 2, so a constant shift of the features does not leak in."""
-    u = numpy_hermite.hermeval(projected / np.linalg.norm(projected) * math.sqrt(len(projected)),
-                               [0] * degree + [1])
-    v = numpy_hermite.hermeval(second_layer * math.sqrt(len(second_layer)), [0] * degree + [1])
-    term = step**degree * float(u @ projected**degree) * float(v @ second_layer**degree)
-    return float(u @ (change @ v)) / term
+    """Spike k's coefficient on the pair u = He_k(sqrt(n) X~ zeta/||X~ zeta||), v = He_k(sqrt(N) a), per unit of
+    spike k's term (X~ zeta)^(.k) ((eta a)^(.k))^T projected on that pair: the amplitude, which tends to c_k mu1^k
+    (docs/derivations/onestep.md#spike-count). `projected` is X~ zeta."""
+    u, v = _hermite_pair(projected, second_layer, degree)
+    return float(u @ (change @ v)) / _term_projection(u, v, projected, second_layer, step, degree)
+
+
+def leading_order_projection(projected: np.ndarray, second_layer: np.ndarray, step: float, degree: int) -> float:
+    """|u^T T_k v| / (||u|| ||v||) for spike k's term T_k = (X~ zeta)^(.k) ((eta a)^(.k))^T: the singular value the
+    expansion's leading order gives spike k on the normalized pair, per unit of its amplitude c_k mu1^k."""
+    u, v = _hermite_pair(projected, second_layer, degree)
+    return abs(_term_projection(u, v, projected, second_layer, step, degree)) / float(np.linalg.norm(u)
+                                                                                      * np.linalg.norm(v))
 
 
 def _count_draws(instance: Instance, budget: Budget, seed: np.random.SeedSequence):
     """Per draw: (n, outliers or -1, top singular values / edge, the amplitudes of spikes 1 and 2 per unit of their
-    terms)."""
+    terms, and on the counted draws spikes 1 and 2's leading-order singular values per unit of amplitude / edge)."""
     sigma = instance["activation"]
     alpha = float(instance["alpha"])
     c0 = float(hermite_coefficients(sigma, 0, digits=20).quantity(0).value)
@@ -67,7 +91,7 @@ def _count_draws(instance: Instance, budget: Budget, seed: np.random.SeedSequenc
             projected = fresh @ step.zeta
             amplitudes = tuple(spike_amplitude(change, projected, step.second_layer, setting.learning_rate, k)
                                for k in AMPLITUDE_DEGREES)
-            outliers, ratios = -1, ()
+            outliers, ratios, leading = -1, (), ()
             if size == COUNT_SIZES[-1] and index < COUNTED_DRAWS:
                 initial -= c0
                 edge = operator_norm(initial)
@@ -75,7 +99,9 @@ def _count_draws(instance: Instance, budget: Budget, seed: np.random.SeedSequenc
                 top = scipy.sparse.linalg.svds(initial, k=4, return_singular_vectors=False, random_state=0)
                 ratios = tuple(sorted((float(v) / edge for v in top), reverse=True))
                 outliers = sum(r > OUTLIER_FACTOR for r in ratios)
-            rows.append((size, outliers, ratios, amplitudes))
+                leading = tuple(leading_order_projection(projected, step.second_layer, setting.learning_rate, k)
+                                / edge for k in AMPLITUDE_DEGREES)
+            rows.append((size, outliers, ratios, amplitudes, leading))
     return tuple(rows)
 
 
@@ -104,26 +130,59 @@ def read_outlier_count(instance: Instance, budget: Budget, seed: np.random.SeedS
     claimed = float(spike_count.count_target(instance).value)
     if len(counts) > 1:
         raise Unresolved(f"the draws disagree on the number of outliers ({described})")
-    if counts[0] < claimed:
-        raise Unresolved(f"{counts[0]} outlier(s) at n = {COUNT_SIZES[-1]}, {claimed:g} claimed: "
-                         f"{_missing_spikes(instance, counts[0])} ({described})")
-    return Exact(mpmath.mpf(counts[0]), tolerance=0.0,
-                 method=f"outliers above {OUTLIER_FACTOR} x bulk edge at n = {COUNT_SIZES[-1]}, "
-                        f"{len(counted)} draws ({described})")
+    method = f"outliers above {OUTLIER_FACTOR} x bulk edge at n = {largest}, {len(counted)} draws ({described})"
+    visible = _visible_spikes(instance, counted)
+    if counts[0] < claimed and counts[0] >= len(visible):
+        raise Unresolved(f"{counts[0]} outlier(s) at n = {largest}, {claimed:g} claimed: "
+                         f"{_missing_spikes(instance, counts[0], counted)} ({described})")
+    if visible:
+        where = (", ".join(f"spike {k}'s outlier at {ratio:.2f} x edge" for k, ratio in visible)
+                 + f", above {1 / VISIBLE_SHARE:g} x the threshold on every draw")
+        method += (f"; fewer than the {len(visible)} claimed spike(s) that the expansion puts clearly above the "
+                   f"threshold ({where}): evidence against the claim" if counts[0] < len(visible)
+                   else f"; fewer would fail: the expansion puts {where}")
+    return Exact(mpmath.mpf(counts[0]), tolerance=0.0, method=method)
 
 
-def _missing_spikes(instance: Instance, observed: int) -> str:
+def _leading_ratios(instance: Instance, counted, degree: int) -> list[float]:
+    """Spike k's leading-order singular value over the bulk edge on each counted draw: c_k mu1^k times its term's
+    projection on the normalized Hermite pair (`leading_order_projection`)."""
+    amplitude = abs(float(instance.constant(spike_count.amplitude_constant(degree))))
+    return [amplitude * row[4][degree - 1] for row in counted]
+
+
+def _visible_spikes(instance: Instance, counted) -> list[tuple[int, float]]:
+    """The claimed spikes whose outliers the expansion puts above the count's threshold at the counted size with a
+    margin: VISIBLE_SHARE of the leading-order singular value stands above OUTLIER_FACTOR x edge on every counted
+    draw, with the smallest ratio. By the compression inequality (docs/derivations/onestep.md#spike-count) the count
+    is at least the number of such spikes wherever their projections are what the expansion says, so fewer outliers
+    than these are evidence against the claim."""
+    exponent = instance.definition("exponent")
+    visible = []
+    for k in spike_count.present_spikes(instance.parameters, instance.digits, exponent):
+        if k in AMPLITUDE_DEGREES:
+            ratios = _leading_ratios(instance, counted, k)
+            if VISIBLE_SHARE * min(ratios) > OUTLIER_FACTOR:
+                visible.append((k, min(ratios)))
+    return visible
+
+
+def _missing_spikes(instance: Instance, observed: int, counted) -> str:
     """Which claimed spikes have not separated (the weakest: e_k falls with k), and what tests their presence: a
-    spike's outlier may emerge only at n far beyond the sizes, so a missing one is evidence against the claim only
-    through its Hermite projection (spike 2's amplitude, where c_2 != 0; docs/derivations/onestep.md#spike-count)."""
+    spike's outlier may emerge only at n far beyond the sizes, so a missing one whose leading-order outlier is not
+    clearly above the threshold is evidence against the claim only through its Hermite projection (spike 2's
+    amplitude, where c_2 != 0; docs/derivations/onestep.md#spike-count)."""
     exponent = instance.definition("exponent")
     claimed = spike_count.present_spikes(instance.parameters, instance.digits, exponent)
     missing = claimed[observed:]
     named = ", ".join(f"spike {k} (e_{k} = {float(exponent(k, instance['alpha'])):.3g})" for k in missing)
-    projections = [f"spike {k}'s is read by {spike_count.amplitude_prediction_name(k)}" if k in AMPLITUDE_DEGREES
+    projections = [f"spike {k}'s leading order stands at {min(_leading_ratios(instance, counted, k)):.2f} x edge, "
+                   f"below {OUTLIER_FACTOR / VISIBLE_SHARE:g}, and its projection is read by "
+                   f"{spike_count.amplitude_prediction_name(k)}" if k in AMPLITUDE_DEGREES
                    else f"spike {k} has none here" for k in missing]
     return (f"{named} not separated (a spike with e_k > 0 may separate only at larger n); a missing spike is "
-            f"evidence against the claim only through its Hermite projection: {'; '.join(projections)}")
+            f"evidence against the claim only where the expansion puts its outlier clearly above the threshold, "
+            f"or through its Hermite projection: {'; '.join(projections)}")
 
 
 def _read_amplitude(degree: int):
