@@ -339,6 +339,17 @@ def _check_prediction(checker: Checker, instance: Instance, prediction: Predicti
         raise
     except Exception as error:  # DeclarationError included: a misnamed constant is a bug of this prediction
         raise CheckError(instance.theorem.id, prediction.name, error) from error
+    if not (math.isfinite(resolution) and resolution > 0):
+        # a resolution relative to a constant that vanishes here (3% of a zero spike): no sample size meets it, so
+        # "inconclusive, more samples would resolve it" would be false. Outside the assumptions that is the
+        # statement being undefined there; inside them, a bug of the statement, which must say where it applies
+        unmeetable = f"its resolution is {resolution:g} here, which no number of samples can meet"
+        if outside:
+            return PredictionResult(outcome=SKIPPED, message=f"not evaluated outside the assumptions: {unmeetable}",
+                                    **common)
+        raise CheckError(instance.theorem.id, prediction.name,
+                         ValueError(f"{unmeetable}; a statement must give a resolution that does not vanish or say "
+                                    "where the prediction does not apply"))
     lower, upper = float(target.lower), float(target.upper)
     stages = fidelity.stages if _stochastic(prediction) else 1
     for stage in range(stages):

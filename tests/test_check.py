@@ -112,3 +112,18 @@ def test_a_nan_observation_is_a_bug_never_a_pass(observation):
                      readers={**plain.readers, "monte-carlo": lambda instance, budget, seed: observation})
     with pytest.raises(CheckError, match="returned NaN"):
         run_check(broken, {"activation": "tanh", "rho": "0.7"}, fidelity="quick")
+
+
+def test_a_resolution_that_vanishes_inside_the_assumptions_is_a_bug_never_inconclusive():
+    """A resolution relative to a constant that is 0 at the point (3% of srf-constants' spike r at eta = 0, as it
+    was) can never be met: the check said "inconclusive, rerun at default fidelity", which no fidelity resolves.
+    Inside the assumptions that is an internal error naming the prediction (exit 4)."""
+    import dataclasses
+
+    plain = registry.checker("dual-kernel")
+    predictions = tuple(dataclasses.replace(p, resolution=lambda instance: 0.0) if p.name == "monte-carlo" else p
+                        for p in plain.theorem.predictions)
+    broken = Checker(theorem=dataclasses.replace(plain.theorem, predictions=predictions),
+                     simulation=plain.simulation, readers=plain.readers)
+    with pytest.raises(CheckError, match="monte-carlo: ValueError: its resolution is 0 here"):
+        run_check(broken, {"activation": "tanh", "rho": "0.7"}, fidelity="quick")

@@ -18,6 +18,7 @@ from fractions import Fraction
 import pytest
 
 from checkers import registry
+from theorems.errors import InvalidInput
 
 # the longest a quick check at a domain edge may take here: elasticity-reference at n = d = N = 4000 took 321 s
 EDGE_SECONDS = 900
@@ -111,3 +112,28 @@ def test_every_domain_edge_gives_a_verdict_or_a_clear_refusal(theorem_id, parame
     if finished.returncode == EXIT_BAD_INPUT:
         lines = [line for line in finished.stderr.splitlines() if line.startswith("thmcheck: error:")]
         assert len(lines) == 1, finished.stderr[-2000:]
+
+
+def test_every_prediction_inside_the_assumptions_at_every_swept_point_has_a_resolution_above_zero():
+    """Without a draw: at the defaults and at every point the slow sweep runs, each prediction that applies inside
+    the assumptions states a positive, finite resolution (one of 0 can never be met; the check now refuses it as a
+    bug). This found six, all relative to a constant that vanishes there: srf-constants' spike at eta = 0 and with
+    He_3 (r = 0), its overlap with the teacher |z| (gamma = 0), and cohesion-separability's and
+    elasticity-polynomial's coefficients with He_3 (c_1^2 = 0, where the step has no spike to build on)."""
+    points = [(checker.id, None, None) for checker in registry.builtin_checkers()]
+    points += [*_points("ends"), *_points("between"), *_activation_points()]
+    vanishing = []
+    for theorem_id, name, value in points:
+        theorem = registry.checker(theorem_id).theorem
+        try:
+            instance = theorem.instance({name: value} if name else {})
+        except InvalidInput:  # refused as bad input (exit 2): the slow test checks the one-line refusal
+            continue
+        if instance.assumption_failures():
+            continue
+        for prediction in theorem.predictions:
+            if prediction.applies(instance) is None:
+                resolution = float(prediction.resolution(instance))
+                if not (math.isfinite(resolution) and resolution > 0):
+                    vanishing.append((theorem_id, name, value, prediction.name, resolution))
+    assert not vanishing

@@ -40,3 +40,17 @@ def test_a_class_mean_shift_too_large_for_the_sizes_is_unresolved_not_failed():
     far = run_check(registry.checker("cohesion-separability"), {"similarity": "10"}, fidelity="quick")
     assert all(p.outcome == INCONCLUSIVE and "class-mean shift" in p.message for p in far.predictions)
     assert run_check(registry.checker("cohesion-separability"), fidelity="quick").outcome == PASS
+
+
+@pytest.mark.parametrize("theorem_id", ["elasticity-polynomial", "elasticity-leading-coefficient",
+                                        "cohesion-separability"])
+def test_an_activation_without_a_first_coefficient_is_outside_the_assumptions(theorem_id):
+    """With He_3 = z^3 - 3z (c_1 = 0) the step has no spike: the neurons' coherent shifts t_j vanish in the limit,
+    the ratios' denominators are the bulk's fluctuation, and the readings did not settle (219, 127, 57 at n = 250,
+    500, 1000 for the leading coefficient), while 5% of c_1^2 = 0 gave two of the three a resolution of 0."""
+    from checkers import registry
+
+    theorem = registry.checker(theorem_id).theorem
+    failures = dict(theorem.instance({"activation": "z**3 - 3*z"}).assumption_failures())
+    assert "c_1 = 0" in failures["first-coefficient"]
+    assert not theorem.instance().assumption_failures()

@@ -43,3 +43,20 @@ def test_without_a_step_the_bulk_is_one_to_round_off_and_passes():
     bulk = next(p for p in run_check(CHECKER, {"eta": "0"}, seed=0, fidelity="quick").predictions
                 if p.name == "bulk")
     assert bulk.outcome == PASS and bulk.standard_error < 1e-15
+
+
+@pytest.mark.parametrize("parameters, prediction, reason", [
+    ({"eta": "0"}, "spike", "eta = 0: W_1 = W_0 and r = 0"),
+    ({"activation": "z**3 - 3*z"}, "spike", "mu1 = E sigma'(Z) = 0: r = 0"),
+    ({"teacher": "abs"}, "overlap", "mu1* = E sigma_*'(Z) = 0: gamma = 0"),
+])
+def test_a_constant_that_vanishes_has_no_relative_resolution_and_its_prediction_does_not_apply(parameters, prediction,
+                                                                                                reason):
+    """3% of r or gamma is 0 where r or gamma is: such a prediction could never pass, and the check said
+    "inconclusive, rerun at default" (found by a scan of every swept point's resolutions). No near error moves a zero
+    constant, each scaling with eta mu1 or mu1*; the prediction says why it does not apply, and the others still
+    read."""
+    theorem = CHECKER.theorem
+    applies = next(p for p in theorem.predictions if p.name == prediction).applies
+    assert applies(theorem.instance()) is None
+    assert applies(theorem.instance(parameters)).startswith(reason)

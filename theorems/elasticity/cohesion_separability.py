@@ -124,7 +124,7 @@ THEOREM = Theorem(
     assumptions=(Assumption(name="centered", statement="c_0 = E sigma(Z) = 0 (the revised paper's assumption)",
                             check=_centered),
                  Assumption(name="intermediate-step", statement="alpha < 1/2", check=onestep.intermediate_step),
-                 onestep.square_integrable_teacher()),
+                 onestep.first_coefficient(), onestep.square_integrable_teacher()),
     constants=CONSTANTS,
     predictions=(
         Prediction(name="cohesion-coefficient", kind="limit",

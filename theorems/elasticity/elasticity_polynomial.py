@@ -96,7 +96,7 @@ PARAMETERS = (
               default="1", lower=0.05, upper=10.0),
 )
 ASSUMPTIONS = (Assumption(name="intermediate-step", statement="alpha < 1/2", check=onestep.intermediate_step),
-               onestep.square_integrable_teacher())
+               onestep.first_coefficient(), onestep.square_integrable_teacher())
 
 
 def leading_prediction() -> Prediction:

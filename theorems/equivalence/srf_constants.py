@@ -43,7 +43,7 @@ from theorems.hermite import (
     second_moment,
     square_root,
 )
-from theorems.onestep.common import centring_failure, square_integrable_teacher
+from theorems.onestep.common import centring_failure, requires_coefficient, square_integrable_teacher
 from theorems.statement import (
     Assumption,
     Constant,
@@ -99,6 +99,20 @@ def mutant_constant(name: str, **options) -> Constant:
 CONSTANTS = _graph()
 
 
+def _spike_applies(instance) -> str | None:
+    """r = eta~ mu1 sqrt(...) is 0 at eta~ = 0 or mu1 = 0: no spike, and a resolution relative to r would be 0."""
+    if float(instance["eta"]) == 0:
+        return ("eta = 0: W_1 = W_0 and r = 0; no spike to measure, and no near error moves a zero r (each scales "
+                "with eta~ mu1), so no resolution relative to it exists")
+    return requires_coefficient(1, "mu1 = E sigma'(Z) = 0: r = 0, no spike to measure, and no near error moves a "
+                                   "zero r (each scales with mu1), so no resolution relative to it exists")(instance)
+
+
+_overlap_applies = requires_coefficient(
+    1, "mu1* = E sigma_*'(Z) = 0: gamma = 0, and no near error moves a zero overlap (each scales with mu1*), so no "
+       "resolution relative to it exists", parameter="teacher")
+
+
 def _point(name):
     return lambda instance: Target.point(instance.constant(name))
 
@@ -136,7 +150,7 @@ THEOREM = Theorem(
                                                       "moves the spike r by 1.7 resolutions, alpha0 multiplying "
                                                       "E[y^2] instead of dividing it by 14; 1% would need four times "
                                                       "the draws (--fidelity high)"),
-                   resolution=_relative("r", 0.03)),
+                   resolution=_relative("r", 0.03), applies=_spike_applies),
         Prediction(name="bulk", kind="limit", statement="1 + mean_j (||P w_j(1)||^2 - ||P w_j(0)||^2) -> c",
                    predict=_point("c"),
                    resolution_reason=ResolutionReason("nearest-error",
@@ -147,7 +161,7 @@ THEOREM = Theorem(
                    resolution_reason=ResolutionReason("nearest-error",
                                                       "3% of each constant: alpha0 misplaced moves the overlap by 10 "
                                                       "resolutions"),
-                   resolution=_relative("gamma", 0.03)),
+                   resolution=_relative("gamma", 0.03), applies=_overlap_applies),
     ),
     mutants=(
         Mutant(name="ratio-misplaced", description="alpha0 multiplying E[y^2] instead of dividing it",

@@ -205,10 +205,11 @@ def coefficient_vanishes(table, k: int, digits: int) -> bool:
     return abs(table.coefficients[k]) < mpmath.mpf(10) ** (-digits // 2)
 
 
-def requires_coefficient(k: int, reason: str):
-    """A check that returns `reason` where c_k(sigma) vanishes (as `coefficient_vanishes` reads it), else None."""
+def requires_coefficient(k: int, reason: str, parameter: str = "activation"):
+    """A check that returns `reason` where c_k of the activation `parameter` (the student's `activation` unless
+    said) vanishes (as `coefficient_vanishes` reads it), else None."""
     def check(instance: Instance) -> str | None:
-        table = hermite_coefficients(instance["activation"], k, digits=20)
+        table = hermite_coefficients(instance[parameter], k, digits=20)
         return reason if coefficient_vanishes(table, k, 20) else None
     return check
 

@@ -43,7 +43,12 @@ THEOREM = Theorem(
                                                       "4% of the limit: leaving the label noise out of E[y^2] moves "
                                                       "the limit by +8% at noise 0.3 (the kept near mutant, two "
                                                       "resolutions); at the default noise 0.1 it moves it by 0.9%, "
-                                                      "which is not claimed"),
+                                                      "which is not claimed. At least 0.002 (4% of 0.05): below a "
+                                                      "limit of 0.05 (a teacher nearly without a linear part) no "
+                                                      "near error has a size, and the sizes' O(1/d) bias, about "
+                                                      "E[y^2 z^2]/(d E[y^2]) = 0.003 at d = 1000 for |z|, is what the "
+                                                      "extrapolation must remove; for |z| (limit 0) default "
+                                                      "fidelity leaves it inconclusive"),
                    resolution=lambda instance: 0.04 * max(float(instance.constant("alignment_limit")), 0.05)),
     ),
     mutants=(
