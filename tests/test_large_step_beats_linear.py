@@ -54,3 +54,17 @@ def test_kappa_tanh_is_checked_to_the_thirteen_digits_it_is_stated_to(kappa, out
                         fidelity="quick")
     root = next(p for p in verdict.predictions if p.name == "tanh-kappa-root")
     assert root.outcome == outcome, verdict.explain()
+
+
+@pytest.mark.parametrize("mutant, identity", [("kappa-tanh-last-digit", "tanh-kappa-root"),
+                                              ("tau-tanh-last-digit", "tanh-tau-value")])
+def test_a_constant_one_unit_off_in_its_last_stated_digit_fails_its_own_identity_and_no_other(mutant, identity):
+    """The digit identities' near mutants: kappa_tanh = 1.588267950930 (the root is 1.58826795092911...) and tau_tanh
+    one unit high in its 10th digit, each about one resolution (a unit of the last digit, plus the mpmath route's
+    accuracy) from the truth. Each fails the identity that reads its digits, and moves nothing else enough to fail."""
+    from checkers import registry
+    from checkers.check import run_check
+
+    verdict = run_check(registry.checker("large-step-beats-linear"), mutant=mutant, fidelity="quick")
+    failed = [p.name for p in verdict.predictions if p.outcome == "fail"]
+    assert failed == [identity], verdict.explain()

@@ -220,6 +220,17 @@ def _unit(name):
     return lambda parameters, digits: Quantity.exactly(name, 1, digits)
 
 
+def _last_digit_off(name: str, index: int, stated_digits: int):
+    """Constant `name` (entry `index` of `tanh_minimum()`) rounded to its `stated_digits` digits and then one unit
+    of the last higher: the nearest error a value stated to that many digits can carry."""
+    def constant(parameters, digits):
+        value = mpmath.mpf(tanh_minimum()[index])
+        unit = mpmath.mpf(10) ** (mpmath.floor(mpmath.log10(abs(value))) - stated_digits + 1)
+        return Quantity(name=name, value=mpmath.nint(value / unit) * unit + unit, route="float64",
+                        digits=min(digits, stated_digits))
+    return constant
+
+
 THEOREM = Theorem(
     id="large-step-beats-linear",
     title="A step eta = sqrt(N) beats the linear bound; tau_* = 0 for erf at kappa = sqrt(3), 9.45e-5 for tanh",
@@ -295,9 +306,10 @@ THEOREM = Theorem(
                                                       "the false-fail rate 1e-6 for a margin of +0.021"),
                    resolution=lambda instance: 0.01),
     ),
-    nearness=Nearness("simulation", "its mutants act on the quadrature and the simulation; its Monte Carlo margins "
-                                    "have an affordable resolution (a quarter of the linear bound), said in their "
-                                    "reasons"),
+    nearness=Nearness("simulation", "kappa-tanh-last-digit and tau-tanh-last-digit, one unit of a stated digit (about "
+                                    "one resolution), act on the mpmath quadrature; the others act on the quadrature "
+                                    "and the simulation; its Monte Carlo margins have an affordable resolution (a "
+                                    "quarter of the linear bound), said in their reasons"),
     mutants=(
         Mutant(name="kappa-one", description="tau_* claimed at kappa = 1 (for erf and tanh)",
                constants={"kappa_star": _unit("kappa_star"), "kappa_tanh": _unit("kappa_tanh")}),
@@ -305,6 +317,10 @@ THEOREM = Theorem(
                definitions={"smoothing_variance": 2}),
         Mutant(name="linear-bound-halved", description="the linear bound at half its value",
                constant_factors={"linear_bound": 0.5}),
+        Mutant(name="kappa-tanh-last-digit", description="kappa_tanh one unit high in its 13th (last stated) digit",
+               constants={"kappa_tanh": _last_digit_off("kappa_tanh", 0, KAPPA_TANH_DIGITS)}),
+        Mutant(name="tau-tanh-last-digit", description="tau_tanh one unit high in its 10th (last stated) digit",
+               constants={"tau_tanh": _last_digit_off("tau_tanh", 1, TAU_TANH_DIGITS)}),
     ),
     definitions={"smoothing_variance": 3},
 )
