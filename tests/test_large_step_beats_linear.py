@@ -68,3 +68,22 @@ def test_a_constant_one_unit_off_in_its_last_stated_digit_fails_its_own_identity
     verdict = run_check(registry.checker("large-step-beats-linear"), mutant=mutant, fidelity="quick")
     failed = [p.name for p in verdict.predictions if p.outcome == "fail"]
     assert failed == [identity], verdict.explain()
+
+
+def test_a_draw_of_more_work_than_the_check_makes_is_refused_before_any_draw(monkeypatch):
+    """At dimension = 2048 (n = 16 384, N = 4 096) a draw takes about 100 s and a quick check over half an hour; the
+    slow sweep had to skip it. It is now refused at once as bad input, naming the sizes; d = 1024 (13 s a draw) is
+    still run, and so is d = 2048 with a narrower layer."""
+    from checkers import registry
+    from checkers.check import run_check
+    from checkers.equivalence import large_step_beats_linear as checker
+    from theorems.errors import InvalidInput
+
+    def no_draws(*arguments, **keywords):
+        raise AssertionError("drew a network")
+    monkeypatch.setattr(checker, "one_step", no_draws)
+    refusal = "n = 16384, N = 4096 at d = 2048: a draw takes n N \\(d \\+ N\\) = 4.1e\\+11"
+    with pytest.raises(InvalidInput, match=refusal):
+        run_check(registry.checker("large-step-beats-linear"), {"dimension": "2048"}, fidelity="quick")
+    for parameters in ({"dimension": "1024"}, {"dimension": "2048", "psi2": "0.5"}):
+        checker.require_affordable_draws(THEOREM.instance(parameters))

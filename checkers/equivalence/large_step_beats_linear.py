@@ -28,8 +28,16 @@ from theorems.equivalence.large_step_beats_linear import (
     tau_derivative,
     tau_numeric,
 )
+from theorems.errors import InvalidInput
 from theorems.hermite import gauss_hermite_rule, hermite_coefficients, mu_star_squared
 from theorems.statement import Instance
+
+# The most work a draw may take: n N (d + N) multiply-adds (the step's and the features' products, n x d times
+# d x N, and the readout's Gram matrix, N x n times n x N). At the defaults with d = 1024 it is 5.2e10 and a draw
+# takes 13.4 s on one core here (2.7 s at d = 512); a quick check makes up to 58 draws, so the cap keeps it within
+# about a quarter of an hour. At d = 2048 a draw would take about 100 s and a quick check over half an hour, with
+# no word before it starts: such a request is refused at once, with the sizes.
+MAX_DRAW_WORK = 6e10
 
 
 def read_smoothing_identity(instance: Instance, budget: Budget, seed: np.random.SeedSequence) -> Exact:
@@ -89,7 +97,20 @@ def _read_margin(*, network: bool):
     return read
 
 
+def require_affordable_draws(instance: Instance) -> None:
+    """InvalidInput, before any draw, where one draw's n N (d + N) exceeds MAX_DRAW_WORK."""
+    dimension = int(instance["dimension"])
+    setting = setting_for(instance, dimension)
+    samples, width = setting.samples, setting.width
+    work = samples * width * (dimension + width)
+    if work > MAX_DRAW_WORK:
+        raise InvalidInput(f"n = {samples}, N = {width} at d = {dimension}: a draw takes n N (d + N) = {work:.2g} "
+                           f"multiply-adds, above the {MAX_DRAW_WORK:.0e} this check makes (about 15 s a draw on one "
+                           "core; a quick check makes up to 58 draws); lower dimension, psi1 or psi2")
+
+
 def _margin(instance: Instance, budget: Budget, seed: np.random.SeedSequence, *, network: bool):
+    require_affordable_draws(instance)
     bound = float(instance.constant("linear_bound"))
     draws = budget.scaled(24, math.sqrt(2))
     risks = memoized(draw_key(instance, budget, seed, "large-step", mutant_blind=True),
