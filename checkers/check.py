@@ -250,8 +250,9 @@ def _run_check(checker: Checker, parameters: Mapping[str, Any] | None, overrides
     stochastic_count = sum(_stochastic(p) for p in theorem.predictions)
     rate_each = split_false_fail_rate(false_fail_rate, stochastic_count * chosen.stages)
     versions = _mutant_versions(instance) if stochastic_count else {}
-    results = [_check_prediction(checker, instance, prediction, chosen, seed, rate_each, bool(failures), versions)
-               for prediction in theorem.predictions]
+    stated = mutant is None and not instance.overrides
+    results = [_check_prediction(checker, instance, prediction, chosen, seed, rate_each, bool(failures), versions,
+                                 stated=stated) for prediction in theorem.predictions]
     return Verdict(
         theorem=theorem.id, title=theorem.title, provenance=theorem.provenance,
         outcome=overall_outcome([r for r in results if r.outcome != SKIPPED], not failures),
@@ -309,7 +310,8 @@ def _power_against_mutants(versions: dict[str, Instance], prediction: Prediction
 
 
 def _check_prediction(checker: Checker, instance: Instance, prediction: Prediction, fidelity: Fidelity,
-                      seed: int, rate_each: float, outside: bool, versions: dict[str, Instance]) -> PredictionResult:
+                      seed: int, rate_each: float, outside: bool, versions: dict[str, Instance], *,
+                      stated: bool = True) -> PredictionResult:
     common = dict(name=prediction.name, kind=prediction.kind, statement=prediction.statement,
                   resolution_reason=prediction.resolution_reason and prediction.resolution_reason.to_dict())
     try:
@@ -339,10 +341,12 @@ def _check_prediction(checker: Checker, instance: Instance, prediction: Predicti
         raise
     except Exception as error:  # DeclarationError included: a misnamed constant is a bug of this prediction
         raise CheckError(instance.theorem.id, prediction.name, error) from error
-    if not (math.isfinite(resolution) and resolution > 0):
+    if stated and not (math.isfinite(resolution) and resolution > 0):
         # a resolution relative to a constant that vanishes here (3% of a zero spike): no sample size meets it, so
         # "inconclusive, more samples would resolve it" would be false. Outside the assumptions that is the
-        # statement being undefined there; inside them, a bug of the statement, which must say where it applies
+        # statement being undefined there; inside them, a bug of the statement, which must say where it applies.
+        # A mutant or a user's override that zeroes a constant is a claim under test, not the statement: it can
+        # still be rejected, and is checked as before (`stated` is false)
         unmeetable = f"its resolution is {resolution:g} here, which no number of samples can meet"
         if outside:
             return PredictionResult(outcome=SKIPPED, message=f"not evaluated outside the assumptions: {unmeetable}",

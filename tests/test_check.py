@@ -117,7 +117,7 @@ def test_a_nan_observation_is_a_bug_never_a_pass(observation):
 def test_a_resolution_that_vanishes_inside_the_assumptions_is_a_bug_never_inconclusive():
     """A resolution relative to a constant that is 0 at the point (3% of srf-constants' spike r at eta = 0, as it
     was) can never be met: the check said "inconclusive, rerun at default fidelity", which no fidelity resolves.
-    Inside the assumptions that is an internal error naming the prediction (exit 4)."""
+    Inside the assumptions that is an internal error of the statement, naming the prediction (exit 4)."""
     import dataclasses
 
     plain = registry.checker("dual-kernel")
@@ -127,3 +127,8 @@ def test_a_resolution_that_vanishes_inside_the_assumptions_is_a_bug_never_inconc
                      simulation=plain.simulation, readers=plain.readers)
     with pytest.raises(CheckError, match="monte-carlo: ValueError: its resolution is 0 here"):
         run_check(broken, {"activation": "tanh", "rho": "0.7"}, fidelity="quick")
+    # a mutant or an override that zeroes a constant is a claim under test (spike-count's no-second-spike gives its
+    # amplitude a resolution of 0): it is checked as before, and may still be rejected
+    for keywords in ({"mutant": "c1-nudged"}, {"overrides": {"c1": "0"}}):
+        verdict = run_check(broken, {"activation": "tanh", "rho": "0.7"}, fidelity="quick", **keywords)
+        assert next(p for p in verdict.predictions if p.name == "monte-carlo").resolution == 0
