@@ -309,6 +309,21 @@ def _power_against_mutants(versions: dict[str, Instance], prediction: Prediction
     return powers or None
 
 
+def _described(error: BaseException) -> str:
+    """An error's message, or what it is where it has none (mpmath divides by zero without a word)."""
+    if str(error):
+        return str(error)
+    if isinstance(error, ZeroDivisionError):
+        return "the statement divides by a quantity that is 0 here"
+    return type(error).__name__
+
+
+def _not_evaluated(error: BaseException, common: dict) -> PredictionResult:
+    """A prediction skipped outside the assumptions, where `error` says the statement is undefined."""
+    return PredictionResult(outcome=SKIPPED, message=f"not evaluated outside the assumptions: {_described(error)}",
+                            **common)
+
+
 def _check_prediction(checker: Checker, instance: Instance, prediction: Prediction, fidelity: Fidelity,
                       seed: int, rate_each: float, outside: bool, versions: dict[str, Instance], *,
                       stated: bool = True) -> PredictionResult:
@@ -328,16 +343,14 @@ def _check_prediction(checker: Checker, instance: Instance, prediction: Predicti
         # them a numeric route that says it cannot reach its accuracy (NumericalError) leaves the claim
         # unresolved; any other arithmetic error is a bug in the statement, reported as one
         if outside:
-            return PredictionResult(outcome=SKIPPED, message=f"not evaluated outside the assumptions: {error}",
-                                    **common)
+            return _not_evaluated(error, common)
         if isinstance(error, NumericalError):
             return PredictionResult(outcome=INCONCLUSIVE, message=f"prediction could not be computed: {error}",
                                     **common)
         raise CheckError(instance.theorem.id, prediction.name, error) from error
     except InvalidInput as error:
         if outside:  # e.g. E sigma^2 of an activation whose square is not integrable: undefined here
-            return PredictionResult(outcome=SKIPPED, message=f"not evaluated outside the assumptions: {error}",
-                                    **common)
+            return _not_evaluated(error, common)
         raise
     except Exception as error:  # DeclarationError included: a misnamed constant is a bug of this prediction
         raise CheckError(instance.theorem.id, prediction.name, error) from error
@@ -368,8 +381,7 @@ def _check_prediction(checker: Checker, instance: Instance, prediction: Predicti
             return PredictionResult(outcome=INCONCLUSIVE, message=f"not resolved at these sizes: {reason}", **common)
         except InvalidInput as error:
             if outside:  # a setting that does not exist outside the assumptions (m* orthonormal teachers in d < m*)
-                return PredictionResult(outcome=SKIPPED, message=f"not evaluated outside the assumptions: {error}",
-                                        **common)
+                return _not_evaluated(error, common)
             raise  # inside them a request the check refuses (a run of hours, a matrix past memory): bad input
         except Exception as error:  # DeclarationError included
             raise CheckError(instance.theorem.id, prediction.name, error) from error

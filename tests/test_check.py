@@ -132,3 +132,14 @@ def test_a_resolution_that_vanishes_inside_the_assumptions_is_a_bug_never_inconc
     for keywords in ({"mutant": "c1-nudged"}, {"overrides": {"c1": "0"}}):
         verdict = run_check(broken, {"activation": "tanh", "rho": "0.7"}, fidelity="quick", **keywords)
         assert next(p for p in verdict.predictions if p.name == "monte-carlo").resolution == 0
+
+
+def test_an_error_without_a_message_outside_the_assumptions_still_says_what_it_was():
+    """spike-outlier with He_3 (outside its assumptions: sigma' unbounded) divides by mu1 = 0 in its predictions;
+    mpmath's ZeroDivisionError has no message, and the skip read "not evaluated outside the assumptions: " and
+    nothing more."""
+    from checkers.check import _described
+
+    assert _described(ZeroDivisionError()) == "the statement divides by a quantity that is 0 here"
+    assert _described(ZeroDivisionError("mu1 = 0")) == "mu1 = 0"
+    assert _described(OverflowError()) == "OverflowError"

@@ -112,26 +112,33 @@ def test_every_domain_edge_gives_a_verdict_or_a_clear_refusal(theorem_id, parame
         assert len(lines) == 1, finished.stderr[-2000:]
 
 
-def test_every_prediction_inside_the_assumptions_at_every_swept_point_has_a_resolution_above_zero():
+def test_every_prediction_inside_the_assumptions_at_every_swept_point_has_a_target_and_a_resolution_above_zero():
     """Without a draw: at the defaults and at every point the slow sweep runs, each prediction that applies inside
-    the assumptions states a positive, finite resolution (one of 0 can never be met; the check now refuses it as a
-    bug). This found six, all relative to a constant that vanishes there: srf-constants' spike at eta = 0 and with
-    He_3 (r = 0), its overlap with the teacher |z| (gamma = 0), and cohesion-separability's and
-    elasticity-polynomial's coefficients with He_3 (c_1^2 = 0, where the step has no spike to build on)."""
+    the assumptions evaluates its target (finite or infinite ends, lower <= value <= upper, no NaN) and states a
+    positive, finite resolution (one of 0 can never be met; the check now refuses it as a bug). This found six
+    resolutions of 0, all relative to a constant that vanishes there: srf-constants' spike at eta = 0 and with He_3
+    (r = 0), its overlap with the teacher |z| (gamma = 0), and cohesion-separability's and elasticity-polynomial's
+    coefficients with He_3 (c_1^2 = 0, where the step has no spike to build on). Outside the assumptions a target
+    may be undefined (spike-outlier with He_3 divides by mu1 = 0); the check skips it with the reason."""
     points = [(checker.id, None, None) for checker in registry.builtin_checkers()]
     points += [*_points("ends"), *_points("between"), *_activation_points()]
-    vanishing = []
-    for theorem_id, name, value in points:
+    defects = []
+    for theorem_id, name, setting in points:
         theorem = registry.checker(theorem_id).theorem
         try:
-            instance = theorem.instance({name: value} if name else {})
+            instance = theorem.instance({name: setting} if name else {})
         except InvalidInput:  # refused as bad input (exit 2): the slow test checks the one-line refusal
             continue
         if instance.assumption_failures():
             continue
         for prediction in theorem.predictions:
-            if prediction.applies(instance) is None:
-                resolution = float(prediction.resolution(instance))
-                if not (math.isfinite(resolution) and resolution > 0):
-                    vanishing.append((theorem_id, name, value, prediction.name, resolution))
-    assert not vanishing
+            if prediction.applies(instance) is not None:
+                continue
+            target = prediction.predict(instance)
+            lower, value, upper = float(target.lower), float(target.value), float(target.upper)
+            resolution = float(prediction.resolution(instance))
+            if not lower <= value <= upper:  # NaN fails this too
+                defects.append((theorem_id, name, setting, prediction.name, "target", lower, value, upper))
+            if not (math.isfinite(resolution) and resolution > 0):
+                defects.append((theorem_id, name, setting, prediction.name, "resolution", resolution))
+    assert not defects
