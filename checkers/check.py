@@ -362,8 +362,7 @@ def _check_prediction(checker: Checker, instance: Instance, prediction: Predicti
         # still be rejected, and is checked as before (`stated` is false)
         unmeetable = f"its resolution is {resolution:g} here, which no number of samples can meet"
         if outside:
-            return PredictionResult(outcome=SKIPPED, message=f"not evaluated outside the assumptions: {unmeetable}",
-                                    **common)
+            return _not_evaluated(ValueError(unmeetable), common)
         raise CheckError(instance.theorem.id, prediction.name,
                          ValueError(f"{unmeetable}; a statement must give a resolution that does not vanish or say "
                                     "where the prediction does not apply"))

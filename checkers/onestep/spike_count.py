@@ -131,12 +131,13 @@ def read_outlier_count(instance: Instance, budget: Budget, seed: np.random.SeedS
     if len(counts) > 1:
         raise Unresolved(f"the draws disagree on the number of outliers ({described})")
     method = f"outliers above {OUTLIER_FACTOR} x bulk edge at n = {largest}, {len(counted)} draws ({described})"
-    visible = _visible_spikes(instance, counted)
+    leading = _leading_order(instance, counted)
+    visible = {k: ratio for k, ratio in leading.items() if VISIBLE_SHARE * ratio > OUTLIER_FACTOR}
     if counts[0] < claimed and counts[0] >= len(visible):
         raise Unresolved(f"{counts[0]} outlier(s) at n = {largest}, {claimed:g} claimed: "
-                         f"{_missing_spikes(instance, counts[0], counted)} ({described})")
+                         f"{_missing_spikes(instance, counts[0], leading)} ({described})")
     if visible:
-        where = (", ".join(f"spike {k}'s outlier at {ratio:.2f} x edge" for k, ratio in visible)
+        where = (", ".join(f"spike {k}'s outlier at {ratio:.2f} x edge" for k, ratio in visible.items())
                  + f", above {1 / VISIBLE_SHARE:g} x the threshold on every draw")
         method += (f"; fewer than the {len(visible)} claimed spike(s) that the expansion puts clearly above the "
                    f"threshold ({where}): evidence against the claim" if counts[0] < len(visible)
@@ -144,41 +145,34 @@ def read_outlier_count(instance: Instance, budget: Budget, seed: np.random.SeedS
     return Exact(mpmath.mpf(counts[0]), tolerance=0.0, method=method)
 
 
-def _leading_ratios(instance: Instance, counted, degree: int) -> list[float]:
-    """Spike k's leading-order singular value over the bulk edge on each counted draw: c_k mu1^k times its term's
-    projection on the normalized Hermite pair (`leading_order_projection`)."""
-    amplitude = abs(float(instance.constant(spike_count.amplitude_constant(degree))))
-    return [amplitude * row[4][degree - 1] for row in counted]
-
-
-def _visible_spikes(instance: Instance, counted) -> list[tuple[int, float]]:
-    """The claimed spikes whose outliers the expansion puts above the count's threshold at the counted size with a
-    margin: VISIBLE_SHARE of the leading-order singular value stands above OUTLIER_FACTOR x edge on every counted
-    draw, with the smallest ratio. By the compression inequality (docs/derivations/onestep.md#spike-count) the count
-    is at least the number of such spikes wherever their projections are what the expansion says, so fewer outliers
-    than these are evidence against the claim."""
-    exponent = instance.definition("exponent")
-    visible = []
-    for k in spike_count.present_spikes(instance.parameters, instance.digits, exponent):
+def _leading_order(instance: Instance, counted) -> dict[int, float]:
+    """For each claimed spike k with an amplitude reading (k <= 2), its smallest leading-order singular value over
+    the bulk edge across the counted draws: c_k mu1^k times its term's projection on the normalized Hermite pair
+    (`leading_order_projection`). Where VISIBLE_SHARE of it stands above OUTLIER_FACTOR, the expansion puts the
+    spike's outlier clearly above the threshold: by the compression inequality
+    (docs/derivations/onestep.md#spike-count) the count is then at least the number of such spikes wherever their
+    projections are what the expansion says, so fewer outliers are evidence against the claim."""
+    claimed = spike_count.present_spikes(instance.parameters, instance.digits, instance.definition("exponent"))
+    ratios = {}
+    for k in claimed:
         if k in AMPLITUDE_DEGREES:
-            ratios = _leading_ratios(instance, counted, k)
-            if VISIBLE_SHARE * min(ratios) > OUTLIER_FACTOR:
-                visible.append((k, min(ratios)))
-    return visible
+            amplitude = abs(float(instance.constant(spike_count.amplitude_constant(k))))
+            ratios[k] = min(amplitude * row[4][k - 1] for row in counted)
+    return ratios
 
 
-def _missing_spikes(instance: Instance, observed: int, counted) -> str:
+def _missing_spikes(instance: Instance, observed: int, leading: dict[int, float]) -> str:
     """Which claimed spikes have not separated (the weakest: e_k falls with k), and what tests their presence: a
     spike's outlier may emerge only at n far beyond the sizes, so a missing one whose leading-order outlier is not
-    clearly above the threshold is evidence against the claim only through its Hermite projection (spike 2's
-    amplitude, where c_2 != 0; docs/derivations/onestep.md#spike-count)."""
+    clearly above the threshold (`leading`, from `_leading_order`) is evidence against the claim only through its
+    Hermite projection (spike 2's amplitude, where c_2 != 0; docs/derivations/onestep.md#spike-count)."""
     exponent = instance.definition("exponent")
     claimed = spike_count.present_spikes(instance.parameters, instance.digits, exponent)
     missing = claimed[observed:]
     named = ", ".join(f"spike {k} (e_{k} = {float(exponent(k, instance['alpha'])):.3g})" for k in missing)
-    projections = [f"spike {k}'s leading order stands at {min(_leading_ratios(instance, counted, k)):.2f} x edge, "
-                   f"below {OUTLIER_FACTOR / VISIBLE_SHARE:g}, and its projection is read by "
-                   f"{spike_count.amplitude_prediction_name(k)}" if k in AMPLITUDE_DEGREES
+    projections = [f"spike {k}'s leading order stands at {leading[k]:.2f} x edge, below "
+                   f"{OUTLIER_FACTOR / VISIBLE_SHARE:g}, and its projection is read by "
+                   f"{spike_count.amplitude_prediction_name(k)}" if k in leading
                    else f"spike {k} has none here" for k in missing]
     return (f"{named} not separated (a spike with e_k > 0 may separate only at larger n); a missing spike is "
             f"evidence against the claim only where the expansion puts its outlier clearly above the threshold, "
