@@ -6,7 +6,8 @@ registry (`checkers.registry`) discovers the built-in checks in the family packa
 """
 
 from checkers.check import Budget, Checker, Exact, Unresolved, run_check
-from checkers.stats import Estimate, Outcome, control_variate_estimate, mean_estimate
+from checkers.outcome import Outcome
+from checkers.stats import Estimate, control_variate_estimate, mean_estimate
 from checkers.verdict import PredictionResult, Verdict
 
 __all__ = ["Budget", "Checker", "Estimate", "Exact", "Outcome", "PredictionResult", "Unresolved", "Verdict",

@@ -34,10 +34,10 @@ import scipy.stats
 
 from checkers import registry
 from checkers.check import DEFAULT_FALSE_FAIL_RATE
-from checkers.stats import FAIL, INCONCLUSIVE, PASS, pooled_mean
+from checkers.outcome import ERROR, FAIL, INCONCLUSIVE, OUTSIDE, PASS, Claim, miscalibrated
+from checkers.stats import pooled_mean
 from checkers.store import ResultStore
-from checkers.sweep import ERROR, Task, plan, sweep
-from checkers.verdict import OUTSIDE
+from checkers.sweep import Task, plan, sweep
 from theorems.errors import UnknownName
 
 AS_STATED = "as stated"
@@ -161,9 +161,8 @@ class Calibration:
     def miscalibrated(self) -> bool:
         """The true statement fails more often than its stated rate allows (95% interval above it); a statement
         known to fail is miscalibrated when it ever passes."""
-        if self.expected_failure:
-            return self.true_statement.passed > 0
-        return self.true_statement.fail_interval[0] > self.stated_false_fail_rate
+        return miscalibrated(Claim.STATED, bool(self.expected_failure), self.true_statement.passed,
+                             self.true_statement.fail_interval[0], self.stated_false_fail_rate)
 
     @property
     def surviving_mutants(self) -> list[str]:
@@ -200,11 +199,15 @@ class Calibration:
         return idle
 
     @property
+    def errors(self) -> int:
+        """The runs, of any version, whose check raised a bug."""
+        return self.true_statement.errors + sum(m.errors for m in self.mutants)
+
+    @property
     def contract_holds(self) -> bool:
         """No miscalibration, no error, and (at default fidelity or above) every mutant killed in every run."""
-        errors = self.true_statement.errors + sum(m.errors for m in self.mutants)
         strict = self.fidelity != "quick"
-        return not self.miscalibrated and not errors and not (strict and self.surviving_mutants)
+        return not self.miscalibrated and not self.errors and not (strict and self.surviving_mutants)
 
     def to_dict(self) -> dict:
         return {"theorem": self.theorem, "parameters": dict(self.parameters), "fidelity": self.fidelity,
@@ -248,10 +251,11 @@ def calibrate(theorems: list[str], store: str | Path, *, seeds: int, fidelity: s
     """Run (or resume) the calibration of each theorem in `store`, and summarise it. `parameters` sets a point other
     than the defaults (every theorem named must take them); a mutant's contract is the same there."""
     parameters = dict(parameters or {})
+    planned = {theorem: calibration_tasks(theorem, seeds, fidelity=fidelity, false_fail_rate=false_fail_rate,
+                                          root_seed=root_seed, plugins=plugins, paired=paired, parameters=parameters)
+               for theorem in theorems}  # every theorem's point validated before any task runs
     results = []
-    for theorem in theorems:
-        tasks = calibration_tasks(theorem, seeds, fidelity=fidelity, false_fail_rate=false_fail_rate,
-                                  root_seed=root_seed, plugins=plugins, paired=paired, parameters=parameters)
+    for theorem, tasks in planned.items():
         sweep(tasks, store, executor=executor, workers=workers, scheduler=scheduler, progress=progress)
         wanted = {task.key: task.mutant or AS_STATED for task in tasks}
         by_version: dict[str, list[str]] = {version: [] for version in dict.fromkeys(wanted.values())}

@@ -29,9 +29,9 @@ import mpmath
 import numpy as np
 from threadpoolctl import threadpool_limits
 
+from checkers.outcome import INCONCLUSIVE, SKIPPED, overall_outcome
 from checkers.seeds import seed_sequence
 from checkers.stats import (
-    INCONCLUSIVE,
     Estimate,
     allowance,
     compare_exact,
@@ -39,7 +39,7 @@ from checkers.stats import (
     rejection_power,
     split_false_fail_rate,
 )
-from checkers.verdict import SKIPPED, PredictionResult, Verdict, overall_outcome
+from checkers.verdict import PredictionResult, Verdict
 from theorems.errors import CheckError, DeclarationError, InvalidInput, NumericalError, ThmcheckError
 from theorems.statement import Instance, Prediction, Theorem
 
@@ -255,7 +255,7 @@ def _run_check(checker: Checker, parameters: Mapping[str, Any] | None, overrides
                                  stated=stated) for prediction in theorem.predictions]
     return Verdict(
         theorem=theorem.id, title=theorem.title, provenance=theorem.provenance,
-        outcome=overall_outcome([r for r in results if r.outcome != SKIPPED], not failures),
+        outcome=overall_outcome((r.outcome for r in results), not failures),
         predictions=tuple(results), parameters=instance.describe_parameters(),
         overrides={name: str(value) for name, value in instance.overrides.items()},
         assumption_failures=tuple(failures), seed=seed, fidelity=fidelity, false_fail_rate=false_fail_rate,

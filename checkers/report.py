@@ -22,9 +22,9 @@ from pathlib import Path
 
 from checkers import registry
 from checkers.check import run_check
+from checkers.outcome import FAIL, PASS, SKIPPED, Claim, claim_of, pooled_outcome, reading
 from checkers.stats import critical_value
 from checkers.store import ResultStore, code_version
-from checkers.verdict import SKIPPED
 from theorems.errors import InvalidInput, ThmcheckError
 from theorems.statement import PROVENANCES
 
@@ -130,6 +130,11 @@ def _version(record: dict) -> str:
         label = (label + ", " if label else "") + "conjecture " + ", ".join(
             f"{name}={value}" for name, value in sorted(verdict["overrides"].items()))
     return label or AS_STATED
+
+
+def _claim(record: dict) -> Claim:
+    """The claim a stored run tested (`checkers.outcome.claim_of`)."""
+    return claim_of(record["verdict"].get("mutant"), record["verdict"].get("overrides"))
 
 
 def _versions(records: list[dict]) -> list[tuple[str, list[dict]]]:
@@ -329,24 +334,13 @@ def _theorem_facts(theorem_id: str, records: list[dict]) -> dict:
                 "statement": "(theorem not registered in this session)", "source": ""}
 
 
-def _overall(outcomes: list[str]) -> str:
-    if "fail" in outcomes:
-        return "fail"
-    if outcomes and all(o == "pass" for o in outcomes):
-        return "pass"
-    return "inconclusive" if "inconclusive" in outcomes else (outcomes[0] if outcomes else "none")
-
-
 def _summary_row(theorem_id: str, version: str, records: list[dict]) -> str:
     facts = _theorem_facts(theorem_id, records)
     outcomes = [r["verdict"]["verdict"] for r in records]
     counts = ", ".join(f"{outcomes.count(o)} {o}" for o in sorted(set(outcomes)))
-    overall = _overall(outcomes)
-    if version != AS_STATED and overall in ("fail", "pass"):
-        # a conjecture or a mutant: its failing is the check telling it apart from the theorem
-        overall = "rejected" if overall == "fail" else "not rejected"
-    elif facts.get("expected_failure") and overall in ("fail", "pass"):
-        overall = "fail, as expected" if overall == "fail" else "pass, UNEXPECTED (known to fail)"
+    overall = pooled_outcome(outcomes)
+    if overall in (PASS, FAIL):
+        overall = reading(overall, _claim(records[0]), bool(facts.get("expected_failure")))
     css = _css(overall) if version == AS_STATED else "other"
     return (f'<tr class="{css}"><td><a href="#{html.escape(theorem_id)}">{html.escape(theorem_id)}</a></td>'
             f"<td>{html.escape(version)}</td><td>{html.escape(facts['provenance'])}</td><td>{len(records)}</td>"
@@ -416,8 +410,7 @@ def _evidence(theorem_id: str, version: str, records: list[dict], figures: list[
             evidence = f"error in the check: {verdict['error']}"
         outcome, css = verdict["verdict"], _css(verdict["verdict"])
         if version != AS_STATED:
-            outcome = {"fail": "rejected", "pass": "not rejected"}.get(outcome, outcome)
-            css = "other"
+            outcome, css = reading(outcome, _claim(record), False), "other"
         rows.append(f'<tr class="{css}"><td>{html.escape(_label(record["parameters"]))}</td>'
                     f"<td>{record['seed_index']}</td><td>{html.escape(outcome)}</td>"
                     f"<td>{html.escape(evidence)}</td></tr>")

@@ -25,24 +25,11 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from enum import StrEnum
 
 import numpy as np
 import scipy.stats
 
-
-class Outcome(StrEnum):
-    """The outcome of a prediction or of a whole check (a str, so it prints and serializes as its value)."""
-
-    PASS = "pass"
-    FAIL = "fail"
-    INCONCLUSIVE = "inconclusive"  # nothing rejected, but the test could not resolve the claim
-    OUTSIDE = "outside assumptions"  # a whole check whose parameters violate an assumption
-    SKIPPED = "not applicable"  # a prediction that does not apply at these parameters
-    ERROR = "error"  # a sweep task whose check raised a bug (never a verdict of run_check)
-
-
-PASS, FAIL, INCONCLUSIVE = Outcome.PASS, Outcome.FAIL, Outcome.INCONCLUSIVE
+from checkers.outcome import FAIL, INCONCLUSIVE, PASS
 
 # the relative accuracy of a float64 simulation's observable: unit round-off (1.1e-16) accumulated over the up to
 # ~1e4 operations behind one value. Below it a standard error measures rounding, not sampling: draws that agree

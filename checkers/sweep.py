@@ -10,17 +10,15 @@ after another in one process, so draws that a checker memoizes independently of 
 (`checkers.shared_draws`) are simulated once for all of them. Results go to a `ResultStore` (SQLite) one
 transaction per task; a re-run skips the keys already stored, so a sweep killed at any point resumes without
 loss or duplication.
-No scheduling of our own: the process pool is `concurrent.futures`, the cluster is dask's.
+Where the tasks run is `checkers.executors` (the process pool is `concurrent.futures`, the cluster is dask's).
 """
 
 from __future__ import annotations
 
 import itertools
-import multiprocessing
 import sys
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -28,13 +26,12 @@ import numpy as np
 
 from checkers import registry
 from checkers.check import DEFAULT_FALSE_FAIL_RATE, FIDELITIES, run_check
+from checkers.executors import workers as pool_of
+from checkers.outcome import ERROR
 from checkers.seeds import seed_sequence
-from checkers.stats import Outcome
 from checkers.store import ResultStore, code_version, task_key
+from checkers.verdict import Verdict
 from theorems.errors import CheckError, DeclarationError, InvalidInput
-
-EXECUTORS = ("serial", "processes", "dask")
-ERROR = Outcome.ERROR  # the outcome stored for a task whose check raised a bug
 
 
 def split_values(text: str) -> list[str]:
@@ -121,9 +118,10 @@ def run_task(task: Task) -> tuple[str, dict]:
                             seed=task.seed, fidelity=task.fidelity, false_fail_rate=task.false_fail_rate,
                             mutant=task.mutant)
     except (CheckError, DeclarationError) as error:
-        return task.key, {"theorem": task.theorem, "verdict": ERROR, "error": str(error),
-                          "parameters": dict(task.parameters), "overrides": dict(task.overrides),
-                          "mutant": task.mutant, "seed": task.seed, "fidelity": task.fidelity, "predictions": []}
+        verdict = Verdict(theorem=task.theorem, title=task.theorem, provenance="?", outcome=ERROR, predictions=(),
+                          parameters=dict(task.parameters), overrides=dict(task.overrides), seed=task.seed,
+                          fidelity=task.fidelity, false_fail_rate=task.false_fail_rate, mutant=task.mutant,
+                          error=str(error))
     return task.key, verdict.to_dict()
 
 
@@ -181,77 +179,31 @@ def plan(theorem: str, grid: Mapping[str, Sequence[str]], seeds: int, *, fixed: 
 
 def sweep(tasks: Sequence[Task], store_path: str | Path, *, executor: str = "processes", workers: int | None = None,
           scheduler: str | None = None, progress: bool = True) -> SweepSummary:
-    """Run the tasks not yet in the store and store each as it finishes.
-
-    executor: "serial"; "processes" (a local pool of `workers` processes, default: the CPU count);
-    "dask" (`scheduler` is a running scheduler's address, or "local" to start a LocalCluster of
-    `workers` single-threaded worker processes).
-    """
-    if executor not in EXECUTORS:
-        raise InvalidInput(f"executor must be one of {', '.join(EXECUTORS)}, got {executor!r}")
-    if workers is not None and workers < 1:
-        raise InvalidInput(f"--workers must be positive, got {workers}")
+    """Run the tasks not yet in the store and store each as it finishes, on `checkers.executors`' pool:
+    "serial", "processes" (`workers` local processes, default: the CPU count) or "dask" (`scheduler` a running
+    scheduler's address, or "local" to start a LocalCluster of `workers` single-threaded worker processes). The
+    pool is reached before the store is opened, so a scheduler that does not answer leaves no store behind."""
     version = code_version()
-    with ResultStore(store_path) as store:
+    with pool_of(executor, workers, scheduler) as pool, ResultStore(store_path) as store:
         done = store.keys(finished_only=True)
         pending = [task for task in tasks if task.key not in done]
         by_key = {task.key: task for task in pending}
         bar = progress_bar(len(pending), progress)
 
-        def record(key: str, verdict: dict) -> None:
-            task = by_key[key]
-            store.add(key, task.theorem, task.parameters, task.seed_index, task.seed, task.fidelity, verdict,
-                      version)
-            bar.update(1)
+        def record(results: list[tuple[str, dict]]) -> None:
+            for key, verdict in results:
+                task = by_key[key]
+                store.add(key, task.theorem, task.parameters, task.seed_index, task.seed, task.fidelity, verdict,
+                          version)
+                bar.update(1)
 
-        groups = seed_groups(pending)
         try:
-            if executor == "serial" or not pending:
-                for task in itertools.chain.from_iterable(groups):
-                    record(*run_task(task))
-            elif executor == "processes":
-                context = multiprocessing.get_context("spawn")  # no fork of a threaded parent
-                others = set(multiprocessing.active_children())  # children that are not this pool's workers
-                pool = ProcessPoolExecutor(max_workers=workers, mp_context=context)
-                try:
-                    for future in as_completed([pool.submit(run_tasks, group) for group in groups]):
-                        for result in future.result():
-                            record(*result)
-                except BaseException:  # interrupted (Ctrl-C, SIGTERM) or failed: stop the workers' tasks too
-                    pool.shutdown(wait=False, cancel_futures=True)
-                    for child in set(multiprocessing.active_children()) - others:
-                        child.terminate()
-                    raise
-                pool.shutdown()
-            else:
-                _run_on_dask(groups, record, scheduler, workers)
+            pool.run([(run_tasks, (group,)) for group in seed_groups(pending)], record)
         finally:
             bar.close()
         keys = {task.key for task in tasks}
         outcomes = Counter(r.outcome for r in store.records([tasks[0].theorem] if tasks else []) if r.task_key in keys)
     return SweepSummary(Path(store_path), len(tasks), len(tasks) - len(pending), len(pending), dict(outcomes))
-
-
-def _run_on_dask(groups: Sequence[Sequence[Task]], record, scheduler: str | None, workers: int | None) -> None:
-    try:
-        from dask.distributed import Client, LocalCluster
-        from dask.distributed import as_completed as dask_completed
-    except ImportError:
-        raise InvalidInput("the dask executor needs the optional extra: pip install 'thmcheck[dask]'") from None
-    if scheduler in (None, "local"):
-        cluster = LocalCluster(n_workers=workers or 2, threads_per_worker=1, processes=True, dashboard_address=None)
-        client = Client(cluster)
-    else:
-        cluster, client = None, Client(scheduler)
-    try:
-        futures = client.map(run_tasks, groups, pure=False)
-        for future in dask_completed(futures):
-            for result in future.result():
-                record(*result)
-    finally:
-        client.close()
-        if cluster is not None:
-            cluster.close()
 
 
 class _Quiet:

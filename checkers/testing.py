@@ -20,7 +20,7 @@ from typing import Any
 
 from checkers import registry
 from checkers.check import Checker, run_check
-from checkers.stats import FAIL, PASS
+from checkers.outcome import FAIL, PASS
 from checkers.verdict import Verdict
 
 

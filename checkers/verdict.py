@@ -6,10 +6,7 @@ import json
 import math
 from dataclasses import asdict, dataclass, field
 
-from checkers.stats import FAIL, INCONCLUSIVE, PASS, Outcome
-
-OUTSIDE, SKIPPED = Outcome.OUTSIDE, Outcome.SKIPPED
-OUTCOMES = (PASS, FAIL, INCONCLUSIVE, OUTSIDE)
+from checkers.outcome import FAIL, PASS, SKIPPED, VERDICT_OUTCOMES, Claim, Outcome, as_expected, claim_of, reading
 
 
 def _number(value) -> float | str | None:
@@ -19,6 +16,16 @@ def _number(value) -> float | str | None:
         return None
     number = float(value)
     return number if math.isfinite(number) else str(number)
+
+
+def _float(value) -> float:
+    """A number as `_number` wrote it, back to a float."""
+    return float(value)
+
+
+# the fields of a PredictionResult that are numbers (JSON writes their infinities as strings)
+NUMBERS = ("predicted", "observed", "standard_error", "systematic", "degrees_of_freedom", "distance", "statistic",
+           "p_value", "detectable", "resolution", "false_fail_rate", "tolerance")
 
 
 def _json_safe(value):
@@ -65,6 +72,19 @@ class PredictionResult:
     def to_dict(self) -> dict:
         return _json_safe(asdict(self))
 
+    @classmethod
+    def from_dict(cls, data: dict) -> "PredictionResult":
+        """The result `to_dict` wrote; the strings "inf", "-inf" and "nan" of a number come back as floats."""
+        known = {name: data[name] for name in cls.__dataclass_fields__ if name in data}
+        for name in NUMBERS:
+            if known.get(name) is not None:
+                known[name] = _float(known[name])
+        if known.get("predicted_interval") is not None:
+            known["predicted_interval"] = tuple(_float(end) for end in known["predicted_interval"])
+        if known.get("power") is not None:
+            known["power"] = {mutant: _float(value) for mutant, value in known["power"].items()}
+        return cls(**known | {"outcome": Outcome(known["outcome"])})
+
 
 @dataclass(frozen=True)
 class Verdict:
@@ -84,18 +104,26 @@ class Verdict:
     elapsed_seconds: float = 0.0
     mutant: str | None = None
     expected_failure: str = ""  # the theorem's `expected_failure`: why this statement is known to fail its check
+    error: str = ""  # a sweep task whose check raised a bug (outcome "error"): what it raised
 
     @property
     def passed(self) -> bool:
         return self.outcome == PASS
 
     @property
+    def claim(self) -> Claim:
+        """What this run tested: the statement as stated, a mutant, or a conjecture (`checkers.outcome`)."""
+        return claim_of(self.mutant, self.overrides)
+
+    @property
+    def reading(self) -> str:
+        """The outcome in the words of its claim (`checkers.outcome.reading`)."""
+        return reading(self.outcome, self.claim, bool(self.expected_failure))
+
+    @property
     def as_expected(self) -> bool:
-        """False for a fail that was not expected and for a pass that was expected to fail (the outcomes that
-        make `thmcheck check` exit 1); a mutant's run is expected to fail, and is judged elsewhere."""
-        if self.expected_failure and self.mutant is None:
-            return self.outcome != PASS
-        return self.outcome != FAIL
+        """False for the outcomes that make `thmcheck check` exit 1 (`checkers.outcome.standing`)."""
+        return as_expected(self.outcome, self.claim, bool(self.expected_failure))
 
     def to_dict(self) -> dict:
         return {
@@ -114,10 +142,24 @@ class Verdict:
             "false_fail_rate": _number(self.false_fail_rate),
             "elapsed_seconds": round(self.elapsed_seconds, 3),
             "predictions": [prediction.to_dict() for prediction in self.predictions],
-        }
+        } | ({"error": self.error} if self.error else {})
 
     def to_json(self) -> str:
         return json.dumps(self.to_dict(), indent=2, allow_nan=False)
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "Verdict":
+        """The verdict `to_dict` wrote (a sweep store's row, a `--json` result); infinities come back as floats."""
+        return cls(
+            theorem=data["theorem"], title=data.get("title", data["theorem"]), provenance=data.get("provenance", "?"),
+            outcome=Outcome(data["verdict"]),
+            predictions=tuple(PredictionResult.from_dict(p) for p in data.get("predictions", [])),
+            parameters=dict(data.get("parameters", {})), overrides=dict(data.get("overrides") or {}),
+            assumption_failures=tuple((f["assumption"], f["reason"]) for f in data.get("assumption_failures", [])),
+            seed=data.get("seed", 0), fidelity=data.get("fidelity", "default"),
+            false_fail_rate=_float(data.get("false_fail_rate", 1e-6)),
+            elapsed_seconds=data.get("elapsed_seconds", 0.0), mutant=data.get("mutant"),
+            expected_failure=data.get("expected_failure") or "", error=data.get("error") or "")
 
     def explain(self) -> str:
         """A few lines a person can read: the verdict, then each prediction's evidence."""
@@ -187,18 +229,6 @@ def describe_tightness(tightness: dict) -> str:
     return text
 
 
-def overall_outcome(results: list[PredictionResult], assumptions_hold: bool) -> str:
-    """Outside assumptions dominates (the theorem claims nothing there); then fail, inconclusive, pass."""
-    if not assumptions_hold:
-        return OUTSIDE
-    outcomes = {result.outcome for result in results}
-    if FAIL in outcomes:
-        return FAIL
-    if INCONCLUSIVE in outcomes or PASS not in outcomes:
-        return INCONCLUSIVE
-    return PASS
-
-
 TABLE_HEADER = ("theorem", "provenance", "verdict", "evidence")
 
 
@@ -207,8 +237,8 @@ def _row(verdict: Verdict) -> tuple[str, str, str, str]:
     if verdict.assumption_failures:
         evidence = "; ".join(reason for _, reason in verdict.assumption_failures)
     name = verdict.theorem + (f" [mutant {verdict.mutant}]" if verdict.mutant else "")
-    if verdict.expected_failure and verdict.mutant is None:
-        evidence = ("as expected: " if verdict.outcome != PASS else "UNEXPECTED, this statement is known to fail: ") \
+    if verdict.claim == Claim.STATED and verdict.expected_failure and verdict.outcome in (FAIL, PASS):
+        evidence = ("as expected: " if verdict.outcome == FAIL else "UNEXPECTED, this statement is known to fail: ") \
             + evidence
     return name, verdict.provenance, str(verdict.outcome), evidence
 
@@ -217,7 +247,7 @@ def table_widths(names: list[str]) -> tuple[int, int, int]:
     """Column widths that fit these theorem names (with any mutant suffix) and every provenance and outcome, so
     that rows printed one at a time, as checks finish, line up."""
     return (max([len(TABLE_HEADER[0]), *map(len, names)]), max(len(TABLE_HEADER[1]), 9),
-            max(len(str(outcome)) for outcome in OUTCOMES))
+            max(len(str(outcome)) for outcome in VERDICT_OUTCOMES))
 
 
 def format_row(row: tuple[str, str, str, str], widths: tuple[int, int, int]) -> str:

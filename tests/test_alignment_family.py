@@ -2,6 +2,7 @@
 to every pointwise-lemma mutant within the default example budget; and the run-based observables behave."""
 
 import math
+import re
 
 import numpy as np
 import pytest
@@ -117,7 +118,7 @@ def test_an_initialization_too_large_for_a_directional_phase_is_outside_the_assu
     """At log epsilon = 2 the window T = log(1/(sqrt(h) eps))/(4 n X_max) is negative: (7)/(8) claim nothing there.
     The verdict says so, and the switch count over the empty window is 0 (it was an internal error)."""
     from checkers import registry
-    from checkers.verdict import OUTSIDE
+    from checkers.outcome import OUTSIDE
 
     verdict = run_check(registry.checker("activation-monotonicity"), {"log_epsilon": "2"}, fidelity="quick")
     assert verdict.outcome == OUTSIDE and verdict.assumption_failures[0][0] == "small-initialization"
@@ -129,7 +130,7 @@ def test_orthogonal_data_that_cannot_exist_is_outside_the_assumptions_not_an_err
     """20 orthogonal points do not fit in D = 8: the predictions are not evaluated, with that reason (the data
     builder's ValueError was an internal error)."""
     from checkers import registry
-    from checkers.verdict import OUTSIDE, SKIPPED
+    from checkers.outcome import OUTSIDE, SKIPPED
 
     verdict = run_check(registry.checker("orthogonal-frozen"), {"per_class": "10"}, fidelity="quick")
     assert verdict.outcome == OUTSIDE
@@ -143,7 +144,7 @@ def test_peak_exponent_at_dimension_two_carries_its_refinement_floor():
     exponents' ratios of changes grow (0.19, 0.24, 0.26 down to log epsilon = -17), so a tail taken at the first
     ratio fell short of the 0.0024 that remained; the tail is now the last change (the model's CONTRACTION)."""
     from checkers import registry
-    from checkers.verdict import PASS
+    from checkers.outcome import PASS
 
     verdict = run_check(registry.checker("peak-alignment"), {"dimension": "2"}, fidelity="quick")
     exponent = verdict.predictions[0]
@@ -158,12 +159,14 @@ def test_a_gain_is_counted_only_where_it_holds_at_the_solvers_step_ends():
     time of the dense output, and the true statement failed; the gain is now read again at step ends. Reference
     (non-orthogonal) data still gain activations that hold there."""
     from checkers import registry
-    from checkers.verdict import FAIL, PASS
+    from checkers.outcome import FAIL, PASS
 
     checker = registry.checker("orthogonal-frozen")
     verdict = run_check(checker, {"log_epsilon": "-1000"}, fidelity="quick")
     gained = next(p for p in verdict.predictions if p.name == "no-activation-gained")
-    assert verdict.outcome == PASS and "switches on: 1 in the dense output, 0 of them confirmed" in gained.method
+    # how many times the dense output wiggles across zero is round-off, and differs by processor; none is confirmed
+    wiggles = re.search(r"switches on: (\d+) in the dense output, 0 of them confirmed", gained.method)
+    assert verdict.outcome == PASS and wiggles and int(wiggles.group(1)) >= 1, gained.method
     control = run_check(checker, mutant="non-orthogonal", fidelity="quick")
     assert control.outcome == FAIL and control.predictions[0].observed >= 1
 
@@ -172,7 +175,7 @@ def test_one_point_per_class_is_outside_the_peak_alignment_claim():
     """With one point per class the drive stays along x+ and the gap falls like epsilon^2 (local exponents 2.0000):
     the balance behind 4/3 is absent, and the verdict says so instead of failing the claim."""
     from checkers import registry
-    from checkers.verdict import OUTSIDE
+    from checkers.outcome import OUTSIDE
 
     verdict = run_check(registry.checker("peak-alignment"), {"per_class": "1"}, fidelity="quick")
     assert verdict.outcome == OUTSIDE and verdict.assumption_failures[0][0] == "several-points-per-class"
@@ -186,7 +189,7 @@ def test_activation_switches_count_where_they_hold_at_the_solvers_step_ends(muta
     """activation-monotonicity's counts are read off the dense output like orthogonal-frozen's, so each switch is
     read again at the solver's step ends; the switches its mutants forbid (own-class gains, and region changes
     before t1) are real and hold there."""
-    from checkers.verdict import FAIL, PASS
+    from checkers.outcome import FAIL, PASS
 
     verdict = run_check(monotonicity_checker.CHECKER, fidelity="quick", mutant=mutant)
     failing = [p for p in verdict.predictions if p.outcome == FAIL]

@@ -11,8 +11,7 @@ from checkers.check import run_check
 from checkers.collapse import balancedness_recurrence as balancedness_recurrence_checker
 from checkers.collapse.balancedness_recurrence import ORDER_ACCURACY
 from checkers.collapse.small_network import residual as _residual
-from checkers.stats import FAIL, INCONCLUSIVE, PASS
-from checkers.verdict import OUTSIDE
+from checkers.outcome import FAIL, INCONCLUSIVE, OUTSIDE, PASS
 from theorems.collapse.balancedness_identity import symbolic_identity_residual
 from theorems.errors import InvalidInput
 

@@ -89,7 +89,8 @@ def test_check_passes_and_conjecture_fails(capsys):
 def test_check_all_quick(capsys, monkeypatch):
     """The README's main job. Its per-theorem verdicts are the session's (tests/main_job.py), computed at exactly
     the arguments the command passes; the command's dispatch, table, explanations and exit code run for real."""
-    from checkers import cli, registry
+    from checkers import registry
+    from checkers.cli import running as cli
     from tests.main_job import is_main_job_call, quick_verdict
     real_run_check = cli.run_check
 
@@ -260,7 +261,7 @@ def test_check_streams_rows_and_gives_the_same_numbers_on_several_workers(capsys
 
 
 def test_interrupted_check_keeps_what_finished(capsys, monkeypatch):
-    from checkers import cli
+    from checkers.cli import running as cli
     real_run_check = cli.run_check
     calls = []
 

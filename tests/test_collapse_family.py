@@ -14,8 +14,8 @@ from checkers.collapse import nc1_bound as nc1_checker
 from checkers.collapse import nc2_bracket as nc2_checker
 from checkers.collapse import nc3_bound as nc3_checker
 from checkers.collapse import pseudo_inverse_features as pseudo_inverse_checker
+from checkers.outcome import INCONCLUSIVE
 from checkers.search import search_counterexample
-from checkers.stats import INCONCLUSIVE
 from tests.main_job import MAIN_JOB, quick_verdict
 from theorems.collapse import (
     collapse_training,

@@ -11,7 +11,7 @@ import pytest
 
 from checkers import registry
 from checkers.check import run_check
-from checkers.stats import FAIL, INCONCLUSIVE, PASS
+from checkers.outcome import FAIL, INCONCLUSIVE, PASS
 from tests.main_job import MAIN_JOB, forget_cached_draws, quick_verdict
 from tests.snapshots import check_snapshot
 from theorems.errors import InvalidInput

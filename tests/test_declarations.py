@@ -13,7 +13,8 @@ import pytest
 from checkers import registry
 from checkers.check import Checker, run_check
 from checkers.cli import main
-from checkers.sweep import ERROR, plan, sweep
+from checkers.outcome import ERROR
+from checkers.sweep import plan, sweep
 from theorems.errors import CheckError, DeclarationError, UnknownName
 from theorems.statement import Mutant, ResolutionReason, Target
 

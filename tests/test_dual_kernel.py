@@ -7,8 +7,7 @@ import scipy.stats
 
 from checkers import registry
 from checkers.check import run_check
-from checkers.stats import FAIL, PASS
-from checkers.verdict import OUTSIDE
+from checkers.outcome import FAIL, OUTSIDE, PASS
 
 CHECKER = registry.checker("dual-kernel")
 

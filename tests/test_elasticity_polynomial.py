@@ -35,7 +35,7 @@ def test_a_class_mean_shift_too_large_for_the_sizes_is_unresolved_not_failed():
     reading is now unresolved, with the parameter in the reason; at m = 1 (0.013) it is read as before."""
     from checkers import registry
     from checkers.check import run_check
-    from checkers.stats import INCONCLUSIVE, PASS
+    from checkers.outcome import INCONCLUSIVE, PASS
 
     far = run_check(registry.checker("cohesion-separability"), {"similarity": "10"}, fidelity="quick")
     assert all(p.outcome == INCONCLUSIVE and "class-mean shift" in p.message for p in far.predictions)

@@ -5,8 +5,7 @@ import pytest
 
 from checkers import registry
 from checkers.check import run_check
-from checkers.stats import FAIL
-from checkers.verdict import OUTSIDE, SKIPPED
+from checkers.outcome import FAIL, OUTSIDE, SKIPPED
 
 
 def test_outside_a_constant_step_says_so_and_shows_what_happens():

@@ -7,7 +7,7 @@ import pytest
 
 from checkers import registry
 from checkers.check import run_check
-from checkers.stats import FAIL
+from checkers.outcome import FAIL
 from tests.test_giant_step_oracle import REFERENCES
 from theorems.equivalence import srf_constants
 from theorems.equivalence.giant_step_risk import NETWORK_TEST_CLOSENESS, NETWORK_TRAIN_CLOSENESS

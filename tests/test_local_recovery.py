@@ -113,7 +113,7 @@ def test_more_teachers_than_dimensions_is_outside_the_assumptions_not_an_error()
     says why it was not evaluated (building the teachers was an internal error)."""
     from checkers import registry
     from checkers.check import run_check
-    from checkers.verdict import OUTSIDE, SKIPPED
+    from checkers.outcome import OUTSIDE, SKIPPED
 
     verdict = run_check(registry.checker("local-recovery"), {"dimension": "1"}, fidelity="quick")
     assert verdict.outcome == OUTSIDE

@@ -113,7 +113,7 @@ def test_beta_one_is_outside_the_assumptions_where_the_degree_is_unbounded(capsy
     from checkers import registry
     from checkers.check import run_check
     from checkers.cli import main
-    from checkers.verdict import OUTSIDE
+    from checkers.outcome import OUTSIDE
 
     with pytest.raises(OverflowError, match="unbounded at beta = 1"):
         hermite_degree(1.0)

@@ -7,9 +7,8 @@ from checkers import registry
 from checkers.check import FIDELITIES, Budget, Unresolved, run_check
 from checkers.onestep import spike_count as spike_count_checker
 from checkers.onestep.mixture_spike import _mixture_covariance_norm
+from checkers.outcome import FAIL, OUTSIDE, PASS
 from checkers.shared_draws import forget
-from checkers.stats import FAIL, PASS
-from checkers.verdict import OUTSIDE
 
 # (theorem, constant, factor): a few percent on each named constant flips the verdict; the BBP overlap
 # is extrapolated from two sizes and resolves about 0.05 in overlap, so its constants need 8-10%
@@ -122,7 +121,7 @@ def test_spike_strength_states_its_finite_width_bias():
     import math
 
     from checkers.onestep.spike_strength import finite_width_bias
-    from checkers.stats import INCONCLUSIVE
+    from checkers.outcome import INCONCLUSIVE
     from theorems.hermite import derivative_second_moment, hermite_coefficients, second_moment
 
     instance = registry.checker("spike-strength").theorem.instance()
@@ -154,7 +153,7 @@ def test_spike_alignment_reads_the_limit_past_its_finite_size_bias():
     of X^T y / n along beta_* has variance E[y^2 z^2]/n against E[y^2]/n for the others): read at one size, the true
     statement failed at default fidelity. Extrapolated in 1/d from three sizes it reads 0.0008 +- 0.0003, and the
     bias's spread over the exponents the sizes accept leaves it inconclusive, never failing."""
-    from checkers.stats import INCONCLUSIVE
+    from checkers.outcome import INCONCLUSIVE
 
     verdict = run_check(registry.checker("spike-alignment"), {"teacher": "abs"}, fidelity="default")
     assert verdict.outcome in (PASS, INCONCLUSIVE), verdict.explain()

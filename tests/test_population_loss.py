@@ -5,7 +5,7 @@ import pytest
 
 from checkers import registry
 from checkers.check import run_check
-from checkers.stats import FAIL, PASS
+from checkers.outcome import FAIL, PASS
 from theorems.kernels.population_loss import configuration, debiased_kernel, relu_kernel
 
 SPEC_KAPPA = {  # docs/derivations/kernels.md#population-loss (2-D quadrature, independent of this code)

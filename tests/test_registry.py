@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from checkers import registry
-from checkers.cli import markdown_table
+from checkers.cli.inspection import markdown_table
 from theorems.errors import DeclarationError
 
 ROOT = Path(__file__).resolve().parent.parent

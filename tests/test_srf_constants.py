@@ -5,7 +5,8 @@ import pytest
 
 from checkers.check import run_check
 from checkers.equivalence.srf_constants import CHECKER, SPIKED_SIZES
-from checkers.stats import PASS, rejection_power
+from checkers.outcome import PASS
+from checkers.stats import rejection_power
 
 
 @pytest.fixture(scope="module")

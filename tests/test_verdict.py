@@ -36,3 +36,16 @@ def test_the_resolution_is_printed_once_with_its_reason_where_it_has_one():
     assert reasoned.count("resolution 0.05") == 1
     assert "resolution 0.05 (basis: nearest error): a factor 2 lies two resolutions away" in reasoned
     assert _verdict(1.0, 0.32).count("(resolution 0.05)") == 1
+
+
+def test_a_verdict_comes_back_from_its_dict():
+    prediction = PredictionResult(name="x", kind="limit", statement="s", outcome="pass", predicted=1.0,
+                                  predicted_interval=(1.0, float("inf")), observed=1.1, standard_error=0.01,
+                                  samples=10, distance=0.0, detectable=0.04, resolution=0.05, false_fail_rate=1e-6,
+                                  power={"m": 1.0}, tightness={"best_ratio": 0.5, "witness": "w"})
+    verdict = Verdict(theorem="t", title="T", provenance="paper", outcome="pass", predictions=(prediction,),
+                      parameters={"a": "1"}, overrides={"c": "2"}, assumption_failures=(("n", "why"),), seed=3,
+                      fidelity="quick", mutant="m", expected_failure="known")
+    again = Verdict.from_dict(verdict.to_dict())
+    assert again == verdict and again.to_dict() == verdict.to_dict()
+    assert again.predictions[0].predicted_interval[1] == float("inf")

@@ -1,0 +1,241 @@
+"""The inspection commands: list, show, hermite and tightness (what a theorem states and how its check sees it)."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import sympy
+
+from checkers import registry
+from checkers.check import run_check
+from checkers.outcome import EXIT_PASS
+from checkers.verdict import describe_tightness
+from theorems.activations import Activation, activation
+from theorems.errors import InvalidInput
+from theorems.formula import parse_number
+from theorems.hermite import CONVENTION, hermite_coefficients, second_moment
+from theorems.statement import PROVENANCES, near_moves
+
+
+def list_theorems(arguments) -> int:
+    checkers = registry.all_checkers()
+    if arguments.json:
+        print(json.dumps([{"id": c.theorem.id, "title": c.theorem.title, "provenance": c.theorem.provenance,
+                           "source": c.theorem.source} for c in checkers], indent=2))
+        return EXIT_PASS
+    if arguments.markdown:
+        print(markdown_table(checkers))
+        return EXIT_PASS
+    width = max(len(c.id) for c in checkers)
+    for c in checkers:
+        print(f"{c.id.ljust(width)}  {c.theorem.provenance:9}  {c.theorem.title}")
+    return EXIT_PASS
+
+
+def _shown_digits(quantity, requested: int) -> int:
+    """No more digits than the quantity is accurate to: its own `digits`, and 15 for a float64 route."""
+    return min(requested, quantity.digits, 15 if quantity.route == "float64" else quantity.digits)
+
+
+def markdown_table(checkers) -> str:
+    """The README's theorem table: one row per check, in family order, from the statements and checkers."""
+    def cell(text: str) -> str:
+        return text.replace("|", "\\|")
+    rows = ["| id | family | provenance | claim | how |", "|---|---|---|---|---|"]
+    for checker in sorted(checkers, key=lambda c: (registry.family(c.id), c.id)):
+        theorem = checker.theorem
+        rows.append(f"| `{theorem.id}` | {registry.family(theorem.id)} | {theorem.provenance} | "
+                    f"{cell(theorem.statement)} | {cell(checker.simulation)} |")
+    return "\n".join(rows)
+
+
+def show(arguments) -> int:
+    checker = registry.checker(arguments.theorem)
+    theorem = checker.theorem
+    parameters = dict(arguments.param)
+    if arguments.mutant is not None:
+        parameters = theorem.mutant_parameters(arguments.mutant, parameters)
+        theorem = theorem.mutated(arguments.mutant)
+    instance = theorem.instance(parameters, dict(arguments.overrides), digits=arguments.digits)
+    undefined = None
+    try:
+        constants, changed = instance.constants, instance.changed_constants
+    except ArithmeticError as error:  # outside the assumptions a statement may be undefined; inside, it is a bug
+        if not instance.assumption_failures():
+            raise
+        constants, changed, undefined = {}, {}, str(error)
+    moved = {m.name: _mutant_distance(theorem, m.name) for m in theorem.mutants}
+    simulated = {m.name: _simulated_by(checker, theorem, instance, m.name) for m in theorem.mutants}
+    descriptions = {node.name: node.description for node in instance.graph}
+    data = {
+        "id": theorem.id, "title": theorem.title, "source": theorem.source,
+        "provenance": theorem.provenance, "provenance_meaning": PROVENANCES[theorem.provenance],
+        "statement": theorem.statement,
+        "parameters": [{"name": p.name, "description": p.description, "domain": p.domain(), "default": p.default,
+                        "value": instance.describe_parameters()[p.name]} for p in theorem.parameters],
+        "assumptions": [{"name": a.name, "statement": a.statement} for a in theorem.assumptions],
+        "assumption_failures": [{"assumption": n, "reason": r} for n, r in instance.assumption_failures()],
+        "family": registry.family(theorem.id), "simulation": checker.simulation,
+        "constants": [{"name": name, "exact": None if q.exact is None else str(sympy.simplify(q.exact)),
+                       "value": q.decimal(_shown_digits(q, arguments.digits)), "route": q.route,
+                       "description": descriptions[name],
+                       "depends_on": list(next(n.depends_on for n in instance.graph if n.name == name)),
+                       "status": changed.get(name, "derived")} for name, q in constants.items()],
+        "constants_undefined": undefined,
+        "predictions": [{"name": p.name, "kind": p.kind, "statement": p.statement,
+                         "resolution": _resolution_or_none(p, instance),
+                         "resolution_reason": p.resolution_reason and p.resolution_reason.to_dict()}
+                        for p in theorem.predictions],
+        "mutants": [{"name": m.name, "description": m.description, "resolutions_moved": moved[m.name],
+                     "simulated_at_its_constants": simulated[m.name]} for m in theorem.mutants],
+        "near_mutants": near_moves(moved),
+        "nearness": theorem.nearness and theorem.nearness.describe(),
+        "notes": theorem.notes,
+        "expected_failure": theorem.expected_failure or None,
+    }
+    if arguments.json:
+        print(json.dumps(data, indent=2, allow_nan=False))
+        return EXIT_PASS
+    print(f"{theorem.id}: {theorem.title}")
+    print(f"  provenance: {theorem.provenance} ({PROVENANCES[theorem.provenance]})")
+    print(f"  source: {theorem.source}")
+    print(f"  statement: {theorem.statement}")
+    if theorem.expected_failure:
+        print(f"  known to fail its check: {theorem.expected_failure}")
+    print("  parameters:")
+    for p in data["parameters"]:
+        print(f"    {p['name']} = {p['value']}  ({p['description']}; {p['domain']}; default {p['default']})")
+    print("  assumptions:")
+    for a in theorem.assumptions:
+        print(f"    {a.name}: {a.statement}")
+    for failure in data["assumption_failures"]:
+        print(f"    ! {failure['assumption']} fails here: {failure['reason']}")
+    print(f"  checked by: {data['simulation']} (checkers/{data['family']}/)")
+    print(f"  constants ({arguments.digits} digits; exact form where one exists):")
+    if undefined is not None:
+        print(f"    undefined here, outside the assumptions: {undefined}")
+    for c in data["constants"]:
+        exact = f"  = {c['exact']}" if c["exact"] is not None else ""
+        status = "" if c["status"] == "derived" else f"  ({c['status']})"
+        print(f"    {c['name']} = {c['value']}  [{c['route']}]{exact}{status}")
+    print("  predictions:")
+    for p, shown in zip(theorem.predictions, data["predictions"]):
+        print(f"    {p.name} ({p.kind}): {p.statement}")
+        if shown["resolution"] is not None:
+            why = p.resolution_reason.describe() if p.resolution_reason else "(its reason not stated)"
+            print(f"      resolution {shown['resolution']:.3g} {why}")
+    print("  mutants (each must fail its check):")
+    for m in data["mutants"]:
+        moved = m["resolutions_moved"]
+        where = ("; moves " + ", ".join(f"{name} by {value:.3g}" for name, value in moved.items())
+                 + " resolutions") if moved else "; moves no target (it acts on what the check computes)"
+        print(f"    {m['name']}: {m['description']}{where if moved is not None else ''}")
+        if m["simulated_at_its_constants"]:
+            print(f"      ({', '.join(m['simulated_at_its_constants'])}: the simulation reads this mutant's constants, "
+                  "so there it shows only in its own run, and the truth's run claims no power against it)")
+    if data["near_mutants"]:
+        print("  near mutants (at most three resolutions from a target): "
+              + ", ".join(f"{name} ({value:.3g})" for name, value in data["near_mutants"].items()))
+    if data["nearness"]:
+        print(f"  near mutants: {data['nearness']}")
+    if theorem.notes:
+        print(f"  notes: {theorem.notes}")
+    return EXIT_PASS
+
+
+def _simulated_by(checker, theorem, instance, name: str) -> list[str]:
+    """The predictions whose simulation reads a constant that this mutant changes at the instance's parameters
+    (`Checker.simulations_changed`); none for a mutant's own statement or under an override, as in a check."""
+    if not checker.simulation_constants or theorem is not checker.theorem or instance.overrides:
+        return []
+    other = theorem.mutated(name).instance(theorem.mutant_parameters(name, instance.describe_parameters()))
+    return checker.simulations_changed(instance, other)
+
+
+def _mutant_distance(theorem, name: str) -> dict[str, float] | None:
+    """How far the mutant moves each prediction's target, in resolutions (None where its statement is undefined
+    at its parameters; a bug in it still propagates as an internal error)."""
+    try:
+        return {prediction: value if math.isfinite(value) else None
+                for prediction, value in theorem.mutant_distance(name).items()}
+    except (ArithmeticError, InvalidInput):
+        return None
+
+
+def _resolution_or_none(prediction, instance) -> float | None:
+    """The prediction's resolution here, or None where it does not apply (or its statement is undefined here)."""
+    try:
+        if prediction.applies(instance) is not None or not instance.constants:
+            return None
+        return float(prediction.resolution(instance))
+    except (ArithmeticError, InvalidInput):
+        return None
+
+
+def hermite(arguments) -> int:
+    sigma: Activation = activation(arguments.activation)
+    if arguments.scale != "1":
+        sigma = sigma.scaled(parse_number(arguments.scale))
+    # E sigma^2 is printed beside the coefficients; both refuse a square that is not integrable before any quadrature
+    moment = second_moment(sigma, digits=arguments.digits, route=arguments.route)
+    table = hermite_coefficients(sigma, arguments.degree, digits=arguments.digits, route=arguments.route)
+    if arguments.json:
+        data = {
+            "activation": sigma.name, "expression": str(sigma.expression), "convention": CONVENTION,
+            "scale": arguments.scale,
+            "definition": "c_k = E[sigma(Z) He_k(Z)] / k!, Z ~ N(0,1), He_k probabilists' Hermite",
+            "digits": table.digits, "degree": table.degree,
+            "coefficients": table.decimals(),
+            "exact": [None if e is None else str(e) for e in table.exact],
+            "routes": list(table.routes),
+            "second_moment": moment.decimal(), "second_moment_route": moment.route,
+        }
+        if arguments.normalized:
+            data["normalized"] = [str(v) if c != "0" else "0" for v, c in
+                                  zip(_normalized_decimals(table), table.decimals())]
+        print(json.dumps(data, indent=2, allow_nan=False))
+        return EXIT_PASS
+    print(f"{sigma.name}: c_k = E[sigma(Z) He_k(Z)]/k! (probabilists' Hermite), {table.digits} digits")
+    normalized = _normalized_decimals(table) if arguments.normalized else None
+    for k, (value, route) in enumerate(zip(table.decimals(), table.routes)):
+        extra = f"   mu_{k} = {normalized[k]}" if normalized else ""
+        print(f"  c_{k:<3} = {value:>40}  [{route}]{extra}")
+    print(f"  E sigma^2 = {moment.decimal()}  [{moment.route}]")
+    return EXIT_PASS
+
+
+def _normalized_decimals(table) -> list[str]:
+    import mpmath
+
+    return [mpmath.nstr(v, table.digits) if v != 0 else "0" for v in table.normalized()]
+
+
+def tightness(arguments) -> int:
+    """The best ratio of the two sides of each inequality a check searched, with its witness and the ratio a known
+    construction attains; an inequality whose check does not measure that ratio says so."""
+    checker = registry.checker(arguments.theorem)
+    verdict = run_check(checker, dict(arguments.param), seed=arguments.seed, fidelity=arguments.fidelity)
+    rows = []
+    for prediction in verdict.predictions:
+        if prediction.kind != "inequality":
+            continue
+        found = prediction.tightness or {}
+        rows.append({"prediction": prediction.name, "outcome": str(prediction.outcome),
+                     "best_ratio": found.get("best_ratio"), "witness": found.get("witness"),
+                     "attainable": found.get("attainable"), "construction": found.get("construction") or None,
+                     "statement": prediction.statement})
+    if arguments.json:
+        print(json.dumps({"theorem": checker.id, "fidelity": arguments.fidelity, "seed": arguments.seed,
+                          "inequalities": rows}, indent=2, allow_nan=False))
+        return EXIT_PASS
+    if not rows:
+        print(f"{checker.id} states no inequality")
+        return EXIT_PASS
+    for row in rows:
+        print(f"{checker.id} {row['prediction']} ({row['outcome']}): {row['statement']}")
+        if row["best_ratio"] is None:
+            print("  best ratio: not measured (its check reports only a margin here)")
+        else:
+            print("  " + describe_tightness(row))
+    return EXIT_PASS

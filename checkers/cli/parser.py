@@ -1,0 +1,216 @@
+"""The `thmcheck` command line's parser: every command's options, validated as they are read."""
+
+from __future__ import annotations
+
+import argparse
+import os
+
+from checkers.check import DEFAULT_FALSE_FAIL_RATE, FIDELITIES
+from checkers.executors import EXECUTORS
+from theorems.activations import builtin_names
+from theorems.errors import InvalidInput
+from theorems.hermite import MAX_DEGREE, MAX_DIGITS, ROUTES
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):  # one clear line, no usage dump
+        raise InvalidInput(f"{message} (see thmcheck {self.prog.split()[-1] if ' ' in self.prog else ''} --help)"
+                           .replace("thmcheck thmcheck", "thmcheck").replace("  ", " "))
+
+
+def _key_value(text: str) -> tuple[str, str]:
+    name, separator, value = text.partition("=")
+    if not separator or not name.strip() or not value.strip():
+        raise argparse.ArgumentTypeError(f"expected NAME=VALUE, got {text!r}")
+    return name.strip(), value.strip()
+
+
+def usable_cores() -> int:
+    """The cores this process may run on (its CPU affinity where the system tells it, else the CPU count)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+def _bounded_int(name: str, lower: int, upper: int):
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{name} must be an integer, got {text!r}") from None
+        if not lower <= value <= upper:
+            raise argparse.ArgumentTypeError(f"{name} must lie in [{lower}, {upper}], got {value}")
+        return value
+    return parse
+
+
+def _rate(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"false-fail rate must be a number, got {text!r}") from None
+    if not 0 < value < 1:
+        raise argparse.ArgumentTypeError(f"false-fail rate must lie in (0, 1), got {text}")
+    return value
+
+
+def build_parser() -> argparse.ArgumentParser:
+    json_help = "print JSON instead of text"
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--plugin", action="append", default=[], metavar="MODULE",
+                        help="import MODULE (an importable module name or a .py path) and register its CHECKER "
+                             "(repeatable)")
+    parser = _Parser(prog="thmcheck", description="Check theorems about two-layer neural networks: exact "
+                                                  "constants, calibrated Monte Carlo verdicts.",
+                     epilog="Exit codes: 0 every verdict passes; 1 any fails; 2 bad input; 3 inconclusive or outside "
+                            "assumptions, none failing; 4 an error in a theorem, a checker or thmcheck (a bug); "
+                            "130 interrupted.")
+    # the same option before the command; argparse would let the subcommand's default overwrite it
+    parser.add_argument("--plugin", action="append", default=[], metavar="MODULE", dest="plugins_before",
+                        help="import MODULE (an importable module name or a .py path) and register its CHECKER")
+    parser.add_argument("--debug", action="store_true",
+                        help="on an internal error (exit 4), print the traceback (same as THMCHECK_DEBUG=1)")
+    commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+
+    listing = commands.add_parser("list", parents=[common], help="theorem ids, titles, provenance")
+    listing.add_argument("--json", action="store_true", help=json_help)
+    listing.add_argument("--markdown", action="store_true",
+                         help="the README's table of theorems (id, family, provenance, claim, how it is checked)")
+
+    show = commands.add_parser("show", parents=[common], help="a theorem's statement, parameters, constants")
+    show.add_argument("theorem", metavar="ID", help="a theorem id (see thmcheck list)")
+    show.add_argument("--param", action="append", type=_key_value, default=[], metavar="NAME=VALUE",
+                      help="a parameter's value (repeatable; default: the theorem's defaults)")
+    show.add_argument("--set", action="append", type=_key_value, default=[], metavar="CONSTANT=VALUE",
+                      dest="overrides", help="override a named constant and see what it changes (repeatable)")
+    show.add_argument("--mutant", metavar="NAME", help="show a named wrong version of the theorem")
+    show.add_argument("--digits", type=_bounded_int("digits", 1, MAX_DIGITS), default=30,
+                      help=f"digits of the constants, 1..{MAX_DIGITS} (default 30)")
+    show.add_argument("--json", action="store_true", help=json_help)
+
+    hermite = commands.add_parser("hermite", parents=[common], help="Hermite coefficients of an activation")
+    hermite.add_argument("activation", metavar="ACTIVATION",
+                         help=f"a built-in ({', '.join(builtin_names())}) or a formula in z")
+    hermite.add_argument("--degree", type=_bounded_int("degree", 0, MAX_DEGREE), default=8,
+                         help=f"the highest k of c_k, 0..{MAX_DEGREE} (default 8)")
+    hermite.add_argument("--digits", type=_bounded_int("digits", 1, MAX_DIGITS), default=30,
+                         help=f"significant digits, 1..{MAX_DIGITS} (default 30)")
+    hermite.add_argument("--route", choices=ROUTES, default="auto",
+                         help="exact (sympy), mpmath (quadrature), float64 (Gauss-Hermite, smooth activations "
+                              "only), or auto: the best available per coefficient (default auto)")
+    hermite.add_argument("--scale", default="1", metavar="B",
+                         help="preactivation scale b: coefficients E[sigma(bZ) He_k(Z)]/k! (default 1)")
+    hermite.add_argument("--normalized", action="store_true", help="also print mu_k = sqrt(k!) c_k")
+    hermite.add_argument("--json", action="store_true", help=json_help)
+
+    check = commands.add_parser("check", parents=[common], help="check theorems and print verdicts")
+    check.add_argument("theorems", nargs="*", metavar="ID", help="theorem ids (see thmcheck list)")
+    check.add_argument("--all", action="store_true", help="check every registered theorem")
+    check.add_argument("--param", action="append", type=_key_value, default=[], metavar="NAME=VALUE",
+                       help="a parameter's value (repeatable; default: each theorem's defaults)")
+    check.add_argument("--set", action="append", type=_key_value, default=[], metavar="CONSTANT=VALUE",
+                       dest="overrides", help="override a named constant (conjecture mode; repeatable)")
+    check.add_argument("--seed", type=_bounded_int("seed", 0, 2**63 - 1), default=0,
+                       help="the root seed of the simulations (default 0)")
+    check.add_argument("--fidelity", choices=list(FIDELITIES), default="default",
+                       help="how hard to look: quick may leave a true statement inconclusive, default resolves "
+                            "it (default: default)")
+    check.add_argument("--false-fail-rate", type=_rate, default=DEFAULT_FALSE_FAIL_RATE,
+                       help=f"false-fail rate of each theorem's check, split across its predictions (default "
+                            f"{DEFAULT_FALSE_FAIL_RATE:g})")
+    check.add_argument("--mutant", metavar="NAME", help="check a named wrong version of the theorem")
+    check.add_argument("--workers", type=_bounded_int("workers", 1, 4096), default=usable_cores(),
+                       help="worker processes, each check on one core; the numbers do not depend on it (default: "
+                            f"every usable core, {usable_cores()} here)")
+    check.add_argument("--json", action="store_true", help=json_help)
+
+    # the options of the sweep machinery, shared by sweep and calibrate
+    tasks = argparse.ArgumentParser(add_help=False)
+    tasks.add_argument("--root-seed", type=_bounded_int("root seed", 0, 2**63 - 1), default=0,
+                       help="the root seed; each task's seed is spawned from it at the task's identity (default 0)")
+    tasks.add_argument("--fidelity", choices=list(FIDELITIES), default="quick", help="(default: quick)")
+    tasks.add_argument("--false-fail-rate", type=_rate, default=DEFAULT_FALSE_FAIL_RATE,
+                       help=f"per check (default {DEFAULT_FALSE_FAIL_RATE:g})")
+    tasks.add_argument("--executor", choices=list(EXECUTORS),
+                       help="default: dask with --scheduler, else a local process pool")
+    tasks.add_argument("--workers", type=_bounded_int("workers", 1, 4096),
+                       help="worker processes (default: the CPU count; 2 for --scheduler local)")
+    tasks.add_argument("--scheduler", metavar="ADDRESS",
+                       help="a running dask scheduler (tcp://host:port), or 'local' to start a LocalCluster")
+
+    sweep = commands.add_parser("sweep", parents=[common, tasks],
+                                help="one theorem over a grid and many seeds, stored")
+    sweep.add_argument("theorem", metavar="ID", help="a theorem id (see thmcheck list)")
+    sweep.add_argument("--grid", action="append", default=[], metavar="NAME=V1,V2,...",
+                       help="swept parameter values (repeatable; values split at commas outside parentheses)")
+    sweep.add_argument("--param", action="append", type=_key_value, default=[], metavar="NAME=VALUE",
+                       help="a parameter held fixed (repeatable)")
+    sweep.add_argument("--set", action="append", type=_key_value, default=[], metavar="CONSTANT=VALUE",
+                       dest="overrides", help="override a named constant in every task (repeatable)")
+    sweep.add_argument("--seeds", type=_bounded_int("seeds", 1, 10**6), default=1,
+                       help="seeds per grid point (default 1)")
+    sweep.add_argument("--mutant", metavar="NAME", help="sweep a named wrong version of the theorem")
+    sweep.add_argument("--store", default="thmcheck-results.sqlite", metavar="PATH",
+                       help="SQLite result store; tasks already in it are skipped (default thmcheck-results.sqlite)")
+    sweep.add_argument("--json", action="store_true", help="print a JSON summary (and no progress bar)")
+
+    calibrate = commands.add_parser("calibrate", parents=[common, tasks],
+                                    help="the true statement and every mutant over many seeds: observed rates")
+    calibrate.add_argument("theorems", nargs="*", metavar="ID", help="theorem ids (see thmcheck list)")
+    calibrate.add_argument("--all", action="store_true", help="calibrate every registered theorem")
+    calibrate.add_argument("--param", action="append", type=_key_value, default=[], metavar="NAME=VALUE",
+                           help="calibrate at this parameter value instead of the default (repeatable; every "
+                                "theorem named must take it)")
+    calibrate.add_argument("--seeds", type=_bounded_int("seeds", 1, 10**6), default=20,
+                           help="seeds per version (default 20)")
+    calibrate.add_argument("--store", metavar="PATH",
+                           help="SQLite store, so a calibration resumes (default: a temporary file, not kept)")
+    calibrate.add_argument("--paired", action="store_true",
+                           help="run each mutant on the true statement's seeds, so simulations that do not depend "
+                                "on the statement run once per seed (several times faster for the slow theorems; "
+                                "each version's rate means the same)")
+    calibrate.add_argument("--json", action="store_true", help="print the rates as JSON (and no progress bar)")
+    calibrate.add_argument("--markdown", action="store_true",
+                           help="print one row per theorem as a markdown table (the README's calibration table)")
+
+    tightness = commands.add_parser("tightness", parents=[common],
+                                    help="how close each inequality of a theorem came to equality in its search")
+    tightness.add_argument("theorem", metavar="ID", help="a theorem id (see thmcheck list)")
+    tightness.add_argument("--param", action="append", type=_key_value, default=[], metavar="NAME=VALUE",
+                           help="a parameter's value (repeatable)")
+    tightness.add_argument("--fidelity", choices=tuple(FIDELITIES), default="default",
+                           help="the search budget (default: default)")
+    tightness.add_argument("--seed", type=_bounded_int("seed", 0, 2**63 - 1), default=0, help="seed (default 0)")
+    tightness.add_argument("--json", action="store_true", help=json_help)
+
+    oracle = commands.add_parser("oracle", parents=[common],
+                                 help="the exact curve of ridge errors after one step against a parameter")
+    oracle.add_argument("theorem", nargs="?", default="gaussian-equivalence",
+                        choices=("gaussian-equivalence", "giant-step-risk"),
+                        help="gaussian-equivalence (default): the GE model's deterministic equivalent given a drawn "
+                             "step; giant-step-risk: Cui et al.'s Result 3.3 in the limit")
+    oracle.add_argument("--vary", required=True, metavar="NAME=START:STOP:COUNT[:log]",
+                        help="gaussian-equivalence: learning_rate, penalty (the ridge lambda) or ridge_ratio (ridge "
+                             "samples per dimension); giant-step-risk: sample_ratio (n/p), penalty (lambda_C), "
+                             "width_ratio (p/d), eta or alpha0")
+    oracle.add_argument("--param", action="append", type=_key_value, default=[], metavar="NAME=VALUE",
+                        help="a parameter of the theorem held fixed (repeatable; see thmcheck show THEOREM)")
+    oracle.add_argument("--dimension", type=_bounded_int("dimension", 2, 4000), default=200,
+                        help="gaussian-equivalence: d of the drawn step (n = psi1 d, N = psi2 d; default 200)")
+    oracle.add_argument("--seed", type=_bounded_int("seed", 0, 2**63 - 1), default=0,
+                        help="gaussian-equivalence: seed of the drawn step (default 0)")
+    oracle.add_argument("--plot", metavar="FILE", help="also draw the curve to a PNG file (needs matplotlib)")
+    oracle.add_argument("--json", action="store_true", help="print the curve as JSON")
+
+    report = commands.add_parser("report", parents=[common], help="a static HTML page of verdicts and plots")
+    report.add_argument("theorems", nargs="*", metavar="ID", help="theorem ids to check now (without --from)")
+    report.add_argument("--all", action="store_true", help="check every registered theorem now")
+    report.add_argument("--from", dest="store", metavar="STORE", help="read verdicts from a sweep store")
+    report.add_argument("--out", required=True, metavar="DIR", help="the folder to write index.html and figures to")
+    report.add_argument("--fidelity", choices=list(FIDELITIES), default="quick",
+                        help="fidelity of the checks run when there is no store (default quick)")
+    report.add_argument("--seed", type=_bounded_int("seed", 0, 2**63 - 1), default=0,
+                        help="seed of the checks run when there is no store (default 0)")
+    report.add_argument("--json", action="store_true", help="print where the report went, as JSON")
+    return parser

@@ -1,0 +1,238 @@
+"""The running commands: check, sweep, calibrate and report (simulations, on `checkers.executors`' pool)."""
+
+from __future__ import annotations
+
+import json
+import shlex
+import sys
+from pathlib import Path
+
+from checkers import registry
+from checkers.calibrate import calibrate, format_calibration, markdown_calibration
+from checkers.check import DEFAULT_FALSE_FAIL_RATE, run_check
+from checkers.executors import workers as pool_of
+from checkers.outcome import (
+    ERROR,
+    EXIT_INTERRUPTED,
+    EXIT_PASS,
+    FAIL,
+    INCONCLUSIVE,
+    PASS,
+    Claim,
+    calibration_standing,
+    claim_of,
+    exit_code,
+    reading,
+    standing,
+)
+from checkers.report import build_report
+from checkers.sweep import parse_grid, plan, progress_bar, sweep
+from checkers.verdict import Verdict, format_header, format_table, format_verdict_row, table_widths
+from theorems.errors import InvalidInput
+
+
+def _rerun_command(arguments, theorems: list[str], fidelity: str) -> str:
+    """The same `thmcheck check` at another fidelity: its parameters, overrides, seed, mutant and rate kept."""
+    words = ["thmcheck", "check", *theorems]
+    words += [word for name, value in arguments.param for word in ("--param", f"{name}={value}")]
+    words += [word for name, value in arguments.overrides for word in ("--set", f"{name}={value}")]
+    if arguments.seed:
+        words += ["--seed", str(arguments.seed)]
+    if arguments.mutant:
+        words += ["--mutant", arguments.mutant]
+    if arguments.false_fail_rate != DEFAULT_FALSE_FAIL_RATE:
+        words += ["--false-fail-rate", repr(arguments.false_fail_rate)]
+    return shlex.join(words + ["--fidelity", fidelity])
+
+
+def check(arguments) -> int:
+    """Run the checks, printing each verdict's row as it finishes (on `--workers` processes; the numbers do
+    not depend on how many), then the evidence. Ctrl-C keeps what finished: it is printed, and the exit is 130."""
+    if arguments.all and arguments.theorems:
+        raise InvalidInput("give theorem ids or --all, not both")
+    if not arguments.all and not arguments.theorems:
+        raise InvalidInput("name at least one theorem id, or --all (see thmcheck list)")
+    checkers = registry.all_checkers() if arguments.all else [registry.checker(i) for i in arguments.theorems]
+    jobs = _check_jobs(checkers, dict(arguments.param), dict(arguments.overrides))
+    options = dict(seed=arguments.seed, fidelity=arguments.fidelity, false_fail_rate=arguments.false_fail_rate,
+                   mutant=arguments.mutant)
+    plugins = tuple(arguments.plugins_before + arguments.plugin)
+    suffix = f" [mutant {arguments.mutant}]" if arguments.mutant else ""
+    widths = table_widths([checker.id + suffix for checker, _, _ in jobs])
+    verdicts: dict[str, Verdict] = {}
+    bar = _progress(len(jobs), enabled=not arguments.json)
+    if not arguments.json:
+        print(format_header(widths), flush=True)
+
+    def finished(verdict: Verdict) -> None:
+        verdicts[verdict.theorem] = verdict
+        if not arguments.json:
+            bar.clear()
+            print(format_verdict_row(verdict, widths), flush=True)
+        bar.update(1)
+
+    if min(arguments.workers, len(jobs)) == 1:  # in this process, on the checker objects themselves
+        executor, calls = "serial", [(_check_here, (checker, parameters, overrides, options))
+                                     for checker, parameters, overrides in jobs]
+    else:  # each worker imports the registry (and the plugins) itself
+        executor, calls = "processes", [(_check_in_worker, (checker.id, parameters, overrides, options, plugins))
+                                        for checker, parameters, overrides in jobs]
+    try:
+        with pool_of(executor, arguments.workers) as pool:
+            pool.run(calls, finished)
+    except KeyboardInterrupt:
+        bar.close()
+        _print_verdicts(arguments, [verdicts[c.id] for c, _, _ in jobs if c.id in verdicts], with_table=False)
+        print(f"thmcheck: interrupted; {len(verdicts)} of {len(jobs)} checks finished (printed above)",
+              file=sys.stderr)
+        return EXIT_INTERRUPTED
+    bar.close()
+    ordered = [verdicts[checker.id] for checker, _, _ in jobs]
+    _print_verdicts(arguments, ordered, with_table=False)
+    inconclusive = [v for v in ordered if v.outcome == INCONCLUSIVE]
+    # an inconclusive prediction with an observation had too few samples for its resolution, which a higher
+    # fidelity adds; one without was left unresolved for a reason it states (sizes where an expansion has not
+    # settled, a diverged run), which more samples need not change
+    undecided = [v.theorem for v in inconclusive
+                 if any(p.outcome == INCONCLUSIVE and p.observed is not None for p in v.predictions)]
+    unresolved = [v.theorem for v in inconclusive
+                  if any(p.outcome == INCONCLUSIVE and p.observed is None for p in v.predictions)]
+    if undecided and arguments.fidelity != "high":
+        sharper = "default" if arguments.fidelity == "quick" else "high"
+        print(f"thmcheck: {len(undecided)} check(s) inconclusive at {arguments.fidelity} fidelity: their samples do "
+              f"not resolve the stated resolution there (a true statement may be inconclusive, never fails); "
+              f"rerun with more: {_rerun_command(arguments, undecided, sharper)}", file=sys.stderr)
+    if unresolved:
+        print(f"thmcheck: {len(unresolved)} check(s) left a prediction unresolved for the reason printed with it (an "
+              f"expansion not yet settled at the sizes, a diverged run), which more samples need not change: "
+              f"{' '.join(unresolved)}", file=sys.stderr)
+    expected = [v for v in ordered if v.reading == reading(FAIL, Claim.STATED, True)]
+    if expected:
+        print(f"thmcheck: {len(expected)} check(s) failed as expected (a source's form that this project corrects): "
+              + "; ".join(f"{v.theorem}: {v.expected_failure}" for v in expected), file=sys.stderr)
+    return exit_code(standing(v.outcome, v.claim, bool(v.expected_failure)) for v in ordered)
+
+
+def _check_jobs(checkers, parameters: dict, overrides: dict) -> list[tuple]:
+    """(checker, its parameters, its overrides): with several theorems each gets the names it has, and a name
+    that no selected theorem has is an error."""
+    if len(checkers) == 1:
+        return [(checkers[0], parameters, overrides)]
+    own_parameters = {checker.id: {name: value for name, value in parameters.items()
+                                   if any(p.name == name for p in checker.theorem.parameters)} for checker in checkers}
+    constants = {checker.id: {node.name for node in checker.theorem.instance(own_parameters[checker.id]).graph}
+                 for checker in checkers}
+    for kind, names, known in (("parameter", parameters, own_parameters), ("constant", overrides, constants)):
+        for name in names:
+            if not any(name in owned for owned in known.values()):
+                raise InvalidInput(f"no selected theorem has a {kind} {name!r}")
+    return [(checker, own_parameters[checker.id],
+             {name: value for name, value in overrides.items() if name in constants[checker.id]})
+            for checker in checkers]
+
+
+def _check_in_worker(theorem_id: str, parameters: dict, overrides: dict, options: dict, plugins: tuple) -> Verdict:
+    """One check in a worker process (which imports the registry, and the plugins, itself)."""
+    for plugin in plugins:
+        registry.load_plugin(plugin)
+    return run_check(registry.checker(theorem_id), parameters, overrides, **options)
+
+
+def _check_here(checker, parameters: dict, overrides: dict, options: dict) -> Verdict:
+    return run_check(checker, parameters, overrides, **options)
+
+
+def _print_verdicts(arguments, verdicts: list[Verdict], *, with_table: bool) -> None:
+    if arguments.json:
+        print(json.dumps({"results": [v.to_dict() for v in verdicts]}, indent=2, allow_nan=False))
+        return
+    if with_table:
+        print(format_table(verdicts))
+    for verdict in verdicts:
+        print()
+        print(verdict.explain())
+
+
+def _progress(total: int, *, enabled: bool):
+    """A progress bar on stderr where stderr is a terminal (tqdm), else nothing."""
+    return progress_bar(total, enabled and sys.stderr.isatty(), "check")
+
+
+def _executor(arguments) -> str:
+    """The sweep machinery's executor: dask with --scheduler, else a local process pool, unless chosen."""
+    executor = arguments.executor or ("dask" if arguments.scheduler else "processes")
+    if arguments.scheduler and executor != "dask":
+        raise InvalidInput("--scheduler needs the dask executor")
+    return executor
+
+
+def sweep_command(arguments) -> int:
+    executor = _executor(arguments)
+    tasks = plan(arguments.theorem, parse_grid(arguments.grid), arguments.seeds, fixed=dict(arguments.param),
+                 fidelity=arguments.fidelity, false_fail_rate=arguments.false_fail_rate,
+                 root_seed=arguments.root_seed, overrides=dict(arguments.overrides), mutant=arguments.mutant,
+                 plugins=arguments.plugins_before + arguments.plugin)
+    summary = sweep(tasks, arguments.store, executor=executor, workers=arguments.workers,
+                    scheduler=arguments.scheduler, progress=not arguments.json)
+    if arguments.json:
+        print(json.dumps(summary.to_dict(), indent=2))
+    else:
+        counts = ", ".join(f"{count} {outcome}" for outcome, count in sorted(summary.outcomes.items()))
+        print(f"{summary.total} tasks ({summary.skipped} already stored, {summary.ran} run) in {summary.store}: "
+              f"{counts or 'none'}")
+    if summary.outcomes.get(ERROR):
+        print(f"thmcheck: {summary.outcomes[ERROR]} task(s) raised an error (stored with their message; a rerun "
+              "retries them)", file=sys.stderr)
+    claim = claim_of(arguments.mutant, dict(arguments.overrides))
+    expected_failure = registry.checker(arguments.theorem).theorem.expected_failure
+    if reading(FAIL, claim, bool(expected_failure)) == reading(FAIL, Claim.STATED, True):
+        if summary.outcomes.get(FAIL):
+            print(f"thmcheck: {summary.outcomes[FAIL]} task(s) failed as expected ({expected_failure})",
+                  file=sys.stderr)
+        if summary.outcomes.get(PASS):
+            print(f"thmcheck: {summary.outcomes[PASS]} task(s) of a statement known to fail passed", file=sys.stderr)
+    return exit_code(standing(outcome, claim, bool(expected_failure)) for outcome in summary.outcomes)
+
+
+def calibrate_command(arguments) -> int:
+    """Calibrate the theorems; exit 1 where a true statement fails more often than stated, or (at default fidelity
+    or above) a mutant survives a run; 4 where a task raised an error."""
+    import tempfile
+
+    if arguments.all and arguments.theorems:
+        raise InvalidInput("give theorem ids or --all, not both")
+    if not arguments.all and not arguments.theorems:
+        raise InvalidInput("name at least one theorem id, or --all (see thmcheck list)")
+    theorems = [c.id for c in registry.all_checkers()] if arguments.all else \
+        [registry.checker(i).id for i in arguments.theorems]
+    executor = _executor(arguments)
+    with tempfile.TemporaryDirectory() as scratch:
+        store = arguments.store or str(Path(scratch) / "calibration.sqlite")
+        results = calibrate(theorems, store, seeds=arguments.seeds, fidelity=arguments.fidelity,
+                            false_fail_rate=arguments.false_fail_rate, root_seed=arguments.root_seed,
+                            executor=executor, workers=arguments.workers, scheduler=arguments.scheduler,
+                            progress=not arguments.json, plugins=arguments.plugins_before + arguments.plugin,
+                            paired=arguments.paired, parameters=dict(arguments.param))
+    if arguments.json:
+        print(json.dumps([c.to_dict() for c in results], indent=2, allow_nan=False))
+    elif arguments.markdown:
+        print(markdown_calibration(results))
+    else:
+        print(format_calibration(results))
+    return exit_code(calibration_standing(c.errors, c.contract_holds) for c in results)
+
+
+def report(arguments) -> int:
+    if arguments.all and arguments.theorems:
+        raise InvalidInput("give theorem ids or --all, not both")
+    if not arguments.all and not arguments.theorems and not arguments.store:
+        raise InvalidInput("name theorem ids, --all, or --from STORE")
+    ids = None if arguments.all or not arguments.theorems else arguments.theorems
+    if arguments.store and not Path(arguments.store).is_file():
+        raise InvalidInput(f"no sweep store at {arguments.store!r}")
+    page = build_report(arguments.out, ids, store=arguments.store, fidelity=arguments.fidelity, seed=arguments.seed)
+    if arguments.json:
+        print(json.dumps({"report": str(page), "out": str(arguments.out)}, indent=2))
+    else:
+        print(f"report written to {page}")
+    return EXIT_PASS

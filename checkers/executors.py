@@ -1,0 +1,132 @@
+"""Where work runs: in this process, on a local process pool, or on a dask cluster; an interrupt ends every worker.
+
+`workers(executor, count, scheduler)` is a context manager whose `run(calls, on_result)` runs each call
+`(function, arguments)` (both picklable: a module-level function and plain data) and passes every result to
+`on_result` in this process, as it finishes. `thmcheck check --workers` and the sweep machinery (sweep, calibrate)
+share it, so there is one pool and one way to stop it.
+
+Stopping: an interrupt (Ctrl-C, SIGINT or SIGTERM to the main process) or an error in `on_result` cancels what has
+not started and terminates the pool's workers before it propagates, so the command ends within seconds with what
+finished kept. A local worker also ends itself when its parent dies (SIGKILL of the main process alone), by
+watching its parent's pid. A dask scheduler that does not answer within `CONNECT_SECONDS` is refused as bad input.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import multiprocessing
+import os
+import threading
+import time
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from typing import Any
+
+from theorems.errors import InvalidInput
+
+EXECUTORS = ("serial", "processes", "dask")
+CONNECT_SECONDS = 10  # how long a dask scheduler may take to answer before it is refused
+PARENT_POLL_SECONDS = 0.5  # how often a local worker looks whether its parent is still alive
+
+Call = tuple[Callable[..., Any], tuple]
+
+
+def _watch_parent(parent: int) -> None:
+    """In a pool worker: exit as soon as the process that started the pool is gone (its pid no longer our
+    parent's), so that no worker outlives a killed command."""
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(PARENT_POLL_SECONDS)
+        os._exit(1)
+    threading.Thread(target=watch, name="thmcheck-parent-watch", daemon=True).start()
+
+
+class _Serial:
+    def run(self, calls: Sequence[Call], on_result: Callable[[Any], None]) -> None:
+        for function, arguments in calls:
+            on_result(function(*arguments))
+
+
+class _Processes:
+    """A spawned `concurrent.futures` pool (no fork of a threaded parent) whose workers watch their parent."""
+
+    def __init__(self, count: int | None):
+        self.count = count
+
+    def run(self, calls: Sequence[Call], on_result: Callable[[Any], None]) -> None:
+        if not calls:
+            return
+        others = set(multiprocessing.active_children())  # children that are not this pool's workers
+        pool = ProcessPoolExecutor(max_workers=min(self.count or os.cpu_count() or 1, len(calls)),
+                                   mp_context=multiprocessing.get_context("spawn"), initializer=_watch_parent,
+                                   initargs=(os.getpid(),))
+        try:
+            for future in as_completed([pool.submit(function, *arguments) for function, arguments in calls]):
+                on_result(future.result())
+        except BaseException:  # interrupted (Ctrl-C, SIGTERM) or failed: stop the workers' tasks too
+            pool.shutdown(wait=False, cancel_futures=True)
+            workers = set(multiprocessing.active_children()) - others
+            for child in workers:
+                child.terminate()
+            for child in workers:
+                child.join(timeout=5)
+            raise
+        pool.shutdown()
+
+
+class _Dask:
+    def __init__(self, client):
+        self.client = client
+
+    def run(self, calls: Sequence[Call], on_result: Callable[[Any], None]) -> None:
+        from dask.distributed import as_completed as dask_completed
+
+        futures = [self.client.submit(function, *arguments, pure=False) for function, arguments in calls]
+        try:
+            for future in dask_completed(futures):
+                on_result(future.result())
+        except BaseException:
+            self.client.cancel(futures)
+            raise
+
+
+@contextlib.contextmanager
+def workers(executor: str, count: int | None = None, scheduler: str | None = None) -> Iterator:
+    """The executor's pool: "serial", "processes" (`count` local processes, default the CPU count) or "dask"
+    (`scheduler` a running scheduler's address, or "local" or None for a LocalCluster of `count` single-threaded
+    processes, default 2). A dask cluster is reached on entry, so an unreachable one is refused before any work."""
+    if executor not in EXECUTORS:
+        raise InvalidInput(f"executor must be one of {', '.join(EXECUTORS)}, got {executor!r}")
+    if count is not None and count < 1:
+        raise InvalidInput(f"--workers must be positive, got {count}")
+    if executor == "serial":
+        yield _Serial()
+    elif executor == "processes":
+        yield _Processes(count)
+    else:
+        with _dask_client(scheduler, count) as client:
+            yield _Dask(client)
+
+
+@contextlib.contextmanager
+def _dask_client(scheduler: str | None, count: int | None):
+    try:
+        from dask.distributed import Client, LocalCluster
+    except ImportError:
+        raise InvalidInput("the dask executor needs the optional extra: pip install 'thmcheck[dask]'") from None
+    if scheduler in (None, "local"):
+        cluster = LocalCluster(n_workers=count or 2, threads_per_worker=1, processes=True, dashboard_address=None)
+        client = Client(cluster)
+    else:
+        cluster = None
+        try:
+            client = Client(scheduler, timeout=CONNECT_SECONDS)
+        except (OSError, TimeoutError, ValueError, TypeError) as error:
+            raise InvalidInput(f"no dask scheduler answered at {scheduler!r} within {CONNECT_SECONDS} s ({error}); "
+                               "start one, or leave out --scheduler to run on local processes") from None
+    try:
+        yield client
+    finally:
+        client.close()
+        if cluster is not None:
+            cluster.close()
