@@ -4,7 +4,8 @@ A `Checker` pairs a `Theorem` with one reader per prediction, `reader(instance, 
 returns either an `Estimate` (Monte Carlo; compared with a t-test) or an `Exact` value (deterministic;
 compared to its stated accuracy). `run_check` does the rest, in one direction:
 
-1. validate parameters and overrides (bad input raises `InvalidInput` before anything runs);
+1. build the claims table (`Theorem.claims`: the tested claim and every mutant's, before any draw; bad parameters
+   or overrides raise `InvalidInput` before anything runs);
 2. evaluate the assumptions (outside them the verdict says so, with reasons, but the predictions
    are still evaluated so that a user can see what happens);
 3. for each prediction: its target interval, then observations in sequential stages (each stage
@@ -40,6 +41,7 @@ from checkers.stats import (
     split_false_fail_rate,
 )
 from checkers.verdict import PredictionResult, Verdict
+from theorems.claims import ClaimsTable
 from theorems.errors import CheckError, DeclarationError, InvalidInput, NumericalError, ThmcheckError
 from theorems.statement import Instance, Prediction, Theorem
 
@@ -243,15 +245,15 @@ def _run_check(checker: Checker, parameters: Mapping[str, Any] | None, overrides
     parameters = dict(parameters or {})
     if mutant is not None:
         parameters = theorem.mutant_parameters(mutant, parameters)
-        theorem = theorem.mutated(mutant)
-    instance = theorem.instance(parameters, overrides)
+        theorem = theorem.mutated(mutant)  # a mutated theorem has no mutants of its own: its table has none
+    claims = theorem.claims(parameters, overrides)
+    instance = claims.tested.instance
     failures = instance.assumption_failures()
     chosen = FIDELITIES[fidelity]
     stochastic_count = sum(_stochastic(p) for p in theorem.predictions)
     rate_each = split_false_fail_rate(false_fail_rate, stochastic_count * chosen.stages)
-    versions = _mutant_versions(instance) if stochastic_count else {}
     stated = mutant is None and not instance.overrides
-    results = [_check_prediction(checker, instance, prediction, chosen, seed, rate_each, bool(failures), versions,
+    results = [_check_prediction(checker, claims, prediction, chosen, seed, rate_each, bool(failures),
                                  stated=stated) for prediction in theorem.predictions]
     return Verdict(
         theorem=theorem.id, title=theorem.title, provenance=theorem.provenance,
@@ -269,37 +271,22 @@ def _not_a_number(observation: Estimate | Exact) -> bool:
                for number in numbers)
 
 
-def _mutant_versions(instance: Instance) -> dict[str, Instance]:
-    """The instance as each mutant states it, for the mutants that change what is predicted (constants,
-    definitions, predictions), built once per check; none on a mutant's own run or under an override."""
-    theorem = instance.theorem
-    if instance.overrides or not theorem.mutants:  # a mutated theorem has no mutants of its own
-        return {}
-    versions = {}
-    for mutant in theorem.mutants:
-        if mutant.parameters or mutant.dropped_assumptions:
-            continue
-        try:
-            versions[mutant.name] = theorem.mutated(mutant.name).instance(instance.describe_parameters())
-        except (ThmcheckError, ArithmeticError):  # not evaluable for this mutant: no power is claimed
-            continue
-    return versions
-
-
-def _power_against_mutants(versions: dict[str, Instance], prediction: Prediction, interval: tuple[float, float],
-                           observation: Estimate, rate: float, observed_by: set[str] = frozenset()
+def _power_against_mutants(checker: Checker, claims: ClaimsTable, prediction: Prediction,
+                           interval: tuple[float, float], observation: Estimate, rate: float
                            ) -> dict[str, float] | None:
-    """For each mutant whose version of this prediction lies outside the tested interval: the probability that
-    the test, at this standard error, rejects it (the false-pass rate is one minus it). Mutants that change what
-    is observed rather than what is predicted (other parameters, dropped assumptions, or, named in `observed_by`,
-    a constant the simulation reads) are not in it: their effect shows in their own runs (`thmcheck calibrate`)."""
+    """For each claim mutant whose row places this prediction outside the tested interval: the probability that the
+    test, at this standard error, rejects it (the false-pass rate is one minus it). None on a mutant's own run or
+    under an override (the tested claim is not the statement), and none against mutants that change what is
+    observed rather than what is predicted: those acting on the simulation, and those whose constants the
+    simulation of this prediction reads (`Checker.simulation_constants`). Their effect shows in their own runs."""
+    if claims.conjecture is not None:
+        return None
     powers = {}
-    for name, other in versions.items():
-        if name in observed_by:
+    for name, row in claims.claim_mutants().items():
+        if prediction.name in checker.simulations_changed(claims.stated.instance, row.instance):
             continue
         try:
-            version = other.theorem.prediction(prediction.name)
-            target = version.predict(other)
+            target = row.target(prediction.name)
         except (ThmcheckError, ArithmeticError):  # not evaluable for this mutant: no power is claimed
             continue
         shift = max(float(target.lower) - interval[1], interval[0] - float(target.upper), 0.0)
@@ -324,20 +311,21 @@ def _not_evaluated(error: BaseException, common: dict) -> PredictionResult:
                             **common)
 
 
-def _check_prediction(checker: Checker, instance: Instance, prediction: Prediction, fidelity: Fidelity,
-                      seed: int, rate_each: float, outside: bool, versions: dict[str, Instance], *,
-                      stated: bool = True) -> PredictionResult:
+def _check_prediction(checker: Checker, claims: ClaimsTable, prediction: Prediction, fidelity: Fidelity,
+                      seed: int, rate_each: float, outside: bool, *, stated: bool = True) -> PredictionResult:
     common = dict(name=prediction.name, kind=prediction.kind, statement=prediction.statement,
                   resolution_reason=prediction.resolution_reason and prediction.resolution_reason.to_dict())
+    tested = claims.tested
+    instance = tested.instance
     try:
-        reason = prediction.applies(instance)
+        reason = tested.applies(prediction.name)
         if reason:
             return PredictionResult(outcome=SKIPPED, message=reason, **common)
         if outside and not instance.constants:  # the statement derives nothing where it is undefined
             return PredictionResult(outcome=SKIPPED, message="not evaluated outside the assumptions: the "
                                     "statement's constants are undefined here", **common)
-        target = prediction.predict(instance)
-        resolution = float(prediction.resolution(instance))
+        target = tested.target(prediction.name)
+        resolution = tested.resolution(prediction.name)
     except ArithmeticError as error:
         # outside its assumptions a statement may not even be defined (mu1 = 0 divides): say so. Inside
         # them a numeric route that says it cannot reach its accuracy (NumericalError) leaves the claim
@@ -410,6 +398,4 @@ def _check_prediction(checker: Checker, instance: Instance, prediction: Predicti
         distance=comparison.distance, statistic=comparison.statistic, p_value=comparison.p_value,
         detectable=comparison.detectable, resolution=resolution, false_fail_rate=rate_each * stages,
         stages=stage + 1, message=target.note,
-        power=_power_against_mutants(versions, prediction, (lower, upper), observation, rate_each,
-                                     {name for name, other in versions.items()
-                                      if prediction.name in checker.simulations_changed(instance, other)}), **common)
+        power=_power_against_mutants(checker, claims, prediction, (lower, upper), observation, rate_each), **common)

@@ -324,3 +324,12 @@ def test_the_closing_line_suggests_more_samples_only_where_samples_were_short(ca
                        "1")
     assert code == 3 and "rerun with more" not in err
     assert "left a prediction unresolved for the reason printed with it" in err and err.rstrip().endswith("spike-count")
+
+
+def test_show_json_says_what_each_mutant_acts_on_and_how_far_it_moves_each_target(capsys):
+    code, out, _ = run(capsys, "show", "spike-strength", "--json")
+    shown = json.loads(out)
+    mutants = {m["name"]: m for m in shown["mutants"]}
+    assert code == 0 and all(m["acts_on"] in ("claim", "simulation") for m in mutants.values())
+    assert mutants["mu1-five-percent"]["moves"] == {"gradient-norm": pytest.approx(1.25, rel=1e-12)}
+    assert shown["near_mutants"] == {"mu1-five-percent": pytest.approx(1.25, rel=1e-12)}

@@ -31,7 +31,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from functools import cached_property
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import mpmath
 import sympy
@@ -40,6 +40,9 @@ from theorems.activations import Activation, activation
 from theorems.errors import DeclarationError, InvalidInput, UnknownName
 from theorems.formula import exact_number, parse_number, to_mpf
 from theorems.hermite import Quantity, combine
+
+if TYPE_CHECKING:
+    from theorems.claims import ClaimsTable
 
 PROVENANCES = {
     "paper": "as the paper states it",
@@ -242,16 +245,6 @@ RESOLUTION_BASES = {
 }
 
 
-NEAR_RESOLUTIONS = 3 * (1 + 1e-12)  # a near mutant lies at most three resolutions from the truth (ratio rounding)
-
-
-def near_moves(moves: Mapping[str, Mapping[str, float | None] | None]) -> dict[str, float]:
-    """The near mutants among `moves` (mutant name -> resolutions it moves each predicted target, None where that
-    is undefined): name -> its smallest move, for those whose smallest move is at most NEAR_RESOLUTIONS."""
-    smallest = {name: min((v for v in (per_target or {}).values() if v is not None), default=math.inf)
-                for name, per_target in moves.items()}
-    return {name: value for name, value in smallest.items() if value <= NEAR_RESOLUTIONS}
-
 # Where a theorem's near mutants show when none moves a predicted target (`Theorem.nearness`)
 NEARNESS_KINDS = {
     "exact": "exact counts and identities: any error moves a count by at least 1 (two resolutions of 0.5) or leaves "
@@ -348,6 +341,12 @@ class Mutant:
     parameters: Mapping[str, str] = field(default_factory=dict)
     definitions: Mapping[str, Any] = field(default_factory=dict)
     constants: Mapping[str, "Constant | Callable[[Mapping[str, Any], int], Quantity]"] = field(default_factory=dict)
+
+    @property
+    def acts_on(self) -> str:
+        """"simulation" for a mutant that changes the simulated setting (a parameter, a dropped assumption), else
+        "claim" (`theorems.claims.ACTS_ON`)."""
+        return "simulation" if self.parameters or self.dropped_assumptions else "claim"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -481,9 +480,17 @@ class Theorem:
                        assumptions=assumptions, constant_factors=dict(mutant.constant_factors), mutants=(),
                        definitions=definitions, constant_replacements=dict(mutant.constants))
 
+    def claims(self, parameters: Mapping[str, Any] | None = None, overrides: Mapping[str, Any] | None = None, *,
+               digits: int = 30) -> "ClaimsTable":
+        """The claims table at these parameters (`theorems.claims`): the statement, a conjecture under `overrides`,
+        and every mutant, each prediction's target and resolution, before any draw."""
+        from theorems.claims import ClaimsTable
+
+        return ClaimsTable.build(self, parameters, overrides, digits=digits)
+
     def near_mutants(self, parameters: Mapping[str, Any] | None = None) -> dict[str, float]:
         """The mutants that move some predicted target by at most three resolutions: name -> the smallest move."""
-        return near_moves({mutant.name: self.mutant_distance(mutant.name, parameters) for mutant in self.mutants})
+        return self.claims(parameters).near()
 
     def mutant_parameters(self, name: str, parameters: Mapping[str, Any] | None = None) -> dict[str, Any]:
         """The parameters a check of mutant `name` runs at: the mutant's own, updated by `parameters` (the user's
@@ -503,23 +510,10 @@ class Theorem:
         return not self.instance(given).assumption_failures()
 
     def mutant_distance(self, name: str, parameters: Mapping[str, Any] | None = None) -> dict[str, float]:
-        """How far mutant `name` moves each prediction's target, in that prediction's resolutions: per prediction
-        it moves, the distance from the true statement's predicted value to the mutant's predicted interval, over
-        the true statement's resolution, both at the mutant's own parameters updated by `parameters` (as a check of
-        the mutant runs it). A mutant that acts only through the simulation (a definition or parameter the checker
-        reads) moves no target: its distance is measured by its check, not here. Near mutants are those within three
-        resolutions."""
-        parameters = self.mutant_parameters(name, parameters)
-        true, wrong = self.instance(parameters), self.mutated(name).instance(parameters)
-        distances = {}
-        for prediction, mutated in zip(self.predictions, self.mutated(name).predictions):
-            if prediction.applies(true) is not None or mutated.applies(wrong) is not None:
-                continue
-            stated, claimed = prediction.predict(true), mutated.predict(wrong)
-            shift = float(max(claimed.lower - stated.value, stated.value - claimed.upper, 0))
-            if shift > 0:
-                distances[prediction.name] = shift / float(prediction.resolution(true))
-        return distances
+        """How far mutant `name` moves each prediction's target, in that prediction's resolutions, at the mutant's
+        own parameters updated by `parameters` (`theorems.claims.ClaimsTable.moves`)."""
+        self.mutant(name)
+        return self.claims(parameters).moves(name)
 
     def instance(self, parameters: Mapping[str, Any] | None = None, overrides: Mapping[str, Any] | None = None,
                  *, digits: int = 30) -> "Instance":

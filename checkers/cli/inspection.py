@@ -12,10 +12,11 @@ from checkers.check import run_check
 from checkers.outcome import EXIT_PASS
 from checkers.verdict import describe_tightness
 from theorems.activations import Activation, activation
+from theorems.claims import near_moves
 from theorems.errors import InvalidInput
 from theorems.formula import parse_number
 from theorems.hermite import CONVENTION, hermite_coefficients, second_moment
-from theorems.statement import PROVENANCES, near_moves
+from theorems.statement import PROVENANCES
 
 
 def list_theorems(arguments) -> int:
@@ -57,7 +58,8 @@ def show(arguments) -> int:
     if arguments.mutant is not None:
         parameters = theorem.mutant_parameters(arguments.mutant, parameters)
         theorem = theorem.mutated(arguments.mutant)
-    instance = theorem.instance(parameters, dict(arguments.overrides), digits=arguments.digits)
+    claims = theorem.claims(parameters, dict(arguments.overrides), digits=arguments.digits)
+    instance = claims.tested.instance
     undefined = None
     try:
         constants, changed = instance.constants, instance.changed_constants
@@ -65,8 +67,8 @@ def show(arguments) -> int:
         if not instance.assumption_failures():
             raise
         constants, changed, undefined = {}, {}, str(error)
-    moved = {m.name: _mutant_distance(theorem, m.name) for m in theorem.mutants}
-    simulated = {m.name: _simulated_by(checker, theorem, instance, m.name) for m in theorem.mutants}
+    moved = {name: _moves(claims, name) for name in claims.mutants}
+    simulated = {name: _simulated_by(checker, theorem, claims, name) for name in claims.mutants}
     descriptions = {node.name: node.description for node in instance.graph}
     data = {
         "id": theorem.id, "title": theorem.title, "source": theorem.source,
@@ -87,7 +89,7 @@ def show(arguments) -> int:
                          "resolution": _resolution_or_none(p, instance),
                          "resolution_reason": p.resolution_reason and p.resolution_reason.to_dict()}
                         for p in theorem.predictions],
-        "mutants": [{"name": m.name, "description": m.description, "resolutions_moved": moved[m.name],
+        "mutants": [{"name": m.name, "description": m.description, "acts_on": m.acts_on, "moves": moved[m.name],
                      "simulated_at_its_constants": simulated[m.name]} for m in theorem.mutants],
         "near_mutants": near_moves(moved),
         "nearness": theorem.nearness and theorem.nearness.describe(),
@@ -127,9 +129,13 @@ def show(arguments) -> int:
             print(f"      resolution {shown['resolution']:.3g} {why}")
     print("  mutants (each must fail its check):")
     for m in data["mutants"]:
-        moved = m["resolutions_moved"]
-        where = ("; moves " + ", ".join(f"{name} by {value:.3g}" for name, value in moved.items())
-                 + " resolutions") if moved else "; moves no target (it acts on what the check computes)"
+        moved = m["moves"]
+        if m["acts_on"] == "simulation":
+            where = "; acts on the simulation (judged by its own run)"
+        elif moved:
+            where = "; moves " + ", ".join(f"{name} by {value:.3g}" for name, value in moved.items()) + " resolutions"
+        else:
+            where = "; moves no target (its claim lives in what the check computes)"
         print(f"    {m['name']}: {m['description']}{where if moved is not None else ''}")
         if m["simulated_at_its_constants"]:
             print(f"      ({', '.join(m['simulated_at_its_constants'])}: the simulation reads this mutant's constants, "
@@ -144,21 +150,20 @@ def show(arguments) -> int:
     return EXIT_PASS
 
 
-def _simulated_by(checker, theorem, instance, name: str) -> list[str]:
-    """The predictions whose simulation reads a constant that this mutant changes at the instance's parameters
+def _simulated_by(checker, theorem, claims, name: str) -> list[str]:
+    """The predictions whose simulation reads a constant that this mutant changes at the table's parameters
     (`Checker.simulations_changed`); none for a mutant's own statement or under an override, as in a check."""
-    if not checker.simulation_constants or theorem is not checker.theorem or instance.overrides:
+    if not checker.simulation_constants or theorem is not checker.theorem or claims.conjecture is not None:
         return []
-    other = theorem.mutated(name).instance(theorem.mutant_parameters(name, instance.describe_parameters()))
-    return checker.simulations_changed(instance, other)
+    return checker.simulations_changed(claims.truths[name].instance, claims.mutants[name].instance)
 
 
-def _mutant_distance(theorem, name: str) -> dict[str, float] | None:
+def _moves(claims, name: str) -> dict[str, float | None] | None:
     """How far the mutant moves each prediction's target, in resolutions (None where its statement is undefined
     at its parameters; a bug in it still propagates as an internal error)."""
     try:
         return {prediction: value if math.isfinite(value) else None
-                for prediction, value in theorem.mutant_distance(name).items()}
+                for prediction, value in claims.moves(name).items()}
     except (ArithmeticError, InvalidInput):
         return None
 

@@ -1,0 +1,154 @@
+"""The claims table: what a statement, each of its mutants and a conjecture claim at one point, before any draw.
+
+`Theorem.claims(parameters, overrides)` builds it. Each row is one version of the statement at its parameters:
+
+    stated       the theorem as stated, at the given parameters
+    conjecture   the same with the user's constant overrides (`--set`), the claim a check then tests
+    a mutant     at its own parameters updated by the given ones (the user's values win), as its check runs it
+
+A row gives, per prediction, whether it applies, its `Target` and its resolution, each evaluated once and kept (a
+statement's error propagates to the caller, who decides what it means there). A mutant acts on the **claim** when
+it changes what is predicted (a constant, a prediction, a definition), or on the **simulation** when it changes
+the setting the check simulates (a parameter, a dropped assumption): such a mutant is judged by its own run. A claim
+mutant's `moves` are, per prediction it moves, the distance from the stated value to its claimed interval in the
+stated prediction's resolutions; the near mutants are those within `NEAR_RESOLUTIONS`. A check's power against each
+mutant is its comparison applied to that mutant's row (`checkers.check`).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import TYPE_CHECKING, Any
+
+from theorems.errors import ThmcheckError
+
+if TYPE_CHECKING:
+    from theorems.statement import Instance, Target, Theorem
+
+STATED, CONJECTURE = "as stated", "conjecture"
+ACTS_ON = {"claim": "it changes what is predicted: a constant, a prediction or a definition",
+           "simulation": "it changes the setting the check simulates: a parameter or a dropped assumption; its own "
+                         "run shows its effect"}
+NEAR_RESOLUTIONS = 3 * (1 + 1e-12)  # a near mutant lies at most three resolutions from the truth (ratio rounding)
+
+
+def near_moves(moves: Mapping[str, Mapping[str, float | None] | None]) -> dict[str, float]:
+    """The near mutants among `moves` (mutant name -> resolutions it moves each predicted target, None where that
+    is undefined): name -> its smallest move, for those whose smallest move is at most NEAR_RESOLUTIONS."""
+    smallest = {name: min((v for v in (per_target or {}).values() if v is not None), default=math.inf)
+                for name, per_target in moves.items()}
+    return {name: value for name, value in smallest.items() if value <= NEAR_RESOLUTIONS}
+
+
+@dataclass
+class Row:
+    """One version of the statement at its parameters; its instance and each prediction's claim, built on first use.
+
+    `unavailable` says why the version cannot be evaluated here (its instance raised a `ThmcheckError` or an
+    `ArithmeticError`), where a caller asked for it to be built without raising (`Row.built`)."""
+
+    name: str
+    theorem: "Theorem"
+    parameters: Mapping[str, Any]
+    overrides: Mapping[str, Any] = field(default_factory=dict)
+    digits: int = 30
+    acts_on: str = "claim"
+    _cache: dict = field(default_factory=dict, repr=False)
+
+    @cached_property
+    def instance(self) -> "Instance":
+        return self.theorem.instance(self.parameters, self.overrides, digits=self.digits)
+
+    def built(self) -> bool:
+        """Whether the instance can be built here; a version that cannot claims nothing (no power, no move)."""
+        try:
+            self.instance
+        except (ThmcheckError, ArithmeticError):
+            return False
+        return True
+
+    def _once(self, what: str, prediction: str, compute):
+        key = (what, prediction)
+        if key not in self._cache:
+            try:
+                self._cache[key] = (compute(), None)
+            except Exception as error:  # kept, and raised again at every read: the caller decides what it means
+                self._cache[key] = (None, error)
+        value, error = self._cache[key]
+        if error is not None:
+            raise error
+        return value
+
+    def applies(self, prediction: str) -> str | None:
+        """None where the prediction applies here, else why not."""
+        return self._once("applies", prediction, lambda: self.theorem.prediction(prediction).applies(self.instance))
+
+    def target(self, prediction: str) -> "Target":
+        return self._once("target", prediction, lambda: self.theorem.prediction(prediction).predict(self.instance))
+
+    def resolution(self, prediction: str) -> float:
+        return self._once("resolution", prediction,
+                          lambda: float(self.theorem.prediction(prediction).resolution(self.instance)))
+
+
+@dataclass(frozen=True)
+class ClaimsTable:
+    """The rows of one theorem at one point: `stated`, `conjecture` (None without overrides) and one per mutant."""
+
+    theorem: "Theorem"
+    stated: Row
+    conjecture: Row | None
+    mutants: Mapping[str, Row]
+    truths: Mapping[str, Row]  # per mutant, the statement at that mutant's parameters (the stated row where equal)
+
+    @classmethod
+    def build(cls, theorem: "Theorem", parameters: Mapping[str, Any] | None = None,
+              overrides: Mapping[str, Any] | None = None, *, digits: int = 30) -> "ClaimsTable":
+        """The table; the stated row's (and the conjecture's) parameters and overrides are validated at once, so bad
+        input stops here (`InvalidInput`), before any row is evaluated."""
+        parameters = dict(parameters or {})
+        stated = Row(STATED, theorem, parameters, digits=digits)
+        stated.instance
+        conjecture = None
+        if overrides:
+            conjecture = Row(CONJECTURE, theorem, parameters, dict(overrides), digits=digits)
+            conjecture.instance
+        mutants, truths = {}, {}
+        for mutant in theorem.mutants:
+            own = theorem.mutant_parameters(mutant.name, parameters)
+            mutants[mutant.name] = Row(mutant.name, theorem.mutated(mutant.name), own, digits=digits,
+                                       acts_on=mutant.acts_on)
+            truths[mutant.name] = stated if own == parameters else Row(STATED, theorem, own, digits=digits)
+        return cls(theorem=theorem, stated=stated, conjecture=conjecture, mutants=mutants, truths=truths)
+
+    @property
+    def tested(self) -> Row:
+        """The row a check of this table tests: the conjecture where there is one, else the statement."""
+        return self.conjecture or self.stated
+
+    def claim_mutants(self) -> dict[str, Row]:
+        """The mutants that act on the claim and can be evaluated at this point."""
+        return {name: row for name, row in self.mutants.items() if row.acts_on == "claim" and row.built()}
+
+    def moves(self, mutant: str) -> dict[str, float]:
+        """How far mutant `mutant` moves each prediction's target, in the stated prediction's resolutions: the
+        distance from the stated value to the mutant's interval, both at the mutant's parameters, for the
+        predictions that apply on both sides and that it moves. A statement's error propagates."""
+        wrong, true = self.mutants[mutant], self.truths[mutant]
+        distances = {}
+        for prediction in self.theorem.predictions:
+            name = prediction.name
+            if true.applies(name) is not None or wrong.applies(name) is not None:
+                continue
+            stated, claimed = true.target(name), wrong.target(name)
+            shift = float(max(claimed.lower - stated.value, stated.value - claimed.upper, 0))
+            if shift > 0:
+                distances[name] = shift / true.resolution(name)
+        return distances
+
+    def near(self) -> dict[str, float]:
+        """The mutants that move some predicted target by at most three resolutions: name -> the smallest move."""
+        return near_moves({name: self.moves(name) for name in self.mutants})
