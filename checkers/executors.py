@@ -31,6 +31,14 @@ PARENT_POLL_SECONDS = 0.5  # how often a local worker looks whether its parent i
 Call = tuple[Callable[..., Any], tuple]
 
 
+class Terminated(BaseException):
+    """SIGTERM arrived: unwind like Ctrl-C (a BaseException, so no handler of errors takes it), so that what
+    finished is kept and worker processes are stopped."""
+
+
+INTERRUPTS = (KeyboardInterrupt, Terminated)
+
+
 def _watch_parent(parent: int) -> None:
     """In a pool worker: exit as soon as the process that started the pool is gone (its pid no longer our
     parent's), so that no worker outlives a killed command."""

@@ -19,13 +19,14 @@ import importlib
 import importlib.util
 import pkgutil
 import sys
+import traceback
 from importlib.metadata import entry_points
 from pathlib import Path
 
 import checkers as checkers_package
 import theorems as theorems_package
 from checkers.check import Checker
-from theorems.errors import DeclarationError, InvalidInput, UnknownName
+from theorems.errors import DeclarationError, EnvironmentFault, InvalidInput, UnknownName
 from theorems.statement import Theorem
 
 ENTRY_POINT_GROUP = "thmcheck.theorems"
@@ -124,8 +125,11 @@ def register(checker: Checker) -> Checker:
 
 
 def load_plugin(module: str) -> list[Checker]:
-    """Import a plugin, a module name or a .py path, and register its checkers."""
+    """Import a plugin, a module name or a .py path, and register its checkers. A plugin that cannot be found or
+    imported, or whose import raises or exits, is refused (`EnvironmentFault`) with its name and file."""
     _REGISTRY.load()
+    if not module.strip():
+        raise InvalidInput("--plugin needs a module name or a .py path, got an empty one")
     try:
         if module.endswith(".py"):
             path = Path(module).resolve()
@@ -143,7 +147,31 @@ def load_plugin(module: str) -> list[Checker]:
     except ImportError as error:
         raise InvalidInput(f"cannot import plugin {module!r}: {error} (give a .py path, or make the module "
                            f"importable)") from None
+    except SystemExit as stop:  # a plugin must not end the command that loads it
+        raise EnvironmentFault(f"plugin {_named(module)} called sys.exit({stop.code!r}) while being imported"
+                               ) from None
+    except Exception as error:  # the plugin's own bug: named with its file, and where in it
+        raise EnvironmentFault(f"plugin {_named(module)} raised {type(error).__name__} while being imported: "
+                               f"{error}{_where(error)}") from None
     return [_REGISTRY.register(checker) for checker in _checkers_of(loaded)]
+
+
+def _named(module: str) -> str:
+    """A plugin as the user named it, with the file it was loaded from where that says more."""
+    if module.endswith(".py"):
+        file = str(Path(module).resolve())
+    else:
+        try:
+            file = getattr(importlib.util.find_spec(module), "origin", None) or "file unknown"
+        except (ImportError, ValueError):
+            file = "file unknown"
+    return repr(module) if file == module else f"{module!r} ({file})"
+
+
+def _where(error: BaseException) -> str:
+    """' (at FILE:LINE)' for the innermost frame of an exception's traceback."""
+    frames = traceback.extract_tb(error.__traceback__)
+    return f" (at {frames[-1].filename}:{frames[-1].lineno})" if frames else ""
 
 
 def checker(theorem_id: str) -> Checker:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import html
 import math
+import shutil
 import textwrap
 import time
 from collections import defaultdict
@@ -25,7 +26,7 @@ from checkers.check import run_check
 from checkers.outcome import FAIL, PASS, SKIPPED, Claim, claim_of, pooled_outcome, reading
 from checkers.stats import critical_value
 from checkers.store import ResultStore, code_version
-from theorems.errors import InvalidInput, ThmcheckError
+from theorems.errors import EnvironmentFault, InvalidInput, ThmcheckError
 from theorems.statement import PROVENANCES
 
 MAX_PANELS = 8
@@ -46,13 +47,27 @@ def pyplot(what: str):
 
 def build_report(out_dir: str | Path, theorem_ids: list[str] | None = None, *, store: str | Path | None = None,
                  fidelity: str = "quick", seed: int = 0) -> Path:
-    """Write out_dir/index.html and out_dir/figures/*.png; return the page's path."""
+    """Write out_dir/index.html and out_dir/figures/*.png; return the page's path. A folder that cannot be made or
+    written is an `EnvironmentFault` naming it; a report that fails leaves no folder it made behind."""
     plt = pyplot("reports")
     out = Path(out_dir)
-    (out / "figures").mkdir(parents=True, exist_ok=True)
+    if out.exists() and not out.is_dir():
+        raise EnvironmentFault(f"--out {str(out)!r} is a file; give a folder (it is made if it does not exist)")
     groups = _from_store(store, theorem_ids) if store else _from_checks(theorem_ids, fidelity, seed)
+    made = not out.exists()
+    try:
+        return _write_report(out, plt, groups, store, fidelity, seed)
+    except OSError as error:
+        raise EnvironmentFault(f"cannot write the report to {str(out)!r}: {error.strerror or error}") from None
+    finally:
+        if made and not (out / "index.html").is_file():
+            shutil.rmtree(out, ignore_errors=True)
+
+
+def _write_report(out: Path, plt, groups, store, fidelity: str, seed: int) -> Path:
     if not groups:
         raise InvalidInput("nothing to report: no stored results for the chosen theorems")
+    (out / "figures").mkdir(parents=True, exist_ok=True)
     sections, summary_rows = [], []
     for theorem_id, records in sorted(groups.items()):
         parts = []
@@ -61,21 +76,20 @@ def build_report(out_dir: str | Path, theorem_ids: list[str] | None = None, *, s
             summary_rows.append(_summary_row(theorem_id, version, own))
             parts.append((version, own, figure_names))
         sections.append(_section(theorem_id, parts))
-    page = out / "index.html"
+    page, partial = out / "index.html", out / "index.html.partial"
     source = f"sweep store {html.escape(str(store))}" if store else f"checks run at {fidelity} fidelity, seed {seed}"
-    page.write_text(_PAGE.format(
+    partial.write_text(_PAGE.format(
         generated=html.escape(time.strftime("%Y-%m-%d %H:%M:%S")), version=html.escape(code_version()),
         source=source, rows="\n".join(summary_rows), sections="\n".join(sections)), encoding="utf-8")
+    partial.replace(page)  # a page is there whole or not at all (a full disk stops the write above)
     return page
 
 
 # --- inputs -------------------------------------------------------------------------------------
 
 def _from_store(path, theorem_ids) -> dict[str, list[dict]]:
-    if not Path(path).exists():
-        raise InvalidInput(f"no store at {path}")
     groups: dict[str, list[dict]] = defaultdict(list)
-    with ResultStore(path) as store:
+    with ResultStore(path, readonly=True) as store:
         for record in store.records(theorem_ids):
             groups[record.theorem].append({"parameters": record.parameters, "seed_index": record.seed_index,
                                            "verdict": record.verdict})

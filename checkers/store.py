@@ -8,6 +8,7 @@ Rows also hold the derived seed, the code version that produced them and the ver
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import sqlite3
@@ -17,6 +18,8 @@ from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
 from typing import Any
+
+from theorems.errors import EnvironmentFault
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS results (
@@ -77,17 +80,65 @@ class Record:
     finished_at: float
 
 
-class ResultStore:
-    """SQLite-backed; safe to open from one writer while readers look (WAL journal)."""
+COLUMNS = ("task_key", "theorem", "parameters", "seed_index", "seed", "fidelity", "outcome", "verdict", "code_version",
+           "finished_at")
 
-    def __init__(self, path: str | Path):
+
+class ResultStore:
+    """SQLite-backed; safe to open from one writer while readers look (WAL journal).
+
+    `readonly` opens an existing store without changing it (no table created, journal mode left as it is), as a
+    report reads it. A path that is a folder, a file that is not SQLite, an SQLite database that is not a thmcheck
+    store, a store that is corrupted, and a disk or folder that cannot be written are refused as `EnvironmentFault`
+    with the path, never written to."""
+
+    def __init__(self, path: str | Path, *, readonly: bool = False):
         self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._connection = sqlite3.connect(self.path, timeout=30)
-        self._connection.execute("PRAGMA journal_mode=WAL")
-        self._connection.execute("PRAGMA synchronous=FULL")
-        self._connection.execute(SCHEMA)
-        self._connection.commit()
+        if self.path.is_dir():
+            raise EnvironmentFault(f"store {str(self.path)!r} is a folder; give a file name such as "
+                                   f"{str(self.path / 'results.sqlite')!r}")
+        if readonly and not self.path.is_file():
+            raise EnvironmentFault(f"no store at {str(self.path)!r}")
+        with self._faults("open"):
+            if readonly:
+                # with no write-ahead log beside it no writer is active: read it as immutable, which creates no
+                # -shm or -wal file beside it; with one, read alongside the writer through its log
+                active = self.path.with_name(self.path.name + "-wal").exists()
+                mode = "mode=ro" if active else "immutable=1"
+                self._connection = sqlite3.connect(f"{self.path.resolve().as_uri()}?{mode}", uri=True, timeout=30)
+                self._check_schema(required=True)
+            else:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+                self._connection = sqlite3.connect(self.path, timeout=30)
+                self._check_schema(required=False)
+                self._connection.execute("PRAGMA journal_mode=WAL")
+                self._connection.execute("PRAGMA synchronous=FULL")
+                self._connection.execute(SCHEMA)
+                self._connection.commit()
+
+    @contextlib.contextmanager
+    def _faults(self, doing: str):
+        """SQLite's and the file system's errors as a fault of the store, naming it (a stale connection is closed)."""
+        try:
+            yield
+        except (sqlite3.DatabaseError, OSError) as error:
+            connection = getattr(self, "_connection", None)
+            if connection is not None and doing == "open":
+                connection.close()
+            raise EnvironmentFault(f"cannot {doing} the store {str(self.path)!r}: {error}") from None
+
+    def _check_schema(self, *, required: bool) -> None:
+        """Refuse a database that is not a thmcheck store: one with tables but no results table of our columns (an
+        empty database, or a new file, is fine to write into unless `required`)."""
+        tables = {row[0] for row in self._connection.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        if "results" not in tables:
+            if required or tables:
+                raise sqlite3.DatabaseError("not a thmcheck store (it has no results table"
+                                            + (f"; its tables: {', '.join(sorted(tables))}" if tables else "") + ")")
+            return
+        columns = tuple(row[1] for row in self._connection.execute("PRAGMA table_info(results)"))
+        if columns != COLUMNS:
+            raise sqlite3.DatabaseError(f"not a thmcheck store (its results table has columns {', '.join(columns)})")
 
     def close(self) -> None:
         self._connection.close()
@@ -101,13 +152,14 @@ class ResultStore:
     def keys(self, *, finished_only: bool = False) -> set[str]:
         """Stored task keys; with `finished_only`, those with a verdict (not an error, which a rerun retries)."""
         query = "SELECT task_key FROM results" + (" WHERE outcome != 'error'" if finished_only else "")
-        return {row[0] for row in self._connection.execute(query)}
+        with self._faults("read"):
+            return {row[0] for row in self._connection.execute(query)}
 
     def add(self, key: str, theorem: str, parameters: Mapping[str, Any], seed_index: int, seed: int,
             fidelity: str, verdict: dict, version: str) -> bool:
         """Store one finished task in its own transaction; False if it was already there with a verdict (a stored
         error is replaced)."""
-        with self._connection:  # commits, or rolls back on error
+        with self._faults("write to"), self._connection:  # commits, or rolls back on error
             self._connection.execute("DELETE FROM results WHERE task_key = ? AND outcome = 'error'", (key,))
             cursor = self._connection.execute(
                 "INSERT OR IGNORE INTO results VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -117,10 +169,22 @@ class ResultStore:
 
     def records(self, theorems: Iterable[str] | None = None) -> list[Record]:
         query = "SELECT * FROM results"
-        rows = self._connection.execute(query + " ORDER BY theorem, parameters, seed_index").fetchall()
+        with self._faults("read"):
+            rows = self._connection.execute(query + " ORDER BY theorem, parameters, seed_index").fetchall()
         wanted = None if theorems is None else set(theorems)
-        return [Record(row[0], row[1], json.loads(row[2]), row[3], row[4], row[5], row[6], json.loads(row[7]),
-                       row[8], row[9]) for row in rows if wanted is None or row[1] in wanted]
+        return [self._record(row) for row in rows if wanted is None or row[1] in wanted]
+
+    def _record(self, row) -> Record:
+        try:
+            parameters, verdict = json.loads(row[2]), json.loads(row[7])
+            if not isinstance(parameters, dict) or not isinstance(verdict, dict) or "verdict" not in verdict:
+                raise ValueError("its parameters or verdict is not a thmcheck record")
+            return Record(row[0], row[1], parameters, int(row[3]), int(row[4]), row[5], row[6], verdict, row[8],
+                          float(row[9]))
+        except (ValueError, TypeError) as error:
+            raise EnvironmentFault(f"the store {str(self.path)!r} has a corrupted row (task {str(row[0])[:80]}): "
+                                   f"{error}") from None
 
     def count(self) -> int:
-        return self._connection.execute("SELECT COUNT(*) FROM results").fetchone()[0]
+        with self._faults("read"):
+            return self._connection.execute("SELECT COUNT(*) FROM results").fetchone()[0]

@@ -16,6 +16,7 @@ Where the tasks run is `checkers.executors` (the process pool is `concurrent.fut
 from __future__ import annotations
 
 import itertools
+import math
 import sys
 from collections import Counter
 from collections.abc import Mapping, Sequence
@@ -32,6 +33,8 @@ from checkers.seeds import seed_sequence
 from checkers.store import ResultStore, code_version, task_key
 from checkers.verdict import Verdict
 from theorems.errors import CheckError, DeclarationError, InvalidInput
+
+MAX_TASKS = 100_000  # the most tasks one sweep plans: each is a check of seconds to minutes, and held in memory
 
 
 def split_values(text: str) -> list[str]:
@@ -168,6 +171,11 @@ def plan(theorem: str, grid: Mapping[str, Sequence[str]], seeds: int, *, fixed: 
         raise InvalidInput(f"parameter {sorted(clash)[0]!r} is both fixed and swept")
     if mutant is not None:
         checker.theorem.mutant(mutant)
+    count = math.prod(len(values) for values in grid.values()) * seeds
+    if count > MAX_TASKS:
+        raise InvalidInput(f"a sweep of {count:,} tasks ({seeds:,} seeds at each of {count // seeds:,} grid points) is "
+                           f"more than the {MAX_TASKS:,} one command plans; split the grid or the seeds over several "
+                           "commands (one store collects them all)")
     tasks = []
     for point in grid_points(grid):
         parameters = {**fixed, **point}
@@ -218,8 +226,9 @@ class _Quiet:
 
 
 def progress_bar(total: int, enabled: bool, description: str = "sweep"):
-    """A tqdm bar on stderr, or an object that ignores the same calls."""
-    if not enabled:
+    """A tqdm bar on stderr where it is a terminal (a log file gets no bar), or an object that ignores the same
+    calls."""
+    if not enabled or not sys.stderr.isatty():
         return _Quiet()
     try:
         from tqdm import tqdm

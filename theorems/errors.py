@@ -16,6 +16,11 @@ class UnknownName(InvalidInput, KeyError):
         return str(self.args[0]) if self.args else ""
 
 
+class EnvironmentFault(ThmcheckError):
+    """A file, folder, disk, network address or plugin the user named cannot be used as asked: the message names
+    it and what to do. Not a bug of thmcheck: exit 2, like bad input."""
+
+
 class NumericalError(ThmcheckError, ArithmeticError):
     """A numeric route could not reach the requested accuracy; the message says which and why."""
 

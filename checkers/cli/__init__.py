@@ -11,6 +11,7 @@ prints the traceback); 130 interrupted, 143 terminated.
 from __future__ import annotations
 
 import contextlib
+import errno
 import importlib
 import io
 import os
@@ -21,15 +22,11 @@ import traceback
 
 from checkers import registry
 from checkers.cli.parser import build_parser
+from checkers.executors import Terminated
 from checkers.outcome import EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_USAGE
-from theorems.errors import CheckError, DeclarationError, ThmcheckError
+from theorems.errors import CheckError, DeclarationError, EnvironmentFault, ThmcheckError
 
 __all__ = ["build_parser", "main"]
-
-
-class Terminated(BaseException):
-    """SIGTERM arrived: unwind like Ctrl-C (a BaseException, so no handler of errors takes it), so that what
-    finished is kept and worker processes are stopped."""
 
 
 def _terminate(signum, frame):
@@ -53,10 +50,15 @@ def main(argv: list[str] | None = None) -> int:
 def _main(argv: list[str] | None, debug: bool) -> int:
     try:
         arguments = build_parser().parse_args(argv)
+        arguments.argv = list(sys.argv[1:] if argv is None else argv)  # for a command that says how to resume
         debug = debug or arguments.debug
         for module in arguments.plugins_before + arguments.plugin:
             registry.load_plugin(module)
-        return _command(arguments.command)(arguments)
+        if sys.stdout is None:  # started with its standard output closed: whatever it printed would be lost
+            raise EnvironmentFault("standard output is closed; give it a file or a pipe (thmcheck ... > out.txt)")
+        code = _command(arguments.command)(arguments)
+        sys.stdout.flush()  # a full disk or a closed pipe shows here, where it can be reported
+        return code
     except ThmcheckError as error:
         print(f"thmcheck: error: {error}", file=sys.stderr)
         return EXIT_USAGE
@@ -67,6 +69,11 @@ def _main(argv: list[str] | None, debug: bool) -> int:
         with contextlib.suppress(OSError, ValueError, AttributeError, io.UnsupportedOperation):
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # the final flush must not complain
         return 128 + 13
+    except OSError as error:  # a file, folder, disk or stream of the user's: say which, and what went wrong
+        where = f": {error.filename}" if error.filename else (" writing the output" if error.errno in _WRITE_ERRORS
+                                                              else "")
+        print(f"thmcheck: error: {error.strerror or error}{where}", file=sys.stderr)
+        return EXIT_USAGE
     except (CheckError, DeclarationError) as error:  # a bug in a theorem or a checker, named
         if debug:
             traceback.print_exc()
@@ -79,6 +86,8 @@ def _main(argv: list[str] | None, debug: bool) -> int:
               file=sys.stderr)
         return EXIT_INTERNAL
 
+
+_WRITE_ERRORS = {errno.ENOSPC, errno.EDQUOT, errno.EIO, errno.EROFS, errno.EBADF}
 
 # each command's module and function, imported only when the command is asked for
 COMMANDS = {

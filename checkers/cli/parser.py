@@ -7,6 +7,7 @@ import os
 
 from checkers.check import DEFAULT_FALSE_FAIL_RATE, FIDELITIES
 from checkers.executors import EXECUTORS
+from checkers.sweep import MAX_TASKS
 from theorems.activations import builtin_names
 from theorems.errors import InvalidInput
 from theorems.hermite import MAX_DEGREE, MAX_DIGITS, ROUTES
@@ -23,6 +24,19 @@ def _key_value(text: str) -> tuple[str, str]:
     if not separator or not name.strip() or not value.strip():
         raise argparse.ArgumentTypeError(f"expected NAME=VALUE, got {text!r}")
     return name.strip(), value.strip()
+
+
+class _Assignments(argparse.Action):
+    """A repeatable NAME=VALUE option whose names must differ: a second value for a name is refused, not silently
+    kept in place of the first."""
+
+    def __call__(self, parser, namespace, value, option_string=None):
+        given = list(getattr(namespace, self.dest) or [])
+        name = value[0]
+        earlier = next((v for n, v in given if n == name), None)
+        if earlier is not None:
+            raise InvalidInput(f"{option_string} {name} given twice ({earlier} and {value[1]}); give it once")
+        setattr(namespace, self.dest, given + [value])
 
 
 def usable_cores() -> int:
@@ -80,9 +94,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     show = commands.add_parser("show", parents=[common], help="a theorem's statement, parameters, constants")
     show.add_argument("theorem", metavar="ID", help="a theorem id (see thmcheck list)")
-    show.add_argument("--param", action="append", type=_key_value, default=[], metavar="NAME=VALUE",
+    show.add_argument("--param", action=_Assignments, type=_key_value, default=[], metavar="NAME=VALUE",
                       help="a parameter's value (repeatable; default: the theorem's defaults)")
-    show.add_argument("--set", action="append", type=_key_value, default=[], metavar="CONSTANT=VALUE",
+    show.add_argument("--set", action=_Assignments, type=_key_value, default=[], metavar="CONSTANT=VALUE",
                       dest="overrides", help="override a named constant and see what it changes (repeatable)")
     show.add_argument("--mutant", metavar="NAME", help="show a named wrong version of the theorem")
     show.add_argument("--digits", type=_bounded_int("digits", 1, MAX_DIGITS), default=30,
@@ -107,9 +121,9 @@ def build_parser() -> argparse.ArgumentParser:
     check = commands.add_parser("check", parents=[common], help="check theorems and print verdicts")
     check.add_argument("theorems", nargs="*", metavar="ID", help="theorem ids (see thmcheck list)")
     check.add_argument("--all", action="store_true", help="check every registered theorem")
-    check.add_argument("--param", action="append", type=_key_value, default=[], metavar="NAME=VALUE",
+    check.add_argument("--param", action=_Assignments, type=_key_value, default=[], metavar="NAME=VALUE",
                        help="a parameter's value (repeatable; default: each theorem's defaults)")
-    check.add_argument("--set", action="append", type=_key_value, default=[], metavar="CONSTANT=VALUE",
+    check.add_argument("--set", action=_Assignments, type=_key_value, default=[], metavar="CONSTANT=VALUE",
                        dest="overrides", help="override a named constant (conjecture mode; repeatable)")
     check.add_argument("--seed", type=_bounded_int("seed", 0, 2**63 - 1), default=0,
                        help="the root seed of the simulations (default 0)")
@@ -144,11 +158,11 @@ def build_parser() -> argparse.ArgumentParser:
     sweep.add_argument("theorem", metavar="ID", help="a theorem id (see thmcheck list)")
     sweep.add_argument("--grid", action="append", default=[], metavar="NAME=V1,V2,...",
                        help="swept parameter values (repeatable; values split at commas outside parentheses)")
-    sweep.add_argument("--param", action="append", type=_key_value, default=[], metavar="NAME=VALUE",
+    sweep.add_argument("--param", action=_Assignments, type=_key_value, default=[], metavar="NAME=VALUE",
                        help="a parameter held fixed (repeatable)")
-    sweep.add_argument("--set", action="append", type=_key_value, default=[], metavar="CONSTANT=VALUE",
+    sweep.add_argument("--set", action=_Assignments, type=_key_value, default=[], metavar="CONSTANT=VALUE",
                        dest="overrides", help="override a named constant in every task (repeatable)")
-    sweep.add_argument("--seeds", type=_bounded_int("seeds", 1, 10**6), default=1,
+    sweep.add_argument("--seeds", type=_bounded_int("seeds", 1, MAX_TASKS), default=1,
                        help="seeds per grid point (default 1)")
     sweep.add_argument("--mutant", metavar="NAME", help="sweep a named wrong version of the theorem")
     sweep.add_argument("--store", default="thmcheck-results.sqlite", metavar="PATH",
@@ -159,10 +173,10 @@ def build_parser() -> argparse.ArgumentParser:
                                     help="the true statement and every mutant over many seeds: observed rates")
     calibrate.add_argument("theorems", nargs="*", metavar="ID", help="theorem ids (see thmcheck list)")
     calibrate.add_argument("--all", action="store_true", help="calibrate every registered theorem")
-    calibrate.add_argument("--param", action="append", type=_key_value, default=[], metavar="NAME=VALUE",
+    calibrate.add_argument("--param", action=_Assignments, type=_key_value, default=[], metavar="NAME=VALUE",
                            help="calibrate at this parameter value instead of the default (repeatable; every "
                                 "theorem named must take it)")
-    calibrate.add_argument("--seeds", type=_bounded_int("seeds", 1, 10**6), default=20,
+    calibrate.add_argument("--seeds", type=_bounded_int("seeds", 1, MAX_TASKS), default=20,
                            help="seeds per version (default 20)")
     calibrate.add_argument("--store", metavar="PATH",
                            help="SQLite store, so a calibration resumes (default: a temporary file, not kept)")
@@ -177,7 +191,7 @@ def build_parser() -> argparse.ArgumentParser:
     tightness = commands.add_parser("tightness", parents=[common],
                                     help="how close each inequality of a theorem came to equality in its search")
     tightness.add_argument("theorem", metavar="ID", help="a theorem id (see thmcheck list)")
-    tightness.add_argument("--param", action="append", type=_key_value, default=[], metavar="NAME=VALUE",
+    tightness.add_argument("--param", action=_Assignments, type=_key_value, default=[], metavar="NAME=VALUE",
                            help="a parameter's value (repeatable)")
     tightness.add_argument("--fidelity", choices=tuple(FIDELITIES), default="default",
                            help="the search budget (default: default)")
@@ -194,7 +208,7 @@ def build_parser() -> argparse.ArgumentParser:
                         help="gaussian-equivalence: learning_rate, penalty (the ridge lambda) or ridge_ratio (ridge "
                              "samples per dimension); giant-step-risk: sample_ratio (n/p), penalty (lambda_C), "
                              "width_ratio (p/d), eta or alpha0")
-    oracle.add_argument("--param", action="append", type=_key_value, default=[], metavar="NAME=VALUE",
+    oracle.add_argument("--param", action=_Assignments, type=_key_value, default=[], metavar="NAME=VALUE",
                         help="a parameter of the theorem held fixed (repeatable; see thmcheck show THEOREM)")
     oracle.add_argument("--dimension", type=_bounded_int("dimension", 2, 4000), default=200,
                         help="gaussian-equivalence: d of the drawn step (n = psi1 d, N = psi2 d; default 200)")

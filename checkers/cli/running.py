@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import shlex
 import sys
@@ -10,6 +11,7 @@ from pathlib import Path
 from checkers import registry
 from checkers.calibrate import calibrate, format_calibration, markdown_calibration
 from checkers.check import DEFAULT_FALSE_FAIL_RATE, run_check
+from checkers.executors import INTERRUPTS
 from checkers.executors import workers as pool_of
 from checkers.outcome import (
     ERROR,
@@ -26,9 +28,10 @@ from checkers.outcome import (
     standing,
 )
 from checkers.report import build_report
+from checkers.store import ResultStore
 from checkers.sweep import parse_grid, plan, progress_bar, sweep
 from checkers.verdict import Verdict, format_header, format_table, format_verdict_row, table_widths
-from theorems.errors import InvalidInput
+from theorems.errors import InvalidInput, ThmcheckError
 
 
 def _rerun_command(arguments, theorems: list[str], fidelity: str) -> str:
@@ -155,7 +158,7 @@ def _print_verdicts(arguments, verdicts: list[Verdict], *, with_table: bool) -> 
 
 def _progress(total: int, *, enabled: bool):
     """A progress bar on stderr where stderr is a terminal (tqdm), else nothing."""
-    return progress_bar(total, enabled and sys.stderr.isatty(), "check")
+    return progress_bar(total, enabled, "check")
 
 
 def _executor(arguments) -> str:
@@ -166,14 +169,39 @@ def _executor(arguments) -> str:
     return executor
 
 
+@contextlib.contextmanager
+def _say_what_was_stored(arguments, tasks, store: str | None):
+    """On an interrupt (Ctrl-C, SIGTERM), say how many of `tasks` (every task, where None) the store holds and how
+    to resume, then let it end the command; a store that cannot be read then goes unmentioned (the interrupt is
+    what matters)."""
+    try:
+        yield
+    except BaseException as stop:
+        if not isinstance(stop, INTERRUPTS):
+            raise
+        if store is None:
+            print("thmcheck: stopped; this calibration ran in a temporary store, now gone: give --store PATH to make "
+                  "it resumable", file=sys.stderr)
+            raise
+        with contextlib.suppress(ThmcheckError):
+            with ResultStore(store, readonly=True) as opened:
+                stored = opened.keys(finished_only=True)
+            done = f"{len(stored)} tasks" if tasks is None else \
+                f"{len(stored & {task.key for task in tasks})} of {len(tasks)} tasks"
+            print(f"thmcheck: stopped with {done} stored in {store}; the same command resumes there: "
+                  f"{shlex.join(['thmcheck', *arguments.argv])}", file=sys.stderr)
+        raise
+
+
 def sweep_command(arguments) -> int:
     executor = _executor(arguments)
     tasks = plan(arguments.theorem, parse_grid(arguments.grid), arguments.seeds, fixed=dict(arguments.param),
                  fidelity=arguments.fidelity, false_fail_rate=arguments.false_fail_rate,
                  root_seed=arguments.root_seed, overrides=dict(arguments.overrides), mutant=arguments.mutant,
                  plugins=arguments.plugins_before + arguments.plugin)
-    summary = sweep(tasks, arguments.store, executor=executor, workers=arguments.workers,
-                    scheduler=arguments.scheduler, progress=not arguments.json)
+    with _say_what_was_stored(arguments, tasks, arguments.store):
+        summary = sweep(tasks, arguments.store, executor=executor, workers=arguments.workers,
+                        scheduler=arguments.scheduler, progress=not arguments.json)
     if arguments.json:
         print(json.dumps(summary.to_dict(), indent=2))
     else:
@@ -208,11 +236,12 @@ def calibrate_command(arguments) -> int:
     executor = _executor(arguments)
     with tempfile.TemporaryDirectory() as scratch:
         store = arguments.store or str(Path(scratch) / "calibration.sqlite")
-        results = calibrate(theorems, store, seeds=arguments.seeds, fidelity=arguments.fidelity,
-                            false_fail_rate=arguments.false_fail_rate, root_seed=arguments.root_seed,
-                            executor=executor, workers=arguments.workers, scheduler=arguments.scheduler,
-                            progress=not arguments.json, plugins=arguments.plugins_before + arguments.plugin,
-                            paired=arguments.paired, parameters=dict(arguments.param))
+        with _say_what_was_stored(arguments, None, arguments.store):
+            results = calibrate(theorems, store, seeds=arguments.seeds, fidelity=arguments.fidelity,
+                                false_fail_rate=arguments.false_fail_rate, root_seed=arguments.root_seed,
+                                executor=executor, workers=arguments.workers, scheduler=arguments.scheduler,
+                                progress=not arguments.json, plugins=arguments.plugins_before + arguments.plugin,
+                                paired=arguments.paired, parameters=dict(arguments.param))
     if arguments.json:
         print(json.dumps([c.to_dict() for c in results], indent=2, allow_nan=False))
     elif arguments.markdown:

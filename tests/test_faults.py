@@ -1,0 +1,151 @@
+"""Faults of the user's files, folders, disks, streams, plugins and signals: exit 2 with one line naming what, never
+an internal error (exit 4), and nothing of the user's changed. Each runs the command as a user would."""
+
+import hashlib
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from checkers.store import ResultStore
+
+
+def thmcheck(*arguments: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "checkers.cli", *arguments], capture_output=True, text=True,
+                          timeout=300)
+
+
+def assert_users_fault(result: subprocess.CompletedProcess, *words: str) -> None:
+    """Exit 2, one line on stderr beginning 'thmcheck: error:' and naming each of `words`, no traceback."""
+    lines = result.stderr.strip().splitlines()
+    assert result.returncode == 2, result.stderr
+    assert len(lines) == 1 and lines[0].startswith("thmcheck: error:"), result.stderr
+    assert all(word in lines[0] for word in words), (words, lines[0])
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory) -> Path:
+    """A real store of one quick dual-kernel task."""
+    path = tmp_path_factory.mktemp("store") / "results.sqlite"
+    result = thmcheck("sweep", "dual-kernel", "--executor", "serial", "--store", str(path))
+    assert result.returncode == 0, result.stderr
+    return path
+
+
+def _digest(path: Path) -> str:
+    return hashlib.md5(path.read_bytes()).hexdigest()
+
+
+def test_a_report_reads_its_store_without_changing_it(store, tmp_path):
+    before = _digest(store)
+    result = thmcheck("report", "--from", str(store), "--out", str(tmp_path / "out"))
+    assert result.returncode == 0, result.stderr
+    assert _digest(store) == before
+    assert sorted(p.name for p in store.parent.iterdir()) == [store.name]  # no -wal or -shm left beside it
+
+
+def test_stores_that_are_not_thmcheck_stores_are_refused(tmp_path):
+    text = tmp_path / "notes.txt"
+    text.write_text("not a database\n")
+    foreign = tmp_path / "foreign.sqlite"
+    with sqlite3.connect(foreign) as connection:
+        connection.execute("CREATE TABLE people (name TEXT)")
+    foreign_digest = _digest(foreign)
+    for path in (text, foreign):
+        assert_users_fault(thmcheck("report", "--from", str(path), "--out", str(tmp_path / "out")), str(path))
+        assert_users_fault(thmcheck("sweep", "dual-kernel", "--executor", "serial", "--store", str(path)), str(path))
+    assert _digest(foreign) == foreign_digest  # no table added to somebody else's database
+    assert_users_fault(thmcheck("sweep", "dual-kernel", "--executor", "serial", "--store", str(tmp_path)),
+                       "is a folder")
+    assert not (tmp_path / "out").exists()  # a failed report leaves no folder behind
+
+
+def test_a_corrupted_or_truncated_store_is_refused(store, tmp_path):
+    truncated = tmp_path / "truncated.sqlite"
+    truncated.write_bytes(store.read_bytes()[:1500])
+    assert_users_fault(thmcheck("report", "--from", str(truncated), "--out", str(tmp_path / "a")), str(truncated))
+    bad_row = tmp_path / "bad-row.sqlite"
+    bad_row.write_bytes(store.read_bytes())
+    with sqlite3.connect(bad_row) as connection:
+        connection.execute("UPDATE results SET verdict = '{not json'")
+    assert_users_fault(thmcheck("report", "--from", str(bad_row), "--out", str(tmp_path / "b")), "corrupted row")
+
+
+def test_report_out_must_be_a_folder(store, tmp_path):
+    existing = tmp_path / "a-file"
+    existing.write_text("keep me")
+    assert_users_fault(thmcheck("report", "--from", str(store), "--out", str(existing)), "is a file")
+    assert existing.read_text() == "keep me"
+
+
+def test_a_full_disk_or_a_closed_output_is_said():
+    with open("/dev/full", "w") as full:
+        result = subprocess.run([sys.executable, "-m", "checkers.cli", "list"], stdout=full, stderr=subprocess.PIPE,
+                                text=True, timeout=120)
+    assert result.returncode == 2 and "No space left on device" in result.stderr
+    result = subprocess.run([sys.executable, "-m", "checkers.cli", "list"], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, text=True, timeout=120, preexec_fn=lambda: os.close(1))
+    assert result.returncode == 2 and "standard output is closed" in result.stderr
+
+
+def test_bad_plugins_are_the_users_and_named(tmp_path):
+    exits = tmp_path / "exits.py"
+    exits.write_text("import sys\nsys.exit(0)\n")
+    raises = tmp_path / "raises.py"
+    raises.write_text("x = 1\nraise RuntimeError('boom')\n")
+    assert_users_fault(thmcheck("--plugin", "", "list"), "empty")
+    assert_users_fault(thmcheck("--plugin", str(exits), "list"), str(exits), "sys.exit(0)")
+    assert_users_fault(thmcheck("--plugin", str(raises), "list"), str(raises), "RuntimeError", "boom", ":2)")
+
+
+def test_a_repeated_parameter_is_refused_not_overwritten():
+    assert_users_fault(thmcheck("show", "dual-kernel", "--param", "rho=0.1", "--param", "rho=0.2"),
+                       "--param rho given twice")
+
+
+def test_a_sweep_too_large_to_plan_is_refused_before_planning():
+    started = time.monotonic()
+    assert_users_fault(thmcheck("sweep", "dual-kernel", "--grid", "rho=0.1,0.2", "--seeds", "100000"),
+                       "200,000 tasks")
+    assert time.monotonic() - started < 60
+
+
+def test_an_unreachable_scheduler_is_refused_and_leaves_no_store(tmp_path):
+    pytest.importorskip("dask.distributed")
+    path = tmp_path / "s.sqlite"
+    assert_users_fault(thmcheck("sweep", "dual-kernel", "--scheduler", "tcp://127.0.0.1:9", "--store", str(path)),
+                       "tcp://127.0.0.1:9")
+    assert not path.exists()
+
+
+def test_no_progress_bar_is_drawn_into_a_log_file(tmp_path):
+    with open(tmp_path / "log", "w") as log:
+        result = subprocess.run([sys.executable, "-m", "checkers.cli", "sweep", "dual-kernel", "--executor", "serial",
+                                 "--store", str(tmp_path / "s.sqlite")], stdout=subprocess.DEVNULL, stderr=log,
+                                timeout=300)
+    assert result.returncode == 0 and (tmp_path / "log").read_text() == ""
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="reads the process tree from Linux's /proc")
+def test_an_interrupted_sweep_says_what_it_stored_and_how_to_resume(tmp_path):
+    path = tmp_path / "s.sqlite"
+    command = [sys.executable, "-m", "checkers.cli", "sweep", "collapse-training", "--seeds", "6", "--workers", "2",
+               "--store", str(path)]
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    children = Path(f"/proc/{process.pid}/task/{process.pid}/children")
+    deadline = time.monotonic() + 60
+    while len(children.read_text().split()) < 2 and time.monotonic() < deadline:
+        time.sleep(0.2)
+    time.sleep(2)
+    process.send_signal(signal.SIGINT)
+    _, err = process.communicate(timeout=60)
+    assert process.returncode == 130, err
+    with ResultStore(path, readonly=True) as opened:
+        stored = len(opened.keys())
+    assert f"stopped with {stored} of 6 tasks stored in {path}" in err and "the same command resumes" in err
+    assert "thmcheck sweep collapse-training --seeds 6" in err
