@@ -333,3 +333,8 @@ def test_show_json_says_what_each_mutant_acts_on_and_how_far_it_moves_each_targe
     assert code == 0 and all(m["acts_on"] in ("claim", "simulation") for m in mutants.values())
     assert mutants["mu1-five-percent"]["moves"] == {"gradient-norm": pytest.approx(1.25, rel=1e-12)}
     assert shown["near_mutants"] == {"mu1-five-percent": pytest.approx(1.25, rel=1e-12)}
+
+
+def test_a_formula_starting_with_a_minus_is_the_activation_not_an_option(capsys):
+    code, out, _ = run(capsys, "hermite", "-z", "--degree", "1", "--json")
+    assert code == 0 and json.loads(out)["coefficients"][1].startswith("-1.0")

@@ -85,3 +85,12 @@ def test_numbers_must_be_constant_and_finite():
         parse_number("log(0 * 1)")
     with pytest.raises(InvalidInput):
         parse_number("sqrt(-1)")
+
+
+def test_the_nesting_limit_counts_what_a_reader_sees():
+    """The limit of MAX_DEPTH levels is one per parenthesis (it read 40 levels and stopped at 19 parentheses)."""
+    from theorems.formula import MAX_DEPTH
+
+    assert parse_formula("(" * MAX_DEPTH + "z" + ")" * MAX_DEPTH) == z
+    with pytest.raises(InvalidInput, match=f"nests deeper than {MAX_DEPTH} levels"):
+        parse_formula("(" * (MAX_DEPTH + 1) + "z" + ")" * (MAX_DEPTH + 1))

@@ -229,3 +229,13 @@ def test_the_shared_gauss_hermite_rule_integrates_against_the_standard_normal(no
         weights[0] = 0.0
     with pytest.raises(ValueError, match="accurate in float64"):
         gauss_hermite_rule(MAX_RULE_NODES + 20)
+
+
+def test_a_root_kink_is_integrated_to_full_precision():
+    """|z|^(1/2) has an infinite slope at its kink, where a Gauss-Legendre panel converges only algebraically; the
+    panels at a kink are mapped flat at their ends, so E|Z|^(1/2) = 2^(1/4) Gamma(3/4) / sqrt(pi) comes out to 30
+    digits (it was refused as possibly not square-integrable)."""
+    table = hermite_coefficients("abs(z)**0.5", 2, digits=30)
+    with mpmath.workdps(40):
+        closed = mpmath.mpf(2) ** mpmath.mpf(0.25) * mpmath.gamma(mpmath.mpf(3) / 4) / mpmath.sqrt(mpmath.pi)
+        assert abs(table.coefficients[0] - closed) < mpmath.mpf(10) ** -29

@@ -112,16 +112,15 @@ class _Parser:
     def nested(self):
         self.depth += 1
         if self.depth > MAX_DEPTH:
-            raise self.fail(f"nests deeper than {MAX_DEPTH} levels")
+            raise self.fail(f"nests deeper than {MAX_DEPTH} levels (each parenthesis, function call, sign and "
+                            "exponent is one)")
 
     def expression(self) -> sympy.Expr:
-        self.nested()
         result = self.term()
         while (token := self.peek()) is not None and token[1] in "+-" and token[0] == "op":
             self.take()
             right = self.term()
             result = result + right if token[1] == "+" else result - right
-        self.depth -= 1
         return result
 
     def term(self) -> sympy.Expr:

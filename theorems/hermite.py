@@ -337,10 +337,15 @@ def _gaussian_pass(expression: sympy.Expr, degree: int, dps: int, nodes: int, ha
         for a, b in _panels(kink_values, half_width, panel):
             middle, radius = (a + b) / 2, (b - a) / 2
             function = next(f for (lo, hi), f in zip(bounds, functions) if lo <= middle <= hi)
+            at_kink = any(k in (a, b) for k in kink_values)
             for t, w in zip(unit_nodes, unit_weights):
-                x = middle + radius * t
+                if at_kink:  # x = a + (b - a)(3 s^2 - 2 s^3), flat at both ends: |x - kink|^(1/2) becomes smooth
+                    s = (t + 1) / 2
+                    x, width = a + (b - a) * s * s * (3 - 2 * s), 3 * (b - a) * s * (1 - s)
+                else:
+                    x, width = middle + radius * t, radius
                 fx = mpmath.mpf(function(x))
-                weighted = w * radius * normal * mpmath.exp(-x * x / 2) * fx
+                weighted = w * width * normal * mpmath.exp(-x * x / 2) * fx
                 square += weighted * fx
                 x_fixed = int(mpmath.floor(mpmath.ldexp(x, bits)))
                 weighted_fixed = int(mpmath.floor(mpmath.ldexp(weighted, bits)))
@@ -369,8 +374,9 @@ def _mpmath_moments(expression: sympy.Expr, degree: int, digits: int):
             return second[0], second[1]
         nodes, panel = 2 * nodes, panel / 2
     raise NumericalError(f"mpmath quadrature of the Hermite moments of {expression} did not reach "
-                         f"{digits} digits (two precisions disagree after refining the panels); the "
-                         f"function may not be square-integrable under N(0, 1), or may vary too fast")
+                         f"{digits} digits (two precisions disagree after refining the panels): the function "
+                         f"may vary too fast, or be too rough at a kink (a power of |z| below 1/2 there), or not be "
+                         f"square-integrable under N(0, 1); ask for fewer digits or another route")
 
 
 def _agree(first, second, digits: int) -> bool:

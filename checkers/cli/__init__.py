@@ -21,7 +21,7 @@ import threading
 import traceback
 
 from checkers import registry
-from checkers.cli.parser import build_parser
+from checkers.cli.parser import build_parser, formula_as_positional
 from checkers.executors import Terminated
 from checkers.outcome import EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_USAGE
 from theorems.errors import CheckError, DeclarationError, EnvironmentFault, ThmcheckError
@@ -49,8 +49,9 @@ def main(argv: list[str] | None = None) -> int:
 
 def _main(argv: list[str] | None, debug: bool) -> int:
     try:
-        arguments = build_parser().parse_args(argv)
-        arguments.argv = list(sys.argv[1:] if argv is None else argv)  # for a command that says how to resume
+        given = list(sys.argv[1:] if argv is None else argv)
+        arguments = build_parser().parse_args(formula_as_positional(given))
+        arguments.argv = given  # for a command that says how to resume
         debug = debug or arguments.debug
         for module in arguments.plugins_before + arguments.plugin:
             registry.load_plugin(module)

@@ -39,6 +39,19 @@ class _Assignments(argparse.Action):
         setattr(namespace, self.dest, given + [value])
 
 
+def formula_as_positional(argv: list[str]) -> list[str]:
+    """`thmcheck hermite -z ...`: a formula that starts with '-' (and is no option of hermite) is moved behind '--' at
+    the end, where argparse reads it as the ACTIVATION it is, not as an unknown option."""
+    if "hermite" not in argv:
+        return argv
+    index = argv.index("hermite") + 1
+    options = {"-h", "--help", "--degree", "--digits", "--route", "--scale", "--normalized", "--json", "--plugin"}
+    if index < len(argv) and argv[index].startswith("-") and argv[index].split("=")[0] not in options \
+            and argv[index] != "--" and "--" not in argv:
+        return argv[:index] + argv[index + 1:] + ["--", argv[index]]
+    return argv
+
+
 def usable_cores() -> int:
     """The cores this process may run on (its CPU affinity where the system tells it, else the CPU count)."""
     try:
