@@ -221,14 +221,16 @@ class Target:
         its own precision, as in `point`, and the ends are formed exactly: at the context's precision a band
         narrower than the value's last digit there would round to the value itself."""
         value = value if isinstance(value, mpmath.mpf) else mpmath.mpf(value)
-        half_width = abs(half_width if isinstance(half_width, mpmath.mpf) else mpmath.mpf(half_width))
+        half_width = half_width if isinstance(half_width, mpmath.mpf) else mpmath.mpf(half_width)
+        # exactly: abs() or a minus sign would round it to the context's precision
+        half_width = mpmath.fneg(half_width, exact=True) if half_width < 0 else half_width
         return cls(value=value, lower=mpmath.fsub(value, half_width, exact=True),
                    upper=mpmath.fadd(value, half_width, exact=True), note=note)
 
     @classmethod
     def at_least(cls, bound, note: str = "") -> "Target":
         """A one-sided prediction: the observable is >= bound (for an inequality, bound 0 on its margin)."""
-        bound = mpmath.mpf(bound)
+        bound = bound if isinstance(bound, mpmath.mpf) else mpmath.mpf(bound)  # an mpf keeps its precision
         return cls(value=bound, lower=bound, upper=mpmath.mpf("inf"), note=note)
 
     @property
