@@ -110,6 +110,11 @@ def standing(outcome: str, claim: Claim, expected_failure: bool) -> Standing:
     return {PASS: Standing.GOOD, FAIL: Standing.BAD}.get(outcome, Standing.UNDECIDED)
 
 
+def failed_as_expected(outcome: str, claim: Claim, expected_failure: bool) -> bool:
+    """Whether a run is a statement known to fail, failing as it should."""
+    return claim == Claim.STATED and expected_failure and Outcome(outcome) == FAIL
+
+
 def as_expected(outcome: str, claim: Claim, expected_failure: bool) -> bool:
     """Whether an outcome is what its claim leads one to expect: not bad (`standing`). A mutant's fail is not "as
     expected" here: its run is judged by calibrate, which expects it to fail."""

@@ -19,6 +19,7 @@ from checkers.outcome import (
     calibration_standing,
     claim_of,
     exit_code,
+    failed_as_expected,
     miscalibrated,
     overall_outcome,
     pooled_outcome,
@@ -86,3 +87,9 @@ def test_calibration_standing_and_miscalibration():
     assert miscalibrated(Claim.STATED, True, passes=1, fail_interval_low=0.0, stated_false_fail_rate=1e-6)
     assert not miscalibrated(Claim.STATED, False, passes=9, fail_interval_low=0.0, stated_false_fail_rate=1e-6)
     assert miscalibrated(Claim.STATED, False, passes=0, fail_interval_low=0.3, stated_false_fail_rate=1e-6)
+
+
+def test_only_a_statement_known_to_fail_fails_as_expected():
+    assert failed_as_expected(FAIL, Claim.STATED, True)
+    assert not failed_as_expected(FAIL, Claim.STATED, False)
+    assert not failed_as_expected(FAIL, Claim.MUTANT, True) and not failed_as_expected(INCONCLUSIVE, Claim.STATED, True)

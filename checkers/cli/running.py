@@ -20,11 +20,10 @@ from checkers.outcome import (
     FAIL,
     INCONCLUSIVE,
     PASS,
-    Claim,
     calibration_standing,
     claim_of,
     exit_code,
-    reading,
+    failed_as_expected,
     standing,
 )
 from checkers.report import build_report
@@ -83,12 +82,14 @@ def check(arguments) -> int:
     try:
         with pool_of(executor, arguments.workers) as pool:
             pool.run(calls, finished)
-    except KeyboardInterrupt:
+    except INTERRUPTS as stop:  # Ctrl-C, SIGINT or SIGTERM: what finished is printed, the workers are stopped
         bar.close()
         _print_verdicts(arguments, [verdicts[c.id] for c, _, _ in jobs if c.id in verdicts], with_table=False)
         print(f"thmcheck: interrupted; {len(verdicts)} of {len(jobs)} checks finished (printed above)",
               file=sys.stderr)
-        return EXIT_INTERRUPTED
+        if isinstance(stop, KeyboardInterrupt):
+            return EXIT_INTERRUPTED
+        raise
     bar.close()
     ordered = [verdicts[checker.id] for checker, _, _ in jobs]
     _print_verdicts(arguments, ordered, with_table=False)
@@ -109,7 +110,7 @@ def check(arguments) -> int:
         print(f"thmcheck: {len(unresolved)} check(s) left a prediction unresolved for the reason printed with it (an "
               f"expansion not yet settled at the sizes, a diverged run), which more samples need not change: "
               f"{' '.join(unresolved)}", file=sys.stderr)
-    expected = [v for v in ordered if v.reading == reading(FAIL, Claim.STATED, True)]
+    expected = [v for v in ordered if failed_as_expected(v.outcome, v.claim, bool(v.expected_failure))]
     if expected:
         print(f"thmcheck: {len(expected)} check(s) failed as expected (a source's form that this project corrects): "
               + "; ".join(f"{v.theorem}: {v.expected_failure}" for v in expected), file=sys.stderr)
@@ -213,7 +214,7 @@ def sweep_command(arguments) -> int:
               "retries them)", file=sys.stderr)
     claim = claim_of(arguments.mutant, dict(arguments.overrides))
     expected_failure = registry.checker(arguments.theorem).theorem.expected_failure
-    if reading(FAIL, claim, bool(expected_failure)) == reading(FAIL, Claim.STATED, True):
+    if failed_as_expected(FAIL, claim, bool(expected_failure)):  # fails are expected here, a pass is not
         if summary.outcomes.get(FAIL):
             print(f"thmcheck: {summary.outcomes[FAIL]} task(s) failed as expected ({expected_failure})",
                   file=sys.stderr)
