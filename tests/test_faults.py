@@ -149,3 +149,9 @@ def test_an_interrupted_sweep_says_what_it_stored_and_how_to_resume(tmp_path):
         stored = len(opened.keys())
     assert f"stopped with {stored} of 6 tasks stored in {path}" in err and "the same command resumes" in err
     assert "thmcheck sweep collapse-training --seeds 6" in err
+
+
+def test_a_plot_path_that_is_a_folder_is_refused_before_any_computation(tmp_path):
+    assert_users_fault(thmcheck("oracle", "giant-step-risk", "--vary", "sample_ratio=1:2:2", "--plot", str(tmp_path)),
+                       "is a folder")
+    assert not tmp_path.with_suffix(".png").exists()  # matplotlib would have written FOLDER.png beside it

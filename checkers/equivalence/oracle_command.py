@@ -3,15 +3,19 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from checkers.outcome import EXIT_PASS
 from checkers.report import pyplot
+from theorems.errors import EnvironmentFault
 
 
 def oracle(arguments) -> int:
     from checkers.equivalence.oracle_curve import THEOREMS, oracle_curve, parse_range
 
     variable, values = parse_range(arguments.vary, THEOREMS[arguments.theorem])
+    if arguments.plot:
+        _check_plot_path(arguments.plot)
     if arguments.theorem == "giant-step-risk":
         return _giant_step_oracle(arguments, variable, values)
     points = oracle_curve(variable, values, dict(arguments.param), dimension=arguments.dimension,
@@ -34,6 +38,16 @@ def oracle(arguments) -> int:
     return EXIT_PASS
 
 
+def _check_plot_path(path: str) -> None:
+    """Before any computation: --plot names a file whose folder exists (a folder given as the path is refused; it
+    would have been written beside it as FOLDER.png)."""
+    target = Path(path)
+    if target.is_dir():
+        raise EnvironmentFault(f"--plot {path!r} is a folder; give a file name such as {str(target / 'curve.png')!r}")
+    if not target.parent.is_dir():
+        raise EnvironmentFault(f"--plot {path!r}: the folder {str(target.parent)!r} does not exist")
+
+
 def _plot_curve(path: str, variable: str, values: list[float], curves: dict[str, list[float]], ylabel: str,
                 title: str) -> None:
     """An oracle curve to a PNG file: the first curve solid, the others dashed."""
@@ -46,7 +60,7 @@ def _plot_curve(path: str, variable: str, values: list[float], curves: dict[str,
     axis.set_title(title, fontsize=9)
     axis.legend(fontsize=8)
     figure.tight_layout()
-    figure.savefig(path, dpi=100)
+    figure.savefig(path, dpi=100, format="png")  # the name as given, with or without .png
     plt.close(figure)
 
 
