@@ -9,7 +9,7 @@ from checkers import registry
 from checkers.cli import main
 from checkers.report import THEORY_POINTS, _points, _theory_curve, _wrapped, build_report
 from checkers.sweep import plan, sweep
-from theorems.errors import InvalidInput
+from theorems.errors import EnvironmentFault
 
 
 class _Page(HTMLParser):
@@ -66,7 +66,7 @@ def test_report_from_fresh_checks_and_errors(tmp_path, capsys):
     page = (tmp_path / "fresh" / "index.html").read_text()
     reason = registry.checker("population-loss").theorem.predictions[0].resolution_reason
     assert f"({reason.basis.replace('-', ' ')}: {reason.reason})" in page.replace("&#x27;", "'")
-    with pytest.raises(InvalidInput, match="no store"):
+    with pytest.raises(EnvironmentFault, match="no store"):
         build_report(tmp_path / "x", store=tmp_path / "missing.sqlite")
     assert main(["report", "--out", str(tmp_path / "y")]) == 2
 
