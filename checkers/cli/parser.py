@@ -90,9 +90,10 @@ def build_parser() -> argparse.ArgumentParser:
                              "(repeatable)")
     parser = _Parser(prog="thmcheck", description="Check theorems about two-layer neural networks: exact "
                                                   "constants, calibrated Monte Carlo verdicts.",
-                     epilog="Exit codes: 0 every verdict passes; 1 any fails; 2 bad input; 3 inconclusive or outside "
-                            "assumptions, none failing; 4 an error in a theorem, a checker or thmcheck (a bug); "
-                            "130 interrupted.")
+                     epilog="Exit codes: 0 every verdict passes; 1 any fails; 2 bad input, or a file, folder, disk, "
+                            "stream, scheduler or plugin that cannot be used; 3 inconclusive or outside assumptions, "
+                            "none failing; 4 an error in a theorem, a checker or thmcheck (a bug); 130 interrupted "
+                            "(143 terminated).")
     # the same option before the command; argparse would let the subcommand's default overwrite it
     parser.add_argument("--plugin", action="append", default=[], metavar="MODULE", dest="plugins_before",
                         help="import MODULE (an importable module name or a .py path) and register its CHECKER")
