@@ -34,7 +34,7 @@ import scipy.stats
 
 from checkers import registry
 from checkers.check import DEFAULT_FALSE_FAIL_RATE
-from checkers.outcome import ERROR, FAIL, INCONCLUSIVE, OUTSIDE, PASS, Claim, miscalibrated
+from checkers.outcome import ERROR, FAIL, INCONCLUSIVE, OUTSIDE, PASS, miscalibrated
 from checkers.stats import pooled_mean
 from checkers.store import ResultStore
 from checkers.sweep import Task, plan, sweep
@@ -161,7 +161,7 @@ class Calibration:
     def miscalibrated(self) -> bool:
         """The true statement fails more often than its stated rate allows (95% interval above it); a statement
         known to fail is miscalibrated when it ever passes."""
-        return miscalibrated(Claim.STATED, bool(self.expected_failure), self.true_statement.passed,
+        return miscalibrated(bool(self.expected_failure), self.true_statement.passed,
                              self.true_statement.fail_interval[0], self.stated_false_fail_rate)
 
     @property

@@ -122,14 +122,15 @@ def as_expected(outcome: str, claim: Claim, expected_failure: bool) -> bool:
 
 
 EXIT_PASS, EXIT_FAIL, EXIT_USAGE, EXIT_UNDECIDED, EXIT_INTERNAL = 0, 1, 2, 3, 4
-EXIT_INTERRUPTED = 130  # 128 + SIGINT; SIGTERM gives 128 + 15
+EXIT_INTERRUPTED, EXIT_TERMINATED = 130, 143  # 128 + SIGINT, 128 + SIGTERM
 EXIT_CODES = {
     EXIT_PASS: "every verdict passes (a statement known to fail fails)",
     EXIT_FAIL: "a verdict fails (or a statement known to fail passes)",
     EXIT_USAGE: "bad input, a bad file, path, disk, network or plugin (one line on stderr)",
     EXIT_UNDECIDED: "inconclusive or outside the assumptions, none failing",
     EXIT_INTERNAL: "an error in a theorem, a checker or thmcheck itself (a bug)",
-    EXIT_INTERRUPTED: "interrupted (143 for SIGTERM)",
+    EXIT_INTERRUPTED: "interrupted",
+    EXIT_TERMINATED: "terminated (SIGTERM)",
 }
 
 
@@ -152,12 +153,11 @@ def calibration_standing(errors: int, contract_holds: bool) -> Standing:
     return Standing.GOOD if contract_holds else Standing.BAD
 
 
-def miscalibrated(claim: Claim, expected_failure: bool, passes: int, fail_interval_low: float,
-                  stated_false_fail_rate: float) -> bool:
-    """Whether a calibration of a version over many seeds contradicts its stated error rate: a statement known to
-    fail that ever passes; a true statement whose fail rate's interval lies above the stated false-fail rate."""
-    if claim != Claim.STATED:
-        return False
+def miscalibrated(expected_failure: bool, passes: int, fail_interval_low: float, stated_false_fail_rate: float
+                  ) -> bool:
+    """Whether a calibration of the statement as stated over many seeds contradicts its stated error rate: a
+    statement known to fail that ever passes; a true statement whose fail rate's interval lies above the stated
+    false-fail rate."""
     if expected_failure:
         return passes > 0
     return fail_interval_low > stated_false_fail_rate

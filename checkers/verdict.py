@@ -6,7 +6,17 @@ import json
 import math
 from dataclasses import asdict, dataclass, field
 
-from checkers.outcome import FAIL, PASS, SKIPPED, VERDICT_OUTCOMES, Claim, Outcome, as_expected, claim_of, reading
+from checkers.outcome import (
+    PASS,
+    SKIPPED,
+    VERDICT_OUTCOMES,
+    Claim,
+    Outcome,
+    as_expected,
+    claim_of,
+    failed_as_expected,
+    reading,
+)
 
 
 def _number(value) -> float | str | None:
@@ -16,11 +26,6 @@ def _number(value) -> float | str | None:
         return None
     number = float(value)
     return number if math.isfinite(number) else str(number)
-
-
-def _float(value) -> float:
-    """A number as `_number` wrote it, back to a float."""
-    return float(value)
 
 
 # the fields of a PredictionResult that are numbers (JSON writes their infinities as strings)
@@ -78,11 +83,11 @@ class PredictionResult:
         known = {name: data[name] for name in cls.__dataclass_fields__ if name in data}
         for name in NUMBERS:
             if known.get(name) is not None:
-                known[name] = _float(known[name])
+                known[name] = float(known[name])
         if known.get("predicted_interval") is not None:
-            known["predicted_interval"] = tuple(_float(end) for end in known["predicted_interval"])
+            known["predicted_interval"] = tuple(float(end) for end in known["predicted_interval"])
         if known.get("power") is not None:
-            known["power"] = {mutant: _float(value) for mutant, value in known["power"].items()}
+            known["power"] = {mutant: float(value) for mutant, value in known["power"].items()}
         return cls(**known | {"outcome": Outcome(known["outcome"])})
 
 
@@ -157,7 +162,7 @@ class Verdict:
             parameters=dict(data.get("parameters", {})), overrides=dict(data.get("overrides") or {}),
             assumption_failures=tuple((f["assumption"], f["reason"]) for f in data.get("assumption_failures", [])),
             seed=data.get("seed", 0), fidelity=data.get("fidelity", "default"),
-            false_fail_rate=_float(data.get("false_fail_rate", 1e-6)),
+            false_fail_rate=float(data.get("false_fail_rate", 1e-6)),
             elapsed_seconds=data.get("elapsed_seconds", 0.0), mutant=data.get("mutant"),
             expected_failure=data.get("expected_failure") or "", error=data.get("error") or "")
 
@@ -237,9 +242,10 @@ def _row(verdict: Verdict) -> tuple[str, str, str, str]:
     if verdict.assumption_failures:
         evidence = "; ".join(reason for _, reason in verdict.assumption_failures)
     name = verdict.theorem + (f" [mutant {verdict.mutant}]" if verdict.mutant else "")
-    if verdict.claim == Claim.STATED and verdict.expected_failure and verdict.outcome in (FAIL, PASS):
-        evidence = ("as expected: " if verdict.outcome == FAIL else "UNEXPECTED, this statement is known to fail: ") \
-            + evidence
+    if failed_as_expected(verdict.outcome, verdict.claim, bool(verdict.expected_failure)):
+        evidence = "as expected: " + evidence
+    elif verdict.claim == Claim.STATED and verdict.expected_failure and not verdict.as_expected:
+        evidence = "UNEXPECTED, this statement is known to fail: " + evidence
     return name, verdict.provenance, str(verdict.outcome), evidence
 
 

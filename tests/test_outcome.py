@@ -84,9 +84,9 @@ def test_exit_codes_from_standings():
 def test_calibration_standing_and_miscalibration():
     assert calibration_standing(errors=1, contract_holds=True) == Standing.ERROR
     assert calibration_standing(errors=0, contract_holds=False) == Standing.BAD
-    assert miscalibrated(Claim.STATED, True, passes=1, fail_interval_low=0.0, stated_false_fail_rate=1e-6)
-    assert not miscalibrated(Claim.STATED, False, passes=9, fail_interval_low=0.0, stated_false_fail_rate=1e-6)
-    assert miscalibrated(Claim.STATED, False, passes=0, fail_interval_low=0.3, stated_false_fail_rate=1e-6)
+    assert miscalibrated(True, passes=1, fail_interval_low=0.0, stated_false_fail_rate=1e-6)
+    assert not miscalibrated(False, passes=9, fail_interval_low=0.0, stated_false_fail_rate=1e-6)
+    assert miscalibrated(False, passes=0, fail_interval_low=0.3, stated_false_fail_rate=1e-6)
 
 
 def test_only_a_statement_known_to_fail_fails_as_expected():

@@ -29,9 +29,6 @@ if TYPE_CHECKING:
     from theorems.statement import Instance, Target, Theorem
 
 STATED, CONJECTURE = "as stated", "conjecture"
-ACTS_ON = {"claim": "it changes what is predicted: a constant, a prediction or a definition",
-           "simulation": "it changes the setting the check simulates: a parameter or a dropped assumption; its own "
-                         "run shows its effect"}
 NEAR_RESOLUTIONS = 3 * (1 + 1e-12)  # a near mutant lies at most three resolutions from the truth (ratio rounding)
 
 
@@ -45,10 +42,8 @@ def near_moves(moves: Mapping[str, Mapping[str, float | None] | None]) -> dict[s
 
 @dataclass
 class Row:
-    """One version of the statement at its parameters; its instance and each prediction's claim, built on first use.
-
-    `unavailable` says why the version cannot be evaluated here (its instance raised a `ThmcheckError` or an
-    `ArithmeticError`), where a caller asked for it to be built without raising (`Row.built`)."""
+    """One version of the statement at its parameters; its instance and each prediction's claim, built on first use
+    (`built` says whether the instance can be built here, without raising)."""
 
     name: str
     theorem: "Theorem"

@@ -347,7 +347,7 @@ class Mutant:
     @property
     def acts_on(self) -> str:
         """"simulation" for a mutant that changes the simulated setting (a parameter, a dropped assumption), else
-        "claim" (`theorems.claims.ACTS_ON`)."""
+        "claim" (see `theorems.claims`)."""
         return "simulation" if self.parameters or self.dropped_assumptions else "claim"
 
 

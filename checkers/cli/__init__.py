@@ -23,7 +23,7 @@ import traceback
 from checkers import registry
 from checkers.cli.parser import build_parser, formula_as_positional
 from checkers.executors import Terminated
-from checkers.outcome import EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_USAGE
+from checkers.outcome import EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_TERMINATED, EXIT_USAGE
 from theorems.errors import CheckError, DeclarationError, EnvironmentFault, ThmcheckError
 
 __all__ = ["build_parser", "main"]
@@ -41,7 +41,7 @@ def main(argv: list[str] | None = None) -> int:
         return _main(argv, debug)
     except Terminated:
         print("thmcheck: terminated", file=sys.stderr)
-        return 128 + signal.SIGTERM
+        return EXIT_TERMINATED
     finally:
         if previous is not None:
             signal.signal(signal.SIGTERM, previous)

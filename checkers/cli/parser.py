@@ -7,6 +7,7 @@ import os
 
 from checkers.check import DEFAULT_FALSE_FAIL_RATE, FIDELITIES
 from checkers.executors import EXECUTORS
+from checkers.outcome import EXIT_CODES
 from checkers.sweep import MAX_TASKS
 from theorems.activations import builtin_names
 from theorems.errors import InvalidInput
@@ -90,10 +91,8 @@ def build_parser() -> argparse.ArgumentParser:
                              "(repeatable)")
     parser = _Parser(prog="thmcheck", description="Check theorems about two-layer neural networks: exact "
                                                   "constants, calibrated Monte Carlo verdicts.",
-                     epilog="Exit codes: 0 every verdict passes; 1 any fails; 2 bad input, or a file, folder, disk, "
-                            "stream, scheduler or plugin that cannot be used; 3 inconclusive or outside assumptions, "
-                            "none failing; 4 an error in a theorem, a checker or thmcheck (a bug); 130 interrupted "
-                            "(143 terminated).")
+                     epilog="Exit codes: " + "; ".join(f"{code} {meaning}" for code, meaning in EXIT_CODES.items())
+                            + ".")
     # the same option before the command; argparse would let the subcommand's default overwrite it
     parser.add_argument("--plugin", action="append", default=[], metavar="MODULE", dest="plugins_before",
                         help="import MODULE (an importable module name or a .py path) and register its CHECKER")
