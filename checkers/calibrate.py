@@ -33,7 +33,7 @@ from pathlib import Path
 import scipy.stats
 
 from checkers import registry
-from checkers.check import DEFAULT_FALSE_FAIL_RATE
+from checkers.budget import DEFAULT_FALSE_FAIL_RATE
 from checkers.outcome import ERROR, FAIL, INCONCLUSIVE, OUTSIDE, PASS, miscalibrated
 from checkers.stats import pooled_mean
 from checkers.store import ResultStore

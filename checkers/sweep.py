@@ -26,15 +26,14 @@ from pathlib import Path
 import numpy as np
 
 from checkers import registry
-from checkers.check import DEFAULT_FALSE_FAIL_RATE, FIDELITIES, run_check
+from checkers.budget import DEFAULT_FALSE_FAIL_RATE, FIDELITIES, MAX_TASKS
+from checkers.check import run_check
 from checkers.executors import workers as pool_of
 from checkers.outcome import ERROR
 from checkers.seeds import seed_sequence
 from checkers.store import ResultStore, code_version, task_key
 from checkers.verdict import Verdict
 from theorems.errors import CheckError, DeclarationError, InvalidInput
-
-MAX_TASKS = 100_000  # the most tasks one sweep plans: each is a check of seconds to minutes, and held in memory
 
 
 def split_values(text: str) -> list[str]:

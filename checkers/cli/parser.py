@@ -5,10 +5,9 @@ from __future__ import annotations
 import argparse
 import os
 
-from checkers.check import DEFAULT_FALSE_FAIL_RATE, FIDELITIES
+from checkers.budget import DEFAULT_FALSE_FAIL_RATE, FIDELITIES, MAX_TASKS
 from checkers.executors import EXECUTORS
 from checkers.outcome import EXIT_CODES
-from checkers.sweep import MAX_TASKS
 from theorems.activations import builtin_names
 from theorems.errors import InvalidInput
 from theorems.hermite import MAX_DEGREE, MAX_DIGITS, ROUTES

@@ -9,8 +9,9 @@ import sys
 from pathlib import Path
 
 from checkers import registry
+from checkers.budget import DEFAULT_FALSE_FAIL_RATE
 from checkers.calibrate import calibrate, format_calibration, markdown_calibration
-from checkers.check import DEFAULT_FALSE_FAIL_RATE, run_check
+from checkers.check import run_check
 from checkers.executors import INTERRUPTS
 from checkers.executors import workers as pool_of
 from checkers.outcome import (
