@@ -3,12 +3,27 @@
 `Checker` ties a theorem to one reader per prediction; `run_check` turns it into a `Verdict`; the
 registry (`checkers.registry`) discovers the built-in checks in the family packages. Readers return an
 `Estimate` (Monte Carlo, built with `mean_estimate` and friends) or an `Exact` value, or raise `Unresolved`.
+
+The names are imported on first use, so that the command line can start without the check engine.
 """
 
-from checkers.check import Budget, Checker, Exact, Unresolved, run_check
-from checkers.outcome import Outcome
-from checkers.stats import Estimate, control_variate_estimate, mean_estimate
-from checkers.verdict import PredictionResult, Verdict
+import importlib
 
-__all__ = ["Budget", "Checker", "Estimate", "Exact", "Outcome", "PredictionResult", "Unresolved", "Verdict",
-           "control_variate_estimate", "mean_estimate", "run_check"]
+_EXPORTS = {
+    "checkers.budget": ("Budget",),
+    "checkers.check": ("Checker", "Exact", "Unresolved", "run_check"),
+    "checkers.outcome": ("Outcome",),
+    "checkers.stats": ("Estimate", "control_variate_estimate", "mean_estimate"),
+    "checkers.verdict": ("PredictionResult", "Verdict"),
+}
+_MODULE_OF = {name: module for module, names in _EXPORTS.items() for name in names}
+
+__all__ = sorted(_MODULE_OF)
+
+
+def __getattr__(name: str):
+    if name not in _MODULE_OF:
+        raise AttributeError(f"module 'checkers' has no attribute {name!r}")
+    value = getattr(importlib.import_module(_MODULE_OF[name]), name)
+    globals()[name] = value
+    return value

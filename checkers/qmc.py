@@ -13,7 +13,6 @@ from collections.abc import Callable
 
 import numpy as np
 import scipy.special
-from scipy.stats import qmc
 
 from checkers.stats import Estimate, mean_estimate
 
@@ -25,6 +24,8 @@ def rqmc_gaussian_mean(function: Callable[[np.ndarray], np.ndarray], dimension: 
         raise ValueError(f"points must be a power of 2 (Sobol' balance), got {points}")
     if replicates < 2:
         raise ValueError("need at least two replicates for a standard error")
+    from scipy.stats import qmc  # scipy.stats takes longer to import than a quick check: only where Sobol' runs
+
     means = np.empty(replicates)
     for index, child in enumerate(seed.spawn(replicates)):
         sampler = qmc.Sobol(d=dimension, scramble=True, seed=np.random.default_rng(child))

@@ -6,6 +6,9 @@ theorem must have exactly one checker, in the family package of the same name; a
 checker, a checker of an undiscovered theorem, or two checkers of one id stop the registry with a
 `DeclarationError` naming them.
 
+A lookup of one built-in id imports that theorem's two modules only, found through `checkers.catalog` (which also
+lists the built-ins without importing them); `all_checkers()` discovers and validates them all.
+
 A plugin is a module with a `CHECKER` (or a `CHECKERS` list) of `checkers.check.Checker` objects,
 loaded by `load_plugin(name_or_path)` (`--plugin`) or through the `thmcheck.theorems` entry-point
 group of an installed package. A module name must be importable as it is (installed, or on
@@ -22,12 +25,17 @@ import sys
 import traceback
 from importlib.metadata import entry_points
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import checkers as checkers_package
 import theorems as theorems_package
-from checkers.check import Checker
+from checkers import catalog
+from checkers.catalog import Entry
 from theorems.errors import DeclarationError, EnvironmentFault, InvalidInput, UnknownName
-from theorems.statement import Theorem
+
+if TYPE_CHECKING:
+    from checkers.check import Checker
+    from theorems.statement import Theorem
 
 ENTRY_POINT_GROUP = "thmcheck.theorems"
 
@@ -44,6 +52,8 @@ class _Registry:
     def load(self) -> None:
         if self.loaded:
             return
+        from checkers.check import Checker
+        from theorems.statement import Theorem
         theorems, checkers = {}, {}
         for family in families():
             for module in _modules(theorems_package, family):
@@ -78,7 +88,21 @@ class _Registry:
             for checker in _checkers_of(entry_point.load()):
                 self.register(checker)
 
-    def register(self, checker: Checker) -> Checker:
+    def load_one(self, entry: Entry) -> "Checker | None":
+        """The built-in checker of one catalogued id, importing its two modules only; None where they do not hold
+        the theorem and its checker as catalogued (full discovery then says what is wrong)."""
+        from checkers.check import Checker
+        theorem = getattr(importlib.import_module(f"theorems.{entry.family}.{entry.module}"), "THEOREM", None)
+        checker = getattr(importlib.import_module(f"checkers.{entry.family}.{entry.module}"), "CHECKER", None)
+        if not (isinstance(checker, Checker) and checker.theorem is theorem and checker.id == entry.id):
+            return None
+        self.checkers[entry.id] = checker
+        self.families[entry.id] = entry.family
+        self.builtin.add(entry.id)
+        return checker
+
+    def register(self, checker: "Checker") -> "Checker":
+        from checkers.check import Checker
         if not isinstance(checker, Checker):
             raise InvalidInput(f"a plugin must provide Checker objects, got {type(checker).__name__}")
         if checker.id in self.builtin:
@@ -93,9 +117,7 @@ _REGISTRY = _Registry()
 
 def families() -> list[str]:
     """The family packages: the subpackages that theorems/ and checkers/ both have, in name order."""
-    def packages(package) -> set[str]:
-        return {info.name for info in pkgutil.iter_modules(package.__path__) if info.ispkg}
-    return sorted(packages(theorems_package) & packages(checkers_package))
+    return catalog.families()
 
 
 def _modules(package, family: str):
@@ -105,7 +127,8 @@ def _modules(package, family: str):
             yield importlib.import_module(f"{parent.__name__}.{info.name}")
 
 
-def _checkers_of(module) -> list[Checker]:
+def _checkers_of(module) -> list["Checker"]:
+    from checkers.check import Checker
     if isinstance(module, Checker):
         return [module]
     if isinstance(module, (list, tuple)):
@@ -118,13 +141,13 @@ def _checkers_of(module) -> list[Checker]:
     return found
 
 
-def register(checker: Checker) -> Checker:
+def register(checker: "Checker") -> "Checker":
     """Add a plugin's checker (its id must not be a built-in one)."""
     _REGISTRY.load()
     return _REGISTRY.register(checker)
 
 
-def load_plugin(module: str) -> list[Checker]:
+def load_plugin(module: str) -> list["Checker"]:
     """Import a plugin, a module name or a .py path, and register its checkers. A plugin that cannot be found or
     imported, or whose import raises or exits, is refused (`EnvironmentFault`) with its name and file."""
     _REGISTRY.load()
@@ -174,7 +197,13 @@ def _where(error: BaseException) -> str:
     return f" (at {frames[-1].filename}:{frames[-1].lineno})" if frames else ""
 
 
-def checker(theorem_id: str) -> Checker:
+def checker(theorem_id: str) -> "Checker":
+    found = _REGISTRY.checkers.get(theorem_id)
+    if found is not None:
+        return found
+    entry = None if _REGISTRY.loaded else (catalog.entries() or {}).get(theorem_id)
+    if entry is not None and (found := _REGISTRY.load_one(entry)) is not None:
+        return found
     _REGISTRY.load()
     try:
         return _REGISTRY.checkers[theorem_id]
@@ -182,7 +211,7 @@ def checker(theorem_id: str) -> Checker:
         raise UnknownName(f"unknown theorem {theorem_id!r}; known: {', '.join(sorted(_REGISTRY.checkers))}") from None
 
 
-def theorem(theorem_id: str) -> Theorem:
+def theorem(theorem_id: str) -> "Theorem":
     return checker(theorem_id).theorem
 
 
@@ -192,12 +221,24 @@ def family(theorem_id: str) -> str:
     return _REGISTRY.families[theorem_id]
 
 
-def all_checkers() -> list[Checker]:
+def listing() -> list[Entry]:
+    """Every registered theorem as `thmcheck list` prints it, in id order: from the catalog, without importing a
+    theorem, while only the built-ins are registered and the catalog reads them all; else from the checkers."""
+    entries = catalog.entries()
+    if entries is not None and not (set(_REGISTRY.checkers) - _REGISTRY.builtin) \
+            and not entry_points(group=ENTRY_POINT_GROUP):
+        return [entries[key] for key in sorted(entries)]
+    return [Entry(id=c.id, family=family(c.id), module=c.id.replace("-", "_"), title=c.theorem.title,
+                  provenance=c.theorem.provenance, source=c.theorem.source, statement=c.theorem.statement,
+                  simulation=c.simulation) for c in all_checkers()]
+
+
+def all_checkers() -> list["Checker"]:
     _REGISTRY.load()
     return [_REGISTRY.checkers[key] for key in sorted(_REGISTRY.checkers)]
 
 
-def builtin_checkers() -> list[Checker]:
+def builtin_checkers() -> list["Checker"]:
     """The checks that ship with thmcheck, in id order (the contract suite runs each of them)."""
     _REGISTRY.load()
     return [_REGISTRY.checkers[key] for key in sorted(_REGISTRY.builtin)]

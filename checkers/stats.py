@@ -27,7 +27,7 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-import scipy.stats
+import scipy.special
 
 from checkers.outcome import FAIL, INCONCLUSIVE, PASS
 
@@ -117,6 +117,28 @@ def control_variate_estimate(replicates: np.ndarray, controls: np.ndarray, *, me
     return Estimate(float(adjusted.mean()), error, float(count - 1 - number), int(count), method)
 
 
+# Student's t, the normal and chi-square tails through scipy.special, the functions scipy.stats calls for them (its
+# import alone takes longer than a quick check's start): sf = upper tail, isf its inverse.
+def _normal_sf(x: float) -> float:
+    return float(scipy.special.ndtr(-x))
+
+
+def _normal_isf(q: float) -> float:
+    return float(-scipy.special.ndtri(q))
+
+
+def _t_sf(x: float, degrees_of_freedom: float) -> float:
+    return _normal_sf(x) if math.isinf(degrees_of_freedom) else float(scipy.special.stdtr(degrees_of_freedom, -x))
+
+
+def _t_isf(q: float, degrees_of_freedom: float) -> float:
+    return _normal_isf(q) if math.isinf(degrees_of_freedom) else float(-scipy.special.stdtrit(degrees_of_freedom, q))
+
+
+def _chi2_sf(x: float, degrees_of_freedom: float) -> float:
+    return float(scipy.special.chdtrc(degrees_of_freedom, x))
+
+
 def split_false_fail_rate(total: float, parts: int) -> float:
     """Bonferroni: each of `parts` tests gets total/parts, so the family's rate is at most `total`."""
     if not 0 < total < 1:
@@ -126,19 +148,15 @@ def split_false_fail_rate(total: float, parts: int) -> float:
 
 def critical_value(false_fail_rate: float, degrees_of_freedom: float = math.inf) -> float:
     """Two-sided critical value of Student's t (normal when degrees_of_freedom is infinite)."""
-    if math.isinf(degrees_of_freedom):
-        return float(scipy.stats.norm.isf(false_fail_rate / 2))
-    return float(scipy.stats.t.isf(false_fail_rate / 2, degrees_of_freedom))
+    return _t_isf(false_fail_rate / 2, degrees_of_freedom)
 
 
 def detectable_discrepancy(standard_error: float, degrees_of_freedom: float, false_fail_rate: float,
                            *, power: float = 0.9) -> float:
     """Smallest distance from the predicted interval that the test detects with probability `power`."""
     critical = critical_value(false_fail_rate, degrees_of_freedom)
-    if math.isinf(degrees_of_freedom):
-        beta = float(scipy.stats.norm.ppf(power))
-    else:
-        beta = float(scipy.stats.t.ppf(power, degrees_of_freedom))
+    beta = float(scipy.special.ndtri(power) if math.isinf(degrees_of_freedom)
+                 else scipy.special.stdtrit(degrees_of_freedom, power))
     return (critical + beta) * standard_error
 
 
@@ -149,9 +167,8 @@ def rejection_power(shift: float, standard_error: float, degrees_of_freedom: flo
     if standard_error <= 0:
         return 1.0 if shift > 0 else 0.0
     critical = critical_value(false_fail_rate, degrees_of_freedom)
-    law = scipy.stats.norm if math.isinf(degrees_of_freedom) else scipy.stats.t(degrees_of_freedom)
     centre = shift / standard_error
-    return float(law.sf(critical - centre) + law.cdf(-critical - centre))
+    return _t_sf(critical - centre, degrees_of_freedom) + _t_sf(critical + centre, degrees_of_freedom)
 
 
 def samples_needed(standard_deviation: float, resolution: float, false_fail_rate: float,
@@ -160,7 +177,7 @@ def samples_needed(standard_deviation: float, resolution: float, false_fail_rate
     samples of the given standard deviation (normal approximation: grows like log(1/rate))."""
     if resolution <= 0:
         raise ValueError("resolution must be positive")
-    z_sum = float(scipy.stats.norm.isf(false_fail_rate / 2) + scipy.stats.norm.ppf(power))
+    z_sum = _normal_isf(false_fail_rate / 2) + float(scipy.special.ndtri(power))
     return max(2, math.ceil((z_sum * standard_deviation / resolution) ** 2))
 
 
@@ -196,10 +213,7 @@ def compare_to_target(estimate: Estimate, lower: float, upper: float, *, false_f
     critical = critical_value(false_fail_rate, estimate.degrees_of_freedom)
     if estimate.standard_error > 0:
         statistic = beyond / estimate.standard_error
-        if math.isinf(estimate.degrees_of_freedom):
-            p_value = float(2 * scipy.stats.norm.sf(statistic))
-        else:
-            p_value = float(2 * scipy.stats.t.sf(statistic, estimate.degrees_of_freedom))
+        p_value = 2 * _t_sf(statistic, estimate.degrees_of_freedom)
     else:
         statistic = math.inf if beyond > 0 else 0.0
         p_value = 0.0 if beyond > 0 else 1.0
@@ -266,7 +280,7 @@ def fit_rate(sizes, values, standard_errors=None, *, confidence: float = 0.95) -
     scale = float(weights @ residuals**2) / dof if dof > 0 else 0.0
     covariance = np.linalg.inv(gram) * scale
     standard_error = float(math.sqrt(max(covariance[1, 1], 0.0)))
-    half_width = float(scipy.stats.t.isf((1 - confidence) / 2, dof)) * standard_error
+    half_width = _t_isf((1 - confidence) / 2, dof) * standard_error
     slope = float(coefficients[1])
     return RateFit(slope, standard_error, (slope - half_width, slope + half_width),
                    float(math.exp(coefficients[0])), confidence, tuple(sizes.tolist()))
@@ -295,7 +309,7 @@ def extrapolation_fit(sizes, estimates: list[Estimate], *, exponent: float) -> f
     weights = 1.0 / errors**2
     coefficients = np.linalg.solve(design.T @ (weights[:, None] * design), design.T @ (weights * values))
     residuals = (values - design @ coefficients) / errors
-    return float(scipy.stats.chi2.sf(float(residuals @ residuals), sizes.size - 2))
+    return _chi2_sf(float(residuals @ residuals), sizes.size - 2)
 
 
 def extrapolate_limit(sizes, estimates: list[Estimate], *, exponent: float, method: str = "") -> Estimate:

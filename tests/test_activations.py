@@ -8,7 +8,8 @@ import pytest
 import scipy.special
 import sympy
 
-from theorems.activations import BUILTINS, activation, from_expression, parity
+from theorems.activations import BUILTINS, PARAMETRIZED, activation, from_expression, parity
+from theorems.domains import BUILTIN_ACTIVATIONS, PARAMETRIZED_ACTIVATIONS
 from theorems.errors import InvalidInput, UnknownName
 from theorems.formula import z
 
@@ -26,6 +27,10 @@ REFERENCE = {  # independent float64 formulas
     "tanh(z) + 0.1*z**2": lambda x: np.tanh(x) + 0.1 * x**2,
 }
 POINTS = np.linspace(-6, 6, 49)
+
+
+def test_the_names_the_command_line_offers_are_the_built_ins():
+    assert tuple(BUILTINS) == BUILTIN_ACTIVATIONS and PARAMETRIZED == PARAMETRIZED_ACTIVATIONS
 
 
 @pytest.mark.parametrize("name", REFERENCE)

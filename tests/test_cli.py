@@ -338,3 +338,30 @@ def test_show_json_says_what_each_mutant_acts_on_and_how_far_it_moves_each_targe
 def test_a_formula_starting_with_a_minus_is_the_activation_not_an_option(capsys):
     code, out, _ = run(capsys, "hermite", "-z", "--degree", "1", "--json")
     assert code == 0 and json.loads(out)["coefficients"][1].startswith("-1.0")
+
+
+HEAVY = ("numpy", "scipy", "sympy", "mpmath", "hypothesis", "matplotlib", "theorems.statement", "checkers.check")
+
+
+@pytest.mark.parametrize("command", [["--help"], ["list"], ["list", "--markdown"], ["list", "--json"]],
+                         ids=" ".join)
+def test_printing_the_help_or_the_list_loads_no_numerics(command):
+    """What makes them start in a tenth of a second (benchmarks/bench_startup.py times it): a fresh interpreter that
+    runs the command has imported none of the numeric packages or the check engine."""
+    probe = ("import sys, contextlib, io\nfrom checkers.cli import main\n"
+             "with contextlib.redirect_stdout(io.StringIO()):\n"
+             f"    try:\n        code = main({command!r})\n    except SystemExit as stop:\n        code = stop.code\n"
+             f"print(code, [m for m in {HEAVY!r} if m in sys.modules])")
+    result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert result.stdout.split(maxsplit=1) == ["0", "[]\n"]
+
+
+def test_the_catalog_reads_every_builtin_as_the_registry_builds_it():
+    from checkers import catalog, registry
+    entries = catalog.entries()
+    assert entries is not None and set(entries) == {c.id for c in registry.builtin_checkers()}
+    for checker in registry.builtin_checkers():
+        entry, theorem = entries[checker.id], checker.theorem
+        assert (entry.family, entry.title, entry.provenance, entry.source, entry.statement, entry.simulation) == (
+            registry.family(checker.id), theorem.title, theorem.provenance, theorem.source, theorem.statement,
+            checker.simulation)

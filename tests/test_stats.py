@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 import scipy.stats
 
+from checkers import stats
 from checkers.stats import (
     FAIL,
     INCONCLUSIVE,
@@ -216,3 +217,16 @@ def test_a_systematic_bound_enters_the_weight_and_not_the_sampling_error():
     assert chi_square == pytest.approx(1.5**2 + 1.5**2 / 0.01, rel=1e-4)
 
 
+
+
+@pytest.mark.parametrize("degrees_of_freedom", [1, 2, 3, 7, 15, 50.5, 1e6, math.inf])
+def test_the_tails_are_scipy_stats_own(degrees_of_freedom):
+    """The t, normal and chi-square tails come from scipy.special, the functions scipy.stats calls: bit for bit."""
+    normal = math.isinf(degrees_of_freedom)
+    law = scipy.stats.norm if normal else scipy.stats.t(degrees_of_freedom)
+    for q in (1e-9, 1e-7, 3e-4, 0.01, 0.3, 0.5, 0.9):
+        assert stats._t_isf(q, degrees_of_freedom) == float(law.isf(q))
+    for x in (-3.0, 0.0, 0.1, 2.5, 10.0, 40.0):
+        assert stats._t_sf(x, degrees_of_freedom) == float(law.sf(x))
+        if not normal and x > 0:
+            assert stats._chi2_sf(x, degrees_of_freedom) == float(scipy.stats.chi2.sf(x, degrees_of_freedom))

@@ -4,24 +4,29 @@ The statement model (`Theorem`, `Parameter`, `Assumption`, `Constant`, `Predicti
 the exact Hermite and Gaussian algebra (`hermite_coefficients`, `second_moment`, `Quantity`), activations
 (`activation`) and the errors a user can meet. One package per family holds the theorems themselves
 (`theorems.onestep.spike_outlier.THEOREM`, ...); `checkers.registry` finds them.
+
+The names are imported on first use, so that importing a light module of this package (its errors, its domains)
+does not load sympy.
 """
 
-from theorems.activations import Activation, activation
-from theorems.errors import CheckError, DeclarationError, InvalidInput, NumericalError, ThmcheckError, UnknownName
-from theorems.hermite import Quantity, hermite_coefficients, second_moment
-from theorems.statement import (
-                                PROVENANCES,
-                                Assumption,
-                                Constant,
-                                Instance,
-                                Kind,
-                                Mutant,
-                                Parameter,
-                                Prediction,
-                                Target,
-                                Theorem,
-)
+import importlib
 
-__all__ = ["PROVENANCES", "Activation", "Assumption", "CheckError", "Constant", "DeclarationError", "Instance",
-           "InvalidInput", "Kind", "Mutant", "NumericalError", "Parameter", "Prediction", "Quantity", "Target",
-           "Theorem", "ThmcheckError", "UnknownName", "activation", "hermite_coefficients", "second_moment"]
+_EXPORTS = {
+    "theorems.activations": ("Activation", "activation"),
+    "theorems.errors": ("CheckError", "DeclarationError", "InvalidInput", "NumericalError", "ThmcheckError",
+                        "UnknownName"),
+    "theorems.hermite": ("Quantity", "hermite_coefficients", "second_moment"),
+    "theorems.statement": ("PROVENANCES", "Assumption", "Constant", "Instance", "Kind", "Mutant", "Parameter",
+                           "Prediction", "Target", "Theorem"),
+}
+_MODULE_OF = {name: module for module, names in _EXPORTS.items() for name in names}
+
+__all__ = sorted(_MODULE_OF)
+
+
+def __getattr__(name: str):
+    if name not in _MODULE_OF:
+        raise AttributeError(f"module 'theorems' has no attribute {name!r}")
+    value = getattr(importlib.import_module(_MODULE_OF[name]), name)
+    globals()[name] = value
+    return value

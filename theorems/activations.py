@@ -22,9 +22,9 @@ from dataclasses import dataclass, field
 
 import mpmath
 import numpy as np
-import scipy.special
 import sympy
 
+from theorems.domains import PARAMETRIZED_ACTIVATIONS, builtin_names
 from theorems.errors import InvalidInput, UnknownName
 from theorems.formula import exact_number, parse_formula, parse_number, z
 
@@ -308,8 +308,24 @@ def _tanh_pair(x, out):
     np.subtract(1, x, out=x)
 
 
+def _special():
+    """scipy.special, imported where an activation first needs it (erf, the logistic, Phi): the Hermite engine and
+    the command line do not."""
+    import scipy.special
+
+    return scipy.special
+
+
+def _erf(x, **keywords):
+    return _special().erf(x, **keywords)
+
+
+def _expit(x, **keywords):
+    return _special().expit(x, **keywords)
+
+
 def _erf_pair(x, out):
-    scipy.special.erf(x, out=out)
+    _erf(x, out=out)
     np.square(x, out=x)
     np.negative(x, out=x)
     np.exp(x, out=x)
@@ -317,14 +333,14 @@ def _erf_pair(x, out):
 
 
 def _sigmoid_pair(x, out):
-    scipy.special.expit(x, out=out)
+    _expit(x, out=out)
     np.subtract(1, out, out=x)
     x *= out
 
 
 def _softplus_pair(x, out):
     np.logaddexp(np.zeros((), dtype=x.dtype), x, out=out)
-    scipy.special.expit(x, out=x)
+    _expit(x, out=x)
 
 
 def _relu_pair(x, out):
@@ -341,11 +357,11 @@ def _softplus(x):
 
 
 def _gelu(x):
-    return x * scipy.special.ndtr(x)
+    return x * _special().ndtr(x)
 
 
 def _silu(x):
-    return x * scipy.special.expit(x)
+    return x * _expit(x)
 
 
 _half = sympy.Rational(1, 2)
@@ -355,21 +371,14 @@ BUILTINS: dict[str, tuple[sympy.Expr, Callable, str]] = {
     "relu": (sympy.Max(z, 0), _relu, "max(z, 0)"),
     "abs": (sympy.Abs(z), np.abs, "|z|"),
     "tanh": (sympy.tanh(z), np.tanh, "tanh(z)"),
-    "erf": (sympy.erf(z), scipy.special.erf, "erf(z)"),
-    "sigmoid": (_half + sympy.tanh(z / 2) / 2, scipy.special.expit, "1/(1 + e^-z) = 1/2 + tanh(z/2)/2"),
+    "erf": (sympy.erf(z), _erf, "erf(z)"),
+    "sigmoid": (_half + sympy.tanh(z / 2) / 2, _expit, "1/(1 + e^-z) = 1/2 + tanh(z/2)/2"),
     "softplus": (z / 2 + sympy.log(2 * sympy.cosh(z / 2)), _softplus,
                  "log(1 + e^z) = z/2 + log(2 cosh(z/2))"),
     "gelu": (z * (1 + sympy.erf(z / sympy.sqrt(2))) / 2, _gelu, "z Phi(z), the exact GELU"),
     "silu": (z * (_half + sympy.tanh(z / 2) / 2), _silu, "z sigmoid(z)"),
 }
-PARAMETRIZED = {
-    "leaky_relu": "leaky_relu:SLOPE, max(z, 0) + SLOPE min(z, 0) (SLOPE defaults to 0.01)",
-    "poly": "poly:a0,a1,...,aK, the polynomial a0 + a1 z + ... + aK z^K",
-}
-
-
-def builtin_names() -> list[str]:
-    return [*BUILTINS, *PARAMETRIZED]
+PARAMETRIZED = PARAMETRIZED_ACTIVATIONS
 
 
 @functools.lru_cache(maxsize=256)

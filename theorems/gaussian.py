@@ -87,7 +87,9 @@ def _polynomial_moment(polynomial: sympy.Poly, k: int, lower, upper) -> sympy.Ex
 def _erf_argument(expression: sympy.Expr) -> sympy.Expr | None:
     """a if the expression is erf(a z) with a z-free, else None."""
     if isinstance(expression, sympy.erf):
-        a = sympy.simplify(expression.args[0] / z)
+        a = expression.args[0] / z
+        if a.has(z):  # sympy cancels z in a z / z itself; simplify (slow to import and run) only where it did not
+            a = sympy.simplify(a)
         if not a.has(z) and a != 0:
             return a
     return None

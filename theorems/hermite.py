@@ -48,14 +48,13 @@ import sympy
 
 from theorems.activations import Activation, expression_kinks, expression_pieces, mpmath_function
 from theorems.activations import activation as _activation
+from theorems.domains import HERMITE_ROUTES as ROUTES
+from theorems.domains import MAX_DEGREE, MAX_DIGITS
 from theorems.errors import InvalidInput, NumericalError
 from theorems.formula import to_mpf
 from theorems.gaussian import hermite_moment
 
 CONVENTION = "probabilists"
-ROUTES = ("auto", "exact", "mpmath", "float64")
-MAX_DEGREE = 400
-MAX_DIGITS = 1000
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -313,6 +312,37 @@ def _panels(kinks: list[mpmath.mpf], half_width: int, panel: mpmath.mpf) -> list
     return list(zip(edges[:-1], edges[1:]))
 
 
+@functools.lru_cache(maxsize=64)
+def _weighted_nodes(kinks: tuple[sympy.Expr, ...], dps: int, nodes: int, half_width: int, panel: mpmath.mpf,
+                    bits: int, degree: int) -> tuple[tuple[int, mpmath.mpf, mpmath.mpf, tuple[int, ...]], ...]:
+    """The quadrature rule of one pass under the normal weight, shared by every activation with these kinks (all the
+    smooth ones): per node, the index of the piece between kinks it lies in, x, its weight w phi(x) (the panel's
+    width and the normal density folded in), and He_0(x) .. He_degree(x) in fixed point (times 2^bits), by the
+    recursion He_(k+1) = x He_k - k He_(k-1) on x 2^bits rounded down."""
+    with mpmath.workdps(dps):
+        kink_values = [to_mpf(k, dps) for k in kinks]
+        unit_nodes, unit_weights = _legendre_rule(nodes, dps)
+        normal = 1 / mpmath.sqrt(2 * mpmath.pi)
+        rule = []
+        for a, b in _panels(kink_values, half_width, panel):
+            piece = sum(k <= (a + b) / 2 for k in kink_values)
+            middle, radius = (a + b) / 2, (b - a) / 2
+            at_kink = any(k in (a, b) for k in kink_values)
+            for t, w in zip(unit_nodes, unit_weights):
+                if at_kink:  # x = a + (b - a)(3 s^2 - 2 s^3), flat at both ends: |x - kink|^(1/2) becomes smooth
+                    s = (t + 1) / 2
+                    x, width = a + (b - a) * s * s * (3 - 2 * s), 3 * (b - a) * s * (1 - s)
+                else:
+                    x, width = middle + radius * t, radius
+                x_fixed = int(mpmath.floor(mpmath.ldexp(x, bits)))
+                previous, current, hermite = 0, 1 << bits, []
+                for k in range(degree + 1):
+                    hermite.append(current)
+                    previous, current = current, ((x_fixed * current) >> bits) - k * previous
+                rule.append((piece, x, w * width * normal * mpmath.exp(-x * x / 2), tuple(hermite)))
+        return tuple(rule)
+
+
 def _gaussian_pass(expression: sympy.Expr, degree: int, dps: int, nodes: int, half_width: int,
                    panel: mpmath.mpf):
     """One quadrature pass: (E[f He_k] for k <= degree, E f^2) at `dps` digits.
@@ -325,34 +355,15 @@ def _gaussian_pass(expression: sympy.Expr, degree: int, dps: int, nodes: int, ha
     pieces = expression_pieces(expression, kinks)
     with mpmath.workdps(dps):
         bits = mpmath.mp.prec + 16
-        kink_values = [to_mpf(k, dps) for k in kinks]
-        bounds = [(mpmath.mpf(-mpmath.inf) if i == 0 else kink_values[i - 1],
-                   mpmath.mpf(mpmath.inf) if i == len(kinks) else kink_values[i]) for i in range(len(pieces))]
         functions = [mpmath_function(piece) for _, _, piece in pieces]
-        unit_nodes, unit_weights = _legendre_rule(nodes, dps)
-        normal = 1 / mpmath.sqrt(2 * mpmath.pi)
         moments = [0] * (degree + 1)
         square = mpmath.mpf(0)
-        one = 1 << bits
-        for a, b in _panels(kink_values, half_width, panel):
-            middle, radius = (a + b) / 2, (b - a) / 2
-            function = next(f for (lo, hi), f in zip(bounds, functions) if lo <= middle <= hi)
-            at_kink = any(k in (a, b) for k in kink_values)
-            for t, w in zip(unit_nodes, unit_weights):
-                if at_kink:  # x = a + (b - a)(3 s^2 - 2 s^3), flat at both ends: |x - kink|^(1/2) becomes smooth
-                    s = (t + 1) / 2
-                    x, width = a + (b - a) * s * s * (3 - 2 * s), 3 * (b - a) * s * (1 - s)
-                else:
-                    x, width = middle + radius * t, radius
-                fx = mpmath.mpf(function(x))
-                weighted = w * width * normal * mpmath.exp(-x * x / 2) * fx
-                square += weighted * fx
-                x_fixed = int(mpmath.floor(mpmath.ldexp(x, bits)))
-                weighted_fixed = int(mpmath.floor(mpmath.ldexp(weighted, bits)))
-                previous, current = 0, one
-                for k in range(degree + 1):
-                    moments[k] += (weighted_fixed * current) >> bits
-                    previous, current = current, ((x_fixed * current) >> bits) - k * previous
+        for piece, x, weight, hermite in _weighted_nodes(tuple(kinks), dps, nodes, half_width, panel, bits, degree):
+            fx = mpmath.mpf(functions[piece](x))
+            weighted = weight * fx
+            square += weighted * fx
+            weighted_fixed = int(mpmath.floor(mpmath.ldexp(weighted, bits)))
+            moments = [m + ((weighted_fixed * h) >> bits) for m, h in zip(moments, hermite)]
         return [mpmath.ldexp(mpmath.mpf(m), -bits) for m in moments], square
 
 

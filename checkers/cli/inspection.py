@@ -1,4 +1,4 @@
-"""The inspection commands: list, show, hermite and tightness (what a theorem states and how its check sees it)."""
+"""The inspection commands: show, hermite and tightness (what a theorem states and how its check sees it)."""
 
 from __future__ import annotations
 
@@ -19,36 +19,9 @@ from theorems.hermite import CONVENTION, hermite_coefficients, second_moment
 from theorems.statement import PROVENANCES
 
 
-def list_theorems(arguments) -> int:
-    checkers = registry.all_checkers()
-    if arguments.json:
-        print(json.dumps([{"id": c.theorem.id, "title": c.theorem.title, "provenance": c.theorem.provenance,
-                           "source": c.theorem.source} for c in checkers], indent=2))
-        return EXIT_PASS
-    if arguments.markdown:
-        print(markdown_table(checkers))
-        return EXIT_PASS
-    width = max(len(c.id) for c in checkers)
-    for c in checkers:
-        print(f"{c.id.ljust(width)}  {c.theorem.provenance:9}  {c.theorem.title}")
-    return EXIT_PASS
-
-
 def _shown_digits(quantity, requested: int) -> int:
     """No more digits than the quantity is accurate to: its own `digits`, and 15 for a float64 route."""
     return min(requested, quantity.digits, 15 if quantity.route == "float64" else quantity.digits)
-
-
-def markdown_table(checkers) -> str:
-    """The README's theorem table: one row per check, in family order, from the statements and checkers."""
-    def cell(text: str) -> str:
-        return text.replace("|", "\\|")
-    rows = ["| id | family | provenance | claim | how |", "|---|---|---|---|---|"]
-    for checker in sorted(checkers, key=lambda c: (registry.family(c.id), c.id)):
-        theorem = checker.theorem
-        rows.append(f"| `{theorem.id}` | {registry.family(theorem.id)} | {theorem.provenance} | "
-                    f"{cell(theorem.statement)} | {cell(checker.simulation)} |")
-    return "\n".join(rows)
 
 
 def show(arguments) -> int:

@@ -8,9 +8,9 @@ import os
 from checkers.budget import DEFAULT_FALSE_FAIL_RATE, FIDELITIES, MAX_TASKS
 from checkers.executors import EXECUTORS
 from checkers.outcome import EXIT_CODES
-from theorems.activations import builtin_names
+from theorems.domains import HERMITE_ROUTES as ROUTES
+from theorems.domains import MAX_DEGREE, MAX_DIGITS, builtin_names
 from theorems.errors import InvalidInput
-from theorems.hermite import MAX_DEGREE, MAX_DIGITS, ROUTES
 
 
 class _Parser(argparse.ArgumentParser):
