@@ -11,6 +11,13 @@ MAX_TASKS = 100_000  # the most tasks one sweep plans: each is a check of second
 
 DEFAULT_FALSE_FAIL_RATE = 1e-6
 
+# The longest a check (or a task of a sweep) may be estimated to take on this machine before it is refused, and the
+# longest a Hermite table's quadrature may; `--max-minutes` lifts either. An estimate above ANNOUNCE_SECONDS is
+# printed before the work starts.
+MAX_CHECK_MINUTES = 60
+MAX_HERMITE_MINUTES = 10
+ANNOUNCE_SECONDS = 60
+
 
 @dataclass(frozen=True)
 class Fidelity:

@@ -365,3 +365,18 @@ def test_the_catalog_reads_every_builtin_as_the_registry_builds_it():
         assert (entry.family, entry.title, entry.provenance, entry.source, entry.statement, entry.simulation) == (
             registry.family(checker.id), theorem.title, theorem.provenance, theorem.source, theorem.statement,
             checker.simulation)
+
+
+def test_a_hermite_table_beyond_its_cap_is_refused_before_it_starts_with_the_estimate(capsys):
+    code, out, err = run(capsys, "hermite", "tanh", "--degree", "400", "--digits", "1000")
+    assert code == 2 and not out
+    assert "about 83 min" in err and "cap of 10 min" in err and "--max-minutes" in err
+    code, _, err = run(capsys, "hermite", "relu", "--degree", "60", "--digits", "200", "--max-minutes", "0.001")
+    assert code == 0 and not err  # closed forms: no quadrature to cap
+
+
+def test_a_hermite_table_over_a_minute_is_announced(capsys, monkeypatch):
+    from checkers.cli import inspection
+    monkeypatch.setattr(inspection, "quadrature_seconds", lambda *arguments: 90.0)  # a cheap table, announced
+    code, _, err = run(capsys, "hermite", "tanh", "--degree", "4")
+    assert code == 0 and "takes about 90 s" in err

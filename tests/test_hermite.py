@@ -239,3 +239,18 @@ def test_a_root_kink_is_integrated_to_full_precision():
     with mpmath.workdps(40):
         closed = mpmath.mpf(2) ** mpmath.mpf(0.25) * mpmath.gamma(mpmath.mpf(3) / 4) / mpmath.sqrt(mpmath.pi)
         assert abs(table.coefficients[0] - closed) < mpmath.mpf(10) ** -29
+
+
+def test_a_quadrature_is_estimated_only_where_no_closed_form_covers_the_request():
+    from theorems.hermite import mpmath_route_seconds, quadrature_seconds
+    assert quadrature_seconds("relu", 400, 1000) == 0.0  # every c_k and E sigma^2 in closed form
+    assert quadrature_seconds("tanh", 20, 30, route="float64") == 0.0
+    tanh = quadrature_seconds("tanh", 400, 30)  # the odd c_k by quadrature, the even ones and E sigma^2 too
+    assert tanh == mpmath_route_seconds(400, 30) + mpmath_route_seconds(0, 30)
+    assert quadrature_seconds("erf", 20, 30, route="mpmath") > 0
+
+
+def test_the_estimate_grows_with_degree_and_digits():
+    from theorems.hermite import mpmath_route_seconds
+    assert mpmath_route_seconds(20, 30) < mpmath_route_seconds(200, 30) < mpmath_route_seconds(400, 30)
+    assert mpmath_route_seconds(20, 30) < mpmath_route_seconds(20, 300) < mpmath_route_seconds(20, 1000)

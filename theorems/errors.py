@@ -16,6 +16,11 @@ class UnknownName(InvalidInput, KeyError):
         return str(self.args[0]) if self.args else ""
 
 
+class WorkRefused(InvalidInput):
+    """A request whose estimated work or memory is beyond its cap, refused before it starts: the message gives the
+    sizes, the estimate and how to lift the cap."""
+
+
 class EnvironmentFault(ThmcheckError):
     """A file, folder, disk, network address or plugin the user named cannot be used as asked: the message names
     it and what to do. Not a bug of thmcheck: exit 2, like bad input."""

@@ -32,8 +32,9 @@ Routes (tried in this order by `route="auto"`, each number labelled with the one
 3. "float64": Gauss-Hermite (`gauss_hermite_rule`, 150 nodes), for smooth activations
    only (refused for kinked ones, where it converges only algebraically). About 1e-14 absolute.
 
-Limits: degrees up to 400 and digits up to 1000 are accepted; the mpmath route slows down roughly as
-degree x digits^1.6, so degree 100 at 50 digits takes seconds, not milliseconds.
+Limits: degrees up to 400 and digits up to 1000 are accepted. The mpmath route's time grows with both
+(`mpmath_route_seconds`: 0.3 s at degree 20 and 30 digits, about 6 min at degree 400 and 30 digits);
+`quadrature_seconds` estimates what a request would run, so that a caller can refuse it before it starts.
 """
 
 from __future__ import annotations
@@ -150,6 +151,41 @@ def second_moment(sigma: Activation | str, *, digits: int = 30, route: str = "au
     if reason:
         raise InvalidInput(f"{sigma.name}: {reason}")
     return _second_moment(sigma, int(digits), route)
+
+
+# The mpmath route's time per node of its two passes, fitted to timings of a logistic activation on one core of the
+# development machine (docs/derivations/kernels.md#cost-of-the-mpmath-route): an activation value at the working
+# precision, and the fixed-point sums of He_0..He_degree, whose numbers grow with the degree.
+_SECONDS_PER_VALUE = 6.2e-8     # times dps^1.5
+_SECONDS_PER_SUM = 1.05e-8      # times (degree + 1) limbs^1.6, limbs = 64-bit words of one fixed-point He_k
+
+
+def mpmath_route_seconds(degree: int, digits: int) -> float:
+    """An estimate of the mpmath route's time for E[sigma He_k], k <= degree, at `digits` digits: its two passes'
+    nodes times the cost of one node (within a factor of 3 of the timings, which it fits from 0.3 s to 23 s)."""
+    dps, nodes, half_width = _pass_sizes(degree, digits)
+    total_nodes = 2 * half_width * nodes + 2 * (half_width + 2) * (nodes + 12)
+    limbs = (dps * math.log2(10) + degree * math.log2(half_width)) / 64
+    return total_nodes * (_SECONDS_PER_VALUE * dps**1.5 + _SECONDS_PER_SUM * (degree + 1) * limbs**1.6)
+
+
+def quadrature_seconds(sigma: Activation | str, degree: int, digits: int, route: str = "auto") -> float:
+    """The estimated time of the mpmath quadrature that `hermite_coefficients(sigma, degree)` and `second_moment` at
+    `digits` digits would run: none where closed forms cover them (they are sought first, and cached, as those
+    functions do) or the route is exact or float64."""
+    sigma = _activation(sigma)
+    _check_options(degree, digits, route)
+    if route in ("exact", "float64"):
+        return 0.0
+    table = route == "mpmath" or any(_exact_coefficient(sigma.expression, k) is None for k in range(degree + 1))
+    moment = route == "mpmath" or hermite_moment(sympy.expand(sigma.expression**2), 0) is None
+    return table * mpmath_route_seconds(degree, digits) + moment * mpmath_route_seconds(0, digits)
+
+
+def duration(seconds: float) -> str:
+    """A time in words at the precision an estimate has: seconds, minutes or hours."""
+    return f"{seconds:.0f} s" if seconds < 120 else f"{seconds / 60:.0f} min" if seconds < 7200 else \
+        f"{seconds / 3600:.1f} h"
 
 
 def mu_star_squared(sigma: Activation | str, *, digits: int = 30) -> Quantity:
@@ -367,9 +403,8 @@ def _gaussian_pass(expression: sympy.Expr, degree: int, dps: int, nodes: int, ha
         return [mpmath.ldexp(mpmath.mpf(m), -bits) for m in moments], square
 
 
-@functools.lru_cache(maxsize=256)
-def _mpmath_moments(expression: sympy.Expr, degree: int, digits: int):
-    """E[f He_k] (k <= degree) and E f^2 to `digits` digits, by two passes that must agree."""
+def _pass_sizes(degree: int, digits: int) -> tuple[int, int, int]:
+    """The first pass's working digits, Gauss-Legendre nodes per panel and half-width L of the range."""
     guard = int(math.ceil(math.lgamma(degree + 1) / (2 * math.log(10))))
     dps = digits + 15 + guard
     nodes = int(dps / 1.6) + 12
@@ -377,6 +412,13 @@ def _mpmath_moments(expression: sympy.Expr, degree: int, digits: int):
     half_width = 4
     while (degree + 2) * math.log(half_width) - half_width**2 / 2 > -(dps + 2) * math.log(10):
         half_width += 1
+    return dps, nodes, half_width
+
+
+@functools.lru_cache(maxsize=256)
+def _mpmath_moments(expression: sympy.Expr, degree: int, digits: int):
+    """E[f He_k] (k <= degree) and E f^2 to `digits` digits, by two passes that must agree."""
+    dps, nodes, half_width = _pass_sizes(degree, digits)
     panel = mpmath.mpf(1)
     for _attempt in range(4):
         first = _gaussian_pass(expression, degree, dps, nodes, half_width, panel)

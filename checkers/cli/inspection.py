@@ -4,18 +4,20 @@ from __future__ import annotations
 
 import json
 import math
+import sys
 
 import sympy
 
 from checkers import registry
+from checkers.budget import ANNOUNCE_SECONDS
 from checkers.check import run_check
 from checkers.outcome import EXIT_PASS
 from checkers.verdict import describe_tightness
 from theorems.activations import Activation, activation
 from theorems.claims import near_moves
-from theorems.errors import InvalidInput
+from theorems.errors import InvalidInput, WorkRefused
 from theorems.formula import parse_number
-from theorems.hermite import CONVENTION, hermite_coefficients, second_moment
+from theorems.hermite import CONVENTION, duration, hermite_coefficients, quadrature_seconds, second_moment
 from theorems.statement import PROVENANCES
 
 
@@ -155,9 +157,19 @@ def hermite(arguments) -> int:
     sigma: Activation = activation(arguments.activation)
     if arguments.scale != "1":
         sigma = sigma.scaled(parse_number(arguments.scale))
-    # E sigma^2 is printed beside the coefficients; both refuse a square that is not integrable before any quadrature
-    moment = second_moment(sigma, digits=arguments.digits, route=arguments.route)
+    limit, estimate = 60 * arguments.max_minutes, quadrature_seconds(sigma, arguments.degree, arguments.digits,
+                                                                      arguments.route)
+    if estimate > limit:
+        raise WorkRefused(f"the mpmath quadrature of c_0..c_{arguments.degree} and E sigma^2 of {sigma.name} at "
+                          f"{arguments.digits} digits would take about {duration(estimate)} on one core, above the "
+                          f"cap of {duration(limit)}; ask for a lower degree or fewer digits, or lift the cap "
+                          "(--max-minutes)")
+    if estimate > ANNOUNCE_SECONDS:
+        print(f"thmcheck: the mpmath quadrature of c_0..c_{arguments.degree} and E sigma^2 of {sigma.name} at "
+              f"{arguments.digits} digits takes about {duration(estimate)}", file=sys.stderr, flush=True)
+    # both refuse a square that is not integrable before any quadrature
     table = hermite_coefficients(sigma, arguments.degree, digits=arguments.digits, route=arguments.route)
+    moment = second_moment(sigma, digits=arguments.digits, route=arguments.route)
     if arguments.json:
         data = {
             "activation": sigma.name, "expression": str(sigma.expression), "convention": CONVENTION,

@@ -5,7 +5,13 @@ from __future__ import annotations
 import argparse
 import os
 
-from checkers.budget import DEFAULT_FALSE_FAIL_RATE, FIDELITIES, MAX_TASKS
+from checkers.budget import (
+    DEFAULT_FALSE_FAIL_RATE,
+    FIDELITIES,
+    MAX_CHECK_MINUTES,
+    MAX_HERMITE_MINUTES,
+    MAX_TASKS,
+)
 from checkers.executors import EXECUTORS
 from checkers.outcome import EXIT_CODES
 from theorems.domains import HERMITE_ROUTES as ROUTES
@@ -82,6 +88,22 @@ def _rate(text: str) -> float:
     return value
 
 
+def _minutes(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"minutes must be a number, got {text!r}") from None
+    if not 0 < value < float("inf"):
+        raise argparse.ArgumentTypeError(f"minutes must be positive and finite, got {text}")
+    return value
+
+
+def _max_minutes(parser, default: float, what: str) -> None:
+    parser.add_argument("--max-minutes", type=_minutes, default=default, metavar="M",
+                        help=f"refuse, before it starts, {what} estimated to take longer than M minutes on this "
+                             f"machine (default {default:g}); an estimate above a minute is printed first")
+
+
 def build_parser() -> argparse.ArgumentParser:
     json_help = "print JSON instead of text"
     common = argparse.ArgumentParser(add_help=False)
@@ -128,6 +150,7 @@ def build_parser() -> argparse.ArgumentParser:
     hermite.add_argument("--scale", default="1", metavar="B",
                          help="preactivation scale b: coefficients E[sigma(bZ) He_k(Z)]/k! (default 1)")
     hermite.add_argument("--normalized", action="store_true", help="also print mu_k = sqrt(k!) c_k")
+    _max_minutes(hermite, MAX_HERMITE_MINUTES, "a table whose mpmath quadrature is")
     hermite.add_argument("--json", action="store_true", help=json_help)
 
     check = commands.add_parser("check", parents=[common], help="check theorems and print verdicts")
@@ -149,6 +172,7 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--workers", type=_bounded_int("workers", 1, 4096), default=usable_cores(),
                        help="worker processes, each check on one core; the numbers do not depend on it (default: "
                             f"every usable core, {usable_cores()} here)")
+    _max_minutes(check, MAX_CHECK_MINUTES, "a check")
     check.add_argument("--json", action="store_true", help=json_help)
 
     # the options of the sweep machinery, shared by sweep and calibrate
@@ -164,6 +188,7 @@ def build_parser() -> argparse.ArgumentParser:
                        help="worker processes (default: the CPU count; 2 for --scheduler local)")
     tasks.add_argument("--scheduler", metavar="ADDRESS",
                        help="a running dask scheduler (tcp://host:port), or 'local' to start a LocalCluster")
+    _max_minutes(tasks, MAX_CHECK_MINUTES, "a task")
 
     sweep = commands.add_parser("sweep", parents=[common, tasks],
                                 help="one theorem over a grid and many seeds, stored")
