@@ -14,7 +14,7 @@ DEFAULT_FALSE_FAIL_RATE = 1e-6
 # The longest a check (or a task of a sweep) may be estimated to take on this machine before it is refused, and the
 # longest a Hermite table's quadrature may; `--max-minutes` lifts either. An estimate above ANNOUNCE_SECONDS is
 # printed before the work starts.
-MAX_CHECK_MINUTES = 60
+MAX_CHECK_MINUTES = 240
 MAX_HERMITE_MINUTES = 10
 ANNOUNCE_SECONDS = 60
 

@@ -33,7 +33,7 @@ from pathlib import Path
 import scipy.stats
 
 from checkers import registry
-from checkers.budget import DEFAULT_FALSE_FAIL_RATE
+from checkers.budget import DEFAULT_FALSE_FAIL_RATE, MAX_CHECK_MINUTES
 from checkers.outcome import ERROR, FAIL, INCONCLUSIVE, OUTSIDE, PASS, miscalibrated
 from checkers.stats import pooled_mean
 from checkers.store import ResultStore
@@ -227,14 +227,16 @@ class Calibration:
 
 def calibration_tasks(theorem: str, seeds: int, *, fidelity: str = "quick",
                       false_fail_rate: float = DEFAULT_FALSE_FAIL_RATE, root_seed: int = 0,
-                      plugins=(), paired: bool = False, parameters: dict[str, str] | None = None) -> list[Task]:
+                      plugins=(), paired: bool = False, parameters: dict[str, str] | None = None,
+                      max_minutes: float = MAX_CHECK_MINUTES) -> list[Task]:
     """The true statement's tasks and each mutant's, at `parameters` (the rest at their defaults), `seeds` seeds each
     (the mutants on the statement's seeds when `paired`)."""
     tasks = plan(theorem, {}, seeds, fixed=parameters, fidelity=fidelity, false_fail_rate=false_fail_rate,
-                 root_seed=root_seed, plugins=plugins)
+                 root_seed=root_seed, plugins=plugins, max_minutes=max_minutes)
     for mutant in registry.checker(theorem).theorem.mutants:
         tasks += plan(theorem, {}, seeds, fixed=parameters, fidelity=fidelity, false_fail_rate=false_fail_rate,
-                      root_seed=root_seed, mutant=mutant.name, plugins=plugins, paired=paired)
+                      root_seed=root_seed, mutant=mutant.name, plugins=plugins, paired=paired,
+                      max_minutes=max_minutes)
     return tasks
 
 
@@ -247,12 +249,14 @@ def _rates(version: str, outcomes: list[str]) -> VersionRates:
 def calibrate(theorems: list[str], store: str | Path, *, seeds: int, fidelity: str = "quick",
               false_fail_rate: float = DEFAULT_FALSE_FAIL_RATE, root_seed: int = 0, executor: str = "processes",
               workers: int | None = None, scheduler: str | None = None, progress: bool = True,
-              plugins=(), paired: bool = False, parameters: dict[str, str] | None = None) -> list[Calibration]:
+              plugins=(), paired: bool = False, parameters: dict[str, str] | None = None,
+              max_minutes: float = MAX_CHECK_MINUTES) -> list[Calibration]:
     """Run (or resume) the calibration of each theorem in `store`, and summarise it. `parameters` sets a point other
     than the defaults (every theorem named must take them); a mutant's contract is the same there."""
     parameters = dict(parameters or {})
     planned = {theorem: calibration_tasks(theorem, seeds, fidelity=fidelity, false_fail_rate=false_fail_rate,
-                                          root_seed=root_seed, plugins=plugins, paired=paired, parameters=parameters)
+                                          root_seed=root_seed, plugins=plugins, paired=paired, parameters=parameters,
+                                          max_minutes=max_minutes)
                for theorem in theorems}  # every theorem's point validated before any task runs
     results = []
     for theorem, tasks in planned.items():

@@ -30,7 +30,8 @@ import mpmath
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from checkers.budget import DEFAULT_FALSE_FAIL_RATE, FIDELITIES, Budget, Fidelity
+from checkers.budget import DEFAULT_FALSE_FAIL_RATE, FIDELITIES, MAX_CHECK_MINUTES, Budget, Fidelity
+from checkers.cost import Cost, refusal
 from checkers.outcome import INCONCLUSIVE, SKIPPED, overall_outcome
 from checkers.seeds import seed_sequence
 from checkers.stats import (
@@ -43,7 +44,7 @@ from checkers.stats import (
 )
 from checkers.verdict import PredictionResult, Verdict
 from theorems.claims import ClaimsTable
-from theorems.errors import CheckError, DeclarationError, InvalidInput, NumericalError, ThmcheckError
+from theorems.errors import CheckError, DeclarationError, InvalidInput, NumericalError, ThmcheckError, WorkRefused
 from theorems.statement import Instance, Prediction, Theorem
 
 
@@ -105,6 +106,10 @@ class Checker:
     drawn at the statement's own parameters, such as giant-step-risk's sRF at r, c, gamma). A mutant that changes
     one of them changes what is observed, not only what is predicted, so the truth's run claims no power against
     it for that prediction; its own run shows its effect.
+
+    `cost(instance, fidelity) -> Cost` (`checkers.cost`), where a parameter or the fidelity can make the check
+    long: the most its readers may spend, from the plan of sizes and draws they run. A check estimated beyond the
+    caller's cap is refused before any draw.
     """
 
     theorem: Theorem
@@ -112,6 +117,7 @@ class Checker:
     readers: Mapping[str, Reader]
     shared_draws: bool = False
     simulation_constants: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    cost: Callable[[Instance, Fidelity], Cost] | None = None
 
     def __post_init__(self):
         if not isinstance(self.theorem, Theorem):
@@ -176,23 +182,43 @@ def _stochastic(prediction: Prediction) -> bool:
     return prediction.kind in ("limit", "rate", "event")
 
 
+def estimated_cost(checker: Checker, parameters: Mapping[str, Any] | None = None, *, fidelity: str = "default",
+                   mutant: str | None = None) -> Cost | None:
+    """The most a check at these parameters may spend (`Checker.cost`), before any draw; None where its checker
+    declares no cost. Bad parameters raise `InvalidInput`, as the check would."""
+    if checker.cost is None:
+        return None
+    parameters = dict(parameters or {})
+    if mutant is not None:
+        parameters = checker.theorem.mutant_parameters(mutant, parameters)
+    return checker.cost(checker.theorem.instance(parameters), _fidelity(fidelity))
+
+
+def _fidelity(name: str) -> Fidelity:
+    if name not in FIDELITIES:
+        raise InvalidInput(f"fidelity must be one of {', '.join(FIDELITIES)}, got {name!r}")
+    return FIDELITIES[name]
+
+
 def run_check(checker: Checker, parameters: Mapping[str, Any] | None = None,
               overrides: Mapping[str, Any] | None = None, *, seed: int = 0, fidelity: str = "default",
-              false_fail_rate: float = DEFAULT_FALSE_FAIL_RATE, mutant: str | None = None) -> Verdict:
-    """Check one theorem at one parameter point and return the verdict with its evidence.
+              false_fail_rate: float = DEFAULT_FALSE_FAIL_RATE, mutant: str | None = None,
+              max_minutes: float = MAX_CHECK_MINUTES) -> Verdict:
+    """Check one theorem at one parameter point and return the verdict with its evidence. A check whose declared
+    cost (`Checker.cost`) is estimated above `max_minutes` here, or above the memory available, is refused before
+    any draw (`WorkRefused`).
 
     The linear algebra runs on one BLAS thread: a multi-threaded BLAS splits its sums by the number of
     threads, so its last digits would depend on the machine's core count and on how many checks share it.
     Parallelism is across checks (`thmcheck check --workers`, sweeps), where it is exact."""
     with threadpool_limits(1, user_api="blas"):
         return _run_check(checker, parameters, overrides, seed=seed, fidelity=fidelity,
-                          false_fail_rate=false_fail_rate, mutant=mutant)
+                          false_fail_rate=false_fail_rate, mutant=mutant, max_minutes=max_minutes)
 
 
 def _run_check(checker: Checker, parameters: Mapping[str, Any] | None, overrides: Mapping[str, Any] | None, *,
-               seed: int, fidelity: str, false_fail_rate: float, mutant: str | None) -> Verdict:
-    if fidelity not in FIDELITIES:
-        raise InvalidInput(f"fidelity must be one of {', '.join(FIDELITIES)}, got {fidelity!r}")
+               seed: int, fidelity: str, false_fail_rate: float, mutant: str | None, max_minutes: float) -> Verdict:
+    chosen = _fidelity(fidelity)
     if not 0 < false_fail_rate < 1:
         raise InvalidInput(f"false-fail rate must lie in (0, 1), got {false_fail_rate}")
     started = time.perf_counter()
@@ -203,8 +229,9 @@ def _run_check(checker: Checker, parameters: Mapping[str, Any] | None, overrides
         theorem = theorem.mutated(mutant)  # a mutated theorem has no mutants of its own: its table has none
     claims = theorem.claims(parameters, overrides)
     instance = claims.tested.instance
+    if checker.cost is not None and (reason := refusal(theorem.id, checker.cost(instance, chosen), 60 * max_minutes)):
+        raise WorkRefused(reason)
     failures = instance.assumption_failures()
-    chosen = FIDELITIES[fidelity]
     stochastic_count = sum(_stochastic(p) for p in theorem.predictions)
     rate_each = split_false_fail_rate(false_fail_rate, stochastic_count * chosen.stages)
     stated = mutant is None and not instance.overrides

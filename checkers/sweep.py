@@ -26,14 +26,15 @@ from pathlib import Path
 import numpy as np
 
 from checkers import registry
-from checkers.budget import DEFAULT_FALSE_FAIL_RATE, FIDELITIES, MAX_TASKS
-from checkers.check import run_check
+from checkers.budget import DEFAULT_FALSE_FAIL_RATE, FIDELITIES, MAX_CHECK_MINUTES, MAX_TASKS
+from checkers.check import estimated_cost, run_check
+from checkers.cost import machine_rate, refusal
 from checkers.executors import workers as pool_of
 from checkers.outcome import ERROR
 from checkers.seeds import seed_sequence
 from checkers.store import ResultStore, code_version, task_key
 from checkers.verdict import Verdict
-from theorems.errors import CheckError, DeclarationError, InvalidInput
+from theorems.errors import CheckError, DeclarationError, InvalidInput, WorkRefused
 
 
 def split_values(text: str) -> list[str]:
@@ -89,6 +90,8 @@ class Task:
     mutant: str | None = None
     plugins: tuple[str, ...] = ()
     paired: bool = False  # a mutant's task on the seed of the same task as stated (common random numbers)
+    max_minutes: float = MAX_CHECK_MINUTES  # the cap on the check's estimated time (`checkers.cost`)
+    estimated_seconds: float | None = field(default=None, compare=False)  # where its checker declares a cost
 
     @property
     def key(self) -> str:
@@ -118,7 +121,7 @@ def run_task(task: Task) -> tuple[str, dict]:
     try:
         verdict = run_check(registry.checker(task.theorem), dict(task.parameters), dict(task.overrides),
                             seed=task.seed, fidelity=task.fidelity, false_fail_rate=task.false_fail_rate,
-                            mutant=task.mutant)
+                            mutant=task.mutant, max_minutes=task.max_minutes)
     except (CheckError, DeclarationError) as error:
         verdict = Verdict(theorem=task.theorem, title=task.theorem, provenance="?", outcome=ERROR, predictions=(),
                           parameters=dict(task.parameters), overrides=dict(task.overrides), seed=task.seed,
@@ -156,9 +159,10 @@ class SweepSummary:
 def plan(theorem: str, grid: Mapping[str, Sequence[str]], seeds: int, *, fixed: Mapping[str, str] | None = None,
          fidelity: str = "quick", false_fail_rate: float = DEFAULT_FALSE_FAIL_RATE, root_seed: int = 0,
          overrides: Mapping[str, str] | None = None, mutant: str | None = None,
-         plugins: Sequence[str] = (), paired: bool = False) -> list[Task]:
-    """The sweep's tasks, validated before anything runs (a bad grid value is an error here, not later); with
-    `paired`, a mutant's tasks take the seeds of the statement's own (`Task.paired`)."""
+         plugins: Sequence[str] = (), paired: bool = False, max_minutes: float = MAX_CHECK_MINUTES) -> list[Task]:
+    """The sweep's tasks, validated before anything runs (a bad grid value is an error here, not later, and so is
+    a point whose check is estimated beyond `max_minutes`, `WorkRefused`); with `paired`, a mutant's tasks take the
+    seeds of the statement's own (`Task.paired`)."""
     checker = registry.checker(theorem)
     if fidelity not in FIDELITIES:
         raise InvalidInput(f"fidelity must be one of {', '.join(FIDELITIES)}, got {fidelity!r}")
@@ -179,8 +183,13 @@ def plan(theorem: str, grid: Mapping[str, Sequence[str]], seeds: int, *, fixed: 
     for point in grid_points(grid):
         parameters = {**fixed, **point}
         checker.theorem.instance(parameters, overrides)  # validates names, domains and overrides
+        cost = estimated_cost(checker, parameters, fidelity=fidelity, mutant=mutant)
+        if cost is not None and (reason := refusal(f"{theorem} at {parameters or 'its defaults'}", cost,
+                                                   60 * max_minutes)):
+            raise WorkRefused(reason)
         tasks.extend(Task(theorem, parameters, index, fidelity, false_fail_rate, root_seed, dict(overrides or {}),
-                          mutant, tuple(plugins), paired) for index in range(seeds))
+                          mutant, tuple(plugins), paired, max_minutes, cost and cost.first / machine_rate())
+                     for index in range(seeds))
     return tasks
 
 

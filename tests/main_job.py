@@ -24,8 +24,9 @@ def quick_verdict(checker: Checker) -> Verdict:
     return _VERDICTS[checker.id]
 
 
-def is_main_job_call(parameters, overrides, *, seed, fidelity, false_fail_rate, mutant) -> bool:
-    """Whether a run_check call from the command line is one of the main job's."""
+def is_main_job_call(parameters, overrides, *, seed, fidelity, false_fail_rate, mutant, max_minutes) -> bool:
+    """Whether a run_check call from the command line is one of the main job's (its cap only refuses work before
+    the draws: it changes no verdict)."""
     return (not parameters and not overrides and seed == 0 and fidelity == "quick"
             and false_fail_rate == DEFAULT_FALSE_FAIL_RATE and mutant is None)
 

@@ -182,12 +182,6 @@ def quadrature_seconds(sigma: Activation | str, degree: int, digits: int, route:
     return table * mpmath_route_seconds(degree, digits) + moment * mpmath_route_seconds(0, digits)
 
 
-def duration(seconds: float) -> str:
-    """A time in words at the precision an estimate has: seconds, minutes or hours."""
-    return f"{seconds:.0f} s" if seconds < 120 else f"{seconds / 60:.0f} min" if seconds < 7200 else \
-        f"{seconds / 3600:.1f} h"
-
-
 def mu_star_squared(sigma: Activation | str, *, digits: int = 30) -> Quantity:
     """mu_star^2 = E sigma^2 - c_0^2 - c_1^2, the variance of sigma beyond its affine part
     (Ba et al.'s mu_2^2; Hu and Lu's mu_*^2)."""

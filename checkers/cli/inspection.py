@@ -11,13 +11,14 @@ import sympy
 from checkers import registry
 from checkers.budget import ANNOUNCE_SECONDS
 from checkers.check import run_check
+from checkers.cost import duration
 from checkers.outcome import EXIT_PASS
 from checkers.verdict import describe_tightness
 from theorems.activations import Activation, activation
 from theorems.claims import near_moves
 from theorems.errors import InvalidInput, WorkRefused
 from theorems.formula import parse_number
-from theorems.hermite import CONVENTION, duration, hermite_coefficients, quadrature_seconds, second_moment
+from theorems.hermite import CONVENTION, hermite_coefficients, quadrature_seconds, second_moment
 from theorems.statement import PROVENANCES
 
 

@@ -9,9 +9,10 @@ import sys
 from pathlib import Path
 
 from checkers import registry
-from checkers.budget import DEFAULT_FALSE_FAIL_RATE
+from checkers.budget import ANNOUNCE_SECONDS, DEFAULT_FALSE_FAIL_RATE
 from checkers.calibrate import calibrate, format_calibration, markdown_calibration
-from checkers.check import run_check
+from checkers.check import estimated_cost, run_check
+from checkers.cost import describe, duration, machine_rate, refusal
 from checkers.executors import INTERRUPTS
 from checkers.executors import workers as pool_of
 from checkers.outcome import (
@@ -31,7 +32,7 @@ from checkers.report import build_report
 from checkers.store import ResultStore
 from checkers.sweep import parse_grid, plan, progress_bar, sweep
 from checkers.verdict import Verdict, format_header, format_table, format_verdict_row, table_widths
-from theorems.errors import InvalidInput, ThmcheckError
+from theorems.errors import InvalidInput, ThmcheckError, WorkRefused
 
 
 def _rerun_command(arguments, theorems: list[str], fidelity: str) -> str:
@@ -57,8 +58,9 @@ def check(arguments) -> int:
         raise InvalidInput("name at least one theorem id, or --all (see thmcheck list)")
     checkers = registry.all_checkers() if arguments.all else [registry.checker(i) for i in arguments.theorems]
     jobs = _check_jobs(checkers, dict(arguments.param), dict(arguments.overrides))
+    _weigh(arguments, jobs)
     options = dict(seed=arguments.seed, fidelity=arguments.fidelity, false_fail_rate=arguments.false_fail_rate,
-                   mutant=arguments.mutant)
+                   mutant=arguments.mutant, max_minutes=arguments.max_minutes)
     plugins = tuple(arguments.plugins_before + arguments.plugin)
     suffix = f" [mutant {arguments.mutant}]" if arguments.mutant else ""
     widths = table_widths([checker.id + suffix for checker, _, _ in jobs])
@@ -116,6 +118,20 @@ def check(arguments) -> int:
         print(f"thmcheck: {len(expected)} check(s) failed as expected (a source's form that this project corrects): "
               + "; ".join(f"{v.theorem}: {v.expected_failure}" for v in expected), file=sys.stderr)
     return exit_code(standing(v.outcome, v.claim, bool(v.expected_failure)) for v in ordered)
+
+
+def _weigh(arguments, jobs) -> None:
+    """Before any check starts: refuse one whose declared cost is beyond --max-minutes or the memory available,
+    and say which will take over a minute."""
+    for checker, parameters, _ in jobs:
+        cost = estimated_cost(checker, parameters, fidelity=arguments.fidelity, mutant=arguments.mutant)
+        if cost is None:
+            continue
+        if reason := refusal(checker.id, cost, 60 * arguments.max_minutes):
+            raise WorkRefused(reason)
+        if cost.first / machine_rate() > ANNOUNCE_SECONDS:
+            print(f"thmcheck: {checker.id} at {arguments.fidelity} fidelity: {describe(cost)}", file=sys.stderr,
+                  flush=True)
 
 
 def _check_jobs(checkers, parameters: dict, overrides: dict) -> list[tuple]:
@@ -200,7 +216,11 @@ def sweep_command(arguments) -> int:
     tasks = plan(arguments.theorem, parse_grid(arguments.grid), arguments.seeds, fixed=dict(arguments.param),
                  fidelity=arguments.fidelity, false_fail_rate=arguments.false_fail_rate,
                  root_seed=arguments.root_seed, overrides=dict(arguments.overrides), mutant=arguments.mutant,
-                 plugins=arguments.plugins_before + arguments.plugin)
+                 plugins=arguments.plugins_before + arguments.plugin, max_minutes=arguments.max_minutes)
+    estimates = [task.estimated_seconds for task in tasks if task.estimated_seconds is not None]
+    if sum(estimates) > ANNOUNCE_SECONDS:
+        print(f"thmcheck: {len(tasks)} tasks, about {duration(sum(estimates))} of one core's time here (each check's "
+              "declared cost at its first stage; tasks already stored are skipped)", file=sys.stderr, flush=True)
     with _say_what_was_stored(arguments, tasks, arguments.store):
         summary = sweep(tasks, arguments.store, executor=executor, workers=arguments.workers,
                         scheduler=arguments.scheduler, progress=not arguments.json)
@@ -243,7 +263,8 @@ def calibrate_command(arguments) -> int:
                                 false_fail_rate=arguments.false_fail_rate, root_seed=arguments.root_seed,
                                 executor=executor, workers=arguments.workers, scheduler=arguments.scheduler,
                                 progress=not arguments.json, plugins=arguments.plugins_before + arguments.plugin,
-                                paired=arguments.paired, parameters=dict(arguments.param))
+                                paired=arguments.paired, parameters=dict(arguments.param),
+                                max_minutes=arguments.max_minutes)
     if arguments.json:
         print(json.dumps([c.to_dict() for c in results], indent=2, allow_nan=False))
     elif arguments.markdown:

@@ -26,8 +26,10 @@ import math
 
 import numpy as np
 
+from checkers.budget import Fidelity
 from checkers.check import Budget, Checker
 from checkers.convergence import bounded_extrapolation, require_small_expansion_parameter
+from checkers.cost import Cost, over_stages
 from checkers.equivalence.exact_risk import readout_risk
 from checkers.equivalence.ridge import fit_ridge
 from checkers.onestep.draws import setting_for
@@ -81,6 +83,23 @@ def _simulated(parameters: tuple, dimension: int, entropy, spawn_key, network: b
                                            samples=step.setting.samples, ridge=penalty,
                                            noise_variance=noise_variance).risk
     return (risk, reference, *gram_spectrum(weights, beta), width)
+
+
+def cost(instance: Instance, fidelity: Fidelity) -> Cost:
+    """A draw at d: the step (two n d N products), the features' moments (two N x N factorizations), and where the
+    network is trained its readout (n d N features, a ridge solve of about n N^2 + N^3, and 4 n d N test features)."""
+    def at(budget: Budget) -> Cost:
+        parts = []
+        for dimension in MOMENT_SIZES:
+            setting = setting_for(instance, dimension)
+            n, width = setting.samples, setting.width
+            readout = 5 * n * dimension * width + n * width**2 + width**3 if dimension in EQUIVALENCE_SIZES else 0
+            draws = DRAWS[dimension] * 2**budget.level
+            parts.append(Cost(draws * (2 * n * dimension * width + 2 * width**3 + readout),
+                              8 * (4 * n * (dimension + width) + 3 * width**2),
+                              f"n = {n}, d = {dimension}, N = {width}"))
+        return Cost.total(parts)
+    return over_stages(fidelity, at)
 
 
 def equivalent_risk(instance: Instance, squares, along, width: int, samples: int, ridge: float | None = None):
@@ -172,4 +191,5 @@ CHECKER = Checker(
                "extrapolated the same way",
     readers={"risk": read_risk_gap, "equivalent-limit": read_equivalent_limit},
     shared_draws=True,
+    cost=cost,
 )

@@ -17,8 +17,10 @@ import math
 
 import numpy as np
 
+from checkers.budget import Fidelity
 from checkers.check import Budget, Checker
 from checkers.convergence import bounded_extrapolation, require_small_expansion_parameter
+from checkers.cost import Cost, over_stages
 from checkers.equivalence.exact_risk import readout_risk
 from checkers.equivalence.ridge import fit_ridge
 from checkers.equivalence.spiked_features import spiked_model, spiked_step
@@ -98,6 +100,25 @@ def _spiked_model(parameters: tuple, spiked: tuple[float, float, float], dimensi
     weights, theta = spiked_model(dimension, width, *spiked, rng)
     test, train, _ = readout_errors(instance, weights, theta, rng)
     return test, train
+
+
+def cost(instance: Instance, fidelity: Fidelity) -> Cost:
+    """A network draw at d: its step (n_0 = alpha0 d samples, p = (p/d) d neurons, two n_0 d p products) and its
+    readout (n = (n/p) p samples: the features, n d p, a ridge solve, about n p^2 + p^3, and TEST_SAMPLES test
+    features); an sRF draw is the readout alone."""
+    def at(budget: Budget) -> Cost:
+        parts = []
+        for dimension in SIZES:
+            width = max(1, round(float(instance["width_ratio"]) * dimension))
+            samples = max(2, round(float(instance["sample_ratio"]) * width))
+            step_samples = max(1, round(float(instance["alpha0"]) * dimension))
+            readout = samples * dimension * width + samples * width**2 + width**3 + TEST_SAMPLES * dimension * width
+            draws = DRAWS[dimension] * 2**budget.level
+            parts.append(Cost(draws * (2 * step_samples * dimension * width + 2 * readout),
+                              8 * (max(samples, step_samples, TEST_SAMPLES) * (dimension + width) + width**2),
+                              f"d = {dimension}, p = {width}, n = {samples}, n_0 = {step_samples}"))
+        return Cost.total(parts)
+    return over_stages(fidelity, at)
 
 
 def _per_size(draw, seed: np.random.SeedSequence, budget: Budget, *leading):
@@ -202,4 +223,5 @@ CHECKER = Checker(
     shared_draws=True,
     simulation_constants={"srf-test-error": ("r", "c", "gamma"), "srf-train-error": ("r", "c", "gamma"),
                           "realized-test-error": ("solver_penalty", "readout_noise", "test_noise")},
+    cost=cost,
 )

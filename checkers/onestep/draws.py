@@ -1,11 +1,12 @@
-"""Draws of the one-step family: the network's sizes from an instance's ratios, one generator per draw, and
-whether a growing step's corrections can be extrapolated across the sizes drawn."""
+"""Draws of the one-step family: the network's sizes from an instance's ratios, one generator per draw, what a draw
+costs, and whether a growing step's corrections can be extrapolated across the sizes drawn."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from checkers.convergence import require_decaying_correction, require_small_expansion_parameter
+from checkers.cost import Cost
 from checkers.onestep.simulation import OneStepSetting
 from theorems.errors import InvalidInput
 from theorems.onestep import common as onestep
@@ -30,6 +31,16 @@ def setting_for(instance: Instance, dimension: int, **extra) -> OneStepSetting:
                            "GiB a draw may form here; lower psi1 or psi2")
     return OneStepSetting(samples=samples, dimension=dimension, width=width, activation=instance["activation"],
                           teacher=instance["teacher"], noise=float(instance["noise"]), **extra)
+
+
+def step_cost(setting: OneStepSetting, draws: int, *, products: int = 2) -> Cost:
+    """`draws` one-step draws at `setting`: `products` n x d x N matrix products a draw (X W_0 and X^T M for the step,
+    two more for fresh features before and after it), holding X, W_0, W_1, the n x N preactivations and G_0 at
+    once, and as many n x N feature matrices as products beyond the step's."""
+    n, d, width = setting.samples, setting.dimension, setting.width
+    entries = n * d + 2 * d * width + n * width + max(products - 2, 0) * n * width
+    return Cost(draws * products * n * d * width, entries * np.dtype(setting.dtype).itemsize,
+                f"n = {n}, d = {d}, N = {width}")
 
 
 def draw_generators(seed: np.random.SeedSequence, count: int) -> list[np.random.Generator]:

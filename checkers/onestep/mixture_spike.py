@@ -7,7 +7,9 @@ import math
 
 import numpy as np
 
+from checkers.budget import Fidelity
 from checkers.check import Budget, Checker
+from checkers.cost import Cost, over_stages
 from checkers.onestep.draws import draw_generators
 from checkers.onestep.simulation import GaussianMixture, first_layer_gradient, operator_norm
 from checkers.shared_draws import draw_key, memoized
@@ -23,6 +25,14 @@ def _mixture_sizes(budget: Budget) -> list[tuple[int, int]]:
     draws = budget.scaled(32, math.sqrt(2))
     sizes = [(200, draws), (400, draws), (800, draws)]
     return sizes + [(1600, draws // 2)] if budget.level >= 2 else sizes
+
+
+def cost(instance: Instance, fidelity: Fidelity) -> Cost:
+    """n = d = N = k: the two products of the step, and the data's n x d draw."""
+    def at(budget: Budget) -> Cost:
+        return Cost.total(Cost(draws * 2 * size**3, 5 * size**2 * 8, f"n = d = N = {size}")
+                          for size, draws in _mixture_sizes(budget))
+    return over_stages(fidelity, at)
 
 
 def _mixture_draws(instance: Instance, budget: Budget, seed: np.random.SeedSequence):
@@ -84,4 +94,5 @@ CHECKER = Checker(
                "(spike-aligned teacher, where they are nearly tight)",
     readers={"spike-rate": _read(1), "remainder-rate": _read(2)},
     shared_draws=True,
+    cost=cost,
 )

@@ -10,9 +10,11 @@ import numpy as np
 import numpy.polynomial.hermite_e as numpy_hermite
 import scipy.sparse.linalg
 
+from checkers.budget import Fidelity
 from checkers.check import Budget, Checker, Exact, Unresolved
 from checkers.convergence import bounded_extrapolation, require_small_expansion_parameter
-from checkers.onestep.draws import draw_generators, require_extrapolable_step
+from checkers.cost import Cost, over_stages
+from checkers.onestep.draws import draw_generators, require_extrapolable_step, step_cost
 from checkers.onestep.simulation import OneStepSetting, one_step, operator_norm
 from checkers.shared_draws import draw_key, memoized
 from checkers.stats import Estimate, mean_estimate
@@ -70,6 +72,14 @@ def leading_order_projection(projected: np.ndarray, second_layer: np.ndarray, st
     u, v = _hermite_pair(projected, second_layer, degree)
     return abs(_term_projection(u, v, projected, second_layer, step, degree)) / float(np.linalg.norm(u)
                                                                                       * np.linalg.norm(v))
+
+
+def cost(instance: Instance, fidelity: Fidelity) -> Cost:
+    """Four n^3 products a draw (the step's two, and fresh features before and after it)."""
+    def at(budget: Budget) -> Cost:
+        return Cost.total(step_cost(OneStepSetting(size, size, size, instance["activation"], instance["teacher"]),
+                                    budget.doubled_per_stage(DRAWS[size]), products=4) for size in COUNT_SIZES)
+    return over_stages(fidelity, at)
 
 
 def _count_draws(instance: Instance, budget: Budget, seed: np.random.SeedSequence):
@@ -209,4 +219,5 @@ CHECKER = Checker(
              spike_count.amplitude_prediction_name(2): read_second_spike_amplitude,
              "outlier-count": read_outlier_count},
     shared_draws=True,
+    cost=cost,
 )

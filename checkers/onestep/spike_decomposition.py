@@ -7,8 +7,10 @@ import math
 
 import numpy as np
 
+from checkers.budget import Fidelity
 from checkers.check import Budget, Checker
-from checkers.onestep.draws import draw_generators, setting_for
+from checkers.cost import Cost, over_stages
+from checkers.onestep.draws import draw_generators, setting_for, step_cost
 from checkers.onestep.simulation import one_step, operator_norm
 from checkers.shared_draws import draw_key, memoized
 from checkers.stats import Estimate, fit_rate, mean_estimate
@@ -19,6 +21,13 @@ from theorems.statement import Instance
 def _decomposition_sizes(budget: Budget) -> tuple[list[int], int]:
     scale = 2 ** (budget.level // 2)
     return [100 * scale, 200 * scale, 400 * scale, 800 * scale], 3 * 2 ** (budget.level - budget.level // 2)
+
+
+def cost(instance: Instance, fidelity: Fidelity) -> Cost:
+    def at(budget: Budget) -> Cost:
+        sizes, seeds = _decomposition_sizes(budget)
+        return Cost.total(step_cost(setting_for(instance, size), seeds) for size in sizes)
+    return over_stages(fidelity, at)
 
 
 def _decomposition_draws(instance: Instance, budget: Budget, seed: np.random.SeedSequence):
@@ -74,4 +83,5 @@ CHECKER = Checker(
     simulation="exponent fitted across n; the spike coefficient -> mu1",
     readers={"residual-rate": read_residual_rate, "spike-coefficient": read_spike_coefficient},
     shared_draws=True,
+    cost=cost,
 )

@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from checkers.budget import Fidelity
 from checkers.check import Budget, Checker
 from checkers.convergence import bounded_extrapolation
-from checkers.onestep.draws import draw_generators, setting_for
+from checkers.cost import Cost, over_stages
+from checkers.onestep.draws import draw_generators, setting_for, step_cost
 from checkers.onestep.simulation import one_step, spike_direction_overlap, top_left_singular_vector
 from checkers.shared_draws import draw_key, memoized
 from checkers.stats import Estimate, mean_estimate
@@ -47,9 +49,7 @@ def _observe(instance: Instance, budget: Budget, seed: np.random.SeedSequence, *
     size would reject a true limit. The exponent is bounded, 1/4 <= e <= 1; the limits of the exponents the sizes
     accept enter the test as a systematic bound (`checkers.convergence.bounded_extrapolation`), and sizes that
     reject every one leave the reading unresolved."""
-    # sizes grow every second level; a sequential stage in between doubles the draws instead
-    large, draws = 100 * 2 ** (budget.level // 2 + 2), 48 * 2 ** (budget.level % 2)
-    sizes, counts = (large // 4, large // 2, large), (4 * draws, 2 * draws, draws)
+    sizes, counts = _plan(budget)
     estimates = []
     for index, (dimension, count) in enumerate(zip(sizes, counts)):
         child = np.random.SeedSequence(seed.entropy, spawn_key=(*seed.spawn_key, index))
@@ -58,6 +58,22 @@ def _observe(instance: Instance, budget: Budget, seed: np.random.SeedSequence, *
         estimates.append(mean_estimate(_outlier_values(instance, rows, teacher=teacher)))
     return bounded_extrapolation(sizes, estimates, exponent=OUTLIER_BIAS_EXPONENT,
                                  what="overlaps, realized spike strength as control variate")
+
+
+def _plan(budget: Budget) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """(sizes, draws at each): d/4, d/2 and d with 4, 2 and 1 times the draws. The sizes grow every second level; a
+    sequential stage in between doubles the draws instead."""
+    large, draws = 100 * 2 ** (budget.level // 2 + 2), 48 * 2 ** (budget.level % 2)
+    return (large // 4, large // 2, large), (4 * draws, 2 * draws, draws)
+
+
+def cost(instance: Instance, fidelity: Fidelity) -> Cost:
+    learning_rate = float(instance["learning_rate"])
+
+    def at(budget: Budget) -> Cost:
+        return Cost.total(step_cost(setting_for(instance, size, learning_rate=learning_rate), count)
+                          for size, count in zip(*_plan(budget)))
+    return over_stages(fidelity, at)
 
 
 def _outlier_values(instance: Instance, rows: np.ndarray, *, teacher: bool) -> np.ndarray:
@@ -79,4 +95,5 @@ CHECKER = Checker(
                "accepted models' spread is a systematic bound)",
     readers={"spike-overlap": _read(teacher=False), "teacher-overlap": _read(teacher=True)},
     shared_draws=True,
+    cost=cost,
 )

@@ -7,9 +7,11 @@ from dataclasses import replace
 
 import numpy as np
 
+from checkers.budget import Fidelity
 from checkers.check import Budget, Checker, Unresolved
 from checkers.convergence import require_small_expansion_parameter
-from checkers.onestep.draws import draw_generators, setting_for
+from checkers.cost import Cost, over_stages
+from checkers.onestep.draws import draw_generators, setting_for, step_cost
 from checkers.onestep.simulation import one_step, operator_norm
 from checkers.stats import Estimate, mean_estimate
 from theorems.hermite import derivative_variance, second_moment
@@ -35,8 +37,20 @@ def finite_width_bias(instance: Instance) -> float:
     return (mu1**2 + own / psi1 + 3 * second * slopes / (psi1 * mu1**2)) / (2 * zeta_squared)
 
 
+def _plan(budget: Budget) -> tuple[int, int]:
+    """(d, draws): d doubles every second level, the draws at the others."""
+    return 100 * 2 ** (budget.level // 2 + 1), 64 * 2 ** (budget.level - budget.level // 2)
+
+
+def cost(instance: Instance, fidelity: Fidelity) -> Cost:
+    def at(budget: Budget) -> Cost:
+        dimension, draws = _plan(budget)
+        return step_cost(setting_for(instance, dimension), draws)
+    return over_stages(fidelity, at)
+
+
 def read_gradient_norm(instance: Instance, budget: Budget, seed: np.random.SeedSequence) -> Estimate:
-    dimension, draws = 100 * 2 ** (budget.level // 2 + 1), 64 * 2 ** (budget.level - budget.level // 2)
+    dimension, draws = _plan(budget)
     setting = setting_for(instance, dimension)
     # the reading is made at one size: its finite-width bias enters the test as a systematic bound, twice the
     # derived leading term (measured 0.39, 0.52, 0.60, 0.54 /N against 0.64/N for tanh at N = 5..40), and only
@@ -66,4 +80,5 @@ CHECKER = Checker(
     theorem=spike_strength.THEOREM,
     simulation="sqrt(N) ||G_0|| / ||a|| over many draws",
     readers={"gradient-norm": read_gradient_norm},
+    cost=cost,
 )
