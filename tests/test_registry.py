@@ -38,7 +38,8 @@ def test_theorems_never_import_checkers():
 
 def test_the_readme_table_is_the_generated_one():
     readme = (ROOT / "README.md").read_text()
-    assert markdown_table(registry.listing()) in readme, "regenerate it with `thmcheck list --markdown`"
+    builtin = [entry for entry in registry.listing() if entry.id in {c.id for c in BUILTIN}]  # no test's plugin
+    assert markdown_table(builtin) in readme, "regenerate it with `thmcheck list --markdown`"
 
 
 def test_the_calibration_tests_cover_every_builtin_theorem():
