@@ -58,7 +58,8 @@ def main() -> None:
     total = sum(v["elapsed_seconds"] for v in now.values())
     print(f"main job, {arguments.workers} workers: {wall:.1f} s wall, {total:.1f} s of checks"
           + (f"; at {arguments.against}: {then_wall:.1f} s wall, ratio {then_wall / wall:.2f}x" if then else ""))
-    print(f"{'check':32} {'now (s)':>8} {'share':>6}" + (f" {'then (s)':>9} {'ratio':>6}  same numbers" if then else ""))
+    columns = f" {'then (s)':>9} {'ratio':>6}  same numbers" if then else ""
+    print(f"{'check':32} {'now (s)':>8} {'share':>6}{columns}")
     for theorem, verdict in sorted(now.items(), key=lambda item: -item[1]["elapsed_seconds"]):
         seconds = verdict["elapsed_seconds"]
         line = f"{theorem:32} {seconds:8.1f} {seconds / total:6.1%}"

@@ -155,3 +155,67 @@ def test_a_plot_path_that_is_a_folder_is_refused_before_any_computation(tmp_path
     assert_users_fault(thmcheck("oracle", "giant-step-risk", "--vary", "sample_ratio=1:2:2", "--plot", str(tmp_path)),
                        "is a folder")
     assert not tmp_path.with_suffix(".png").exists()  # matplotlib would have written FOLDER.png beside it
+
+
+def _mounted(folder: Path, *options: str) -> bool:
+    """Mount a small tmpfs at `folder` (a read-only or full disk of the user's); False where this process may not."""
+    folder.mkdir()
+    return subprocess.run(["mount", "-t", "tmpfs", "-o", ",".join(("size=48k", *options)), "tmpfs", str(folder)],
+                          capture_output=True).returncode == 0
+
+
+@pytest.fixture
+def disk(tmp_path):
+    """A 48 KiB tmpfs, unmounted afterwards (skipped where mounting needs privileges this process lacks)."""
+    folder = tmp_path / "disk"
+    if not _mounted(folder):
+        pytest.skip("mounting a tmpfs needs root (CAP_SYS_ADMIN); CI runs as root")
+    yield folder
+    subprocess.run(["umount", "-l", str(folder)], capture_output=True)
+
+
+def test_a_read_only_disk_is_said_for_stores_reports_and_plots(store, disk, tmp_path):
+    (disk / "old.sqlite").write_bytes(store.read_bytes())
+    subprocess.run(["mount", "-o", "remount,ro", str(disk)], check=True)
+    for path in (disk / "new.sqlite", disk / "old.sqlite"):
+        assert_users_fault(thmcheck("sweep", "dual-kernel", "--executor", "serial", "--seeds", "2", "--store",
+                                    str(path)), str(path))
+    assert_users_fault(thmcheck("report", "--from", str(store), "--out", str(disk / "out")), str(disk / "out"))
+    assert_users_fault(thmcheck("oracle", "giant-step-risk", "--vary", "sample_ratio=1:2:2", "--plot",
+                                str(disk / "curve.png")), str(disk / "curve.png"))
+    read = thmcheck("report", "--from", str(disk / "old.sqlite"), "--out", str(tmp_path / "report"))
+    assert read.returncode == 0, read.stderr  # reading a store on a read-only disk is fine
+    default = subprocess.run([sys.executable, "-m", "checkers.cli", "sweep", "dual-kernel", "--executor", "serial"],
+                             capture_output=True, text=True, timeout=300, cwd=disk)
+    assert_users_fault(default, "thmcheck-results.sqlite")
+
+
+def test_a_full_disk_is_said_for_stores_and_reports(store, disk):
+    (disk / "filler").write_bytes(bytes(40 * 1024))
+    assert_users_fault(thmcheck("sweep", "dual-kernel", "--executor", "serial", "--seeds", "3", "--store",
+                                str(disk / "s.sqlite")), str(disk / "s.sqlite"))
+    assert_users_fault(thmcheck("report", "--from", str(store), "--out", str(disk / "out")), "No space left")
+
+
+def test_a_store_with_other_columns_is_refused(store, tmp_path):
+    renamed = tmp_path / "renamed.sqlite"
+    renamed.write_bytes(store.read_bytes())
+    with sqlite3.connect(renamed) as connection:
+        connection.execute("ALTER TABLE results RENAME COLUMN verdict TO v")
+    assert_users_fault(thmcheck("report", "--from", str(renamed), "--out", str(tmp_path / "out")), "not a thmcheck")
+    assert_users_fault(thmcheck("sweep", "dual-kernel", "--executor", "serial", "--store", str(renamed)),
+                       "not a thmcheck")
+
+
+def test_a_true_statement_at_the_edge_of_its_interval_passes():
+    """The Hermite-series identity at degree 400 sat 1e-21 outside its interval's end: round-off, not a failure."""
+    result = thmcheck("check", "population-loss", "--fidelity", "quick", "--param", "dimension=64", "--param",
+                      "student_width=20", "--param", "teacher_width=20", "--param", "degree=400")
+    assert result.returncode == 0, result.stdout[-2000:]
+
+
+def test_calibrate_validates_every_theorem_before_it_runs_any(tmp_path):
+    store = tmp_path / "c.sqlite"
+    assert_users_fault(thmcheck("calibrate", "dual-kernel", "balancedness-identity", "--param", "rho=0.5", "--seeds",
+                                "1", "--executor", "serial", "--store", str(store)), "balancedness-identity", "rho")
+    assert not store.exists()  # dual-kernel's tasks did not run first
