@@ -36,11 +36,12 @@ def setting_for(instance: Instance, dimension: int, **extra) -> OneStepSetting:
 def step_cost(setting: OneStepSetting, draws: int, *, products: int = 2) -> Cost:
     """`draws` one-step draws at `setting`: `products` n x d x N matrix products a draw (X W_0 and X^T M for the step,
     two more for fresh features before and after it), holding X, W_0, W_1, the n x N preactivations and G_0 at
-    once, and as many n x N feature matrices as products beyond the step's."""
+    once, and as many n x N feature matrices as products beyond the step's. The work is counted in float64
+    multiply-adds: a float32 one costs half."""
     n, d, width = setting.samples, setting.dimension, setting.width
     entries = n * d + 2 * d * width + n * width + max(products - 2, 0) * n * width
-    return Cost(draws * products * n * d * width, entries * np.dtype(setting.dtype).itemsize,
-                f"n = {n}, d = {d}, N = {width}")
+    itemsize = np.dtype(setting.dtype).itemsize
+    return Cost(draws * products * n * d * width * itemsize / 8, entries * itemsize, f"n = {n}, d = {d}, N = {width}")
 
 
 def draw_generators(seed: np.random.SeedSequence, count: int) -> list[np.random.Generator]:

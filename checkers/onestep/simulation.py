@@ -49,14 +49,19 @@ def _parallel(function, items) -> list:
 
 def standard_normal(rng: np.random.Generator, shape: tuple[int, int], dtype=np.float64) -> np.ndarray:
     """An (rows, columns) array of N(0, 1) entries, filled in row chunks by generators spawned from `rng`
-    (a fixed number per shape, so the numbers are the same with any number of threads)."""
+    (a fixed number per shape, so the numbers are the same with any number of threads). They are drawn in float64
+    whatever the dtype, so a float32 array holds the float64 draws rounded: the same sample as a float64 run."""
     out = np.empty(shape, dtype=dtype)
     starts = range(0, shape[0], NORMAL_CHUNK_ROWS)
     generators = rng.spawn(len(starts))
 
     def fill(index_start):
         index, start = index_start
-        generators[index].standard_normal(out=out[start:start + NORMAL_CHUNK_ROWS], dtype=dtype)
+        block = out[start:start + NORMAL_CHUNK_ROWS]
+        if block.dtype == np.float64:
+            generators[index].standard_normal(out=block)
+        else:
+            block[...] = generators[index].standard_normal(block.shape)
 
     _parallel(fill, enumerate(starts))
     return out

@@ -41,6 +41,11 @@ VISIBLE_SHARE = 0.5
 # at 2000), so they get more draws.
 DRAWS = {250: 64, 500: 32, 1000: 16, 2000: 16}
 AMPLITUDE_DEGREES = (1, 2)
+# The draws, the step and the features are float32 (drawn in float64 and rounded, so the sample is a float64 run's):
+# the readings are ratios of sums over the n x N features, whose float32 round-off (relative 1e-7 at n = 2000, a
+# ten-thousandth of a reading's standard error) is far below what the check resolves, and the four n^3 products a
+# draw run twice as fast (docs/derivations/onestep.md#spike-count, "In float32").
+DTYPE = np.float32
 
 
 def _hermite_pair(projected: np.ndarray, second_layer: np.ndarray, degree: int) -> tuple[np.ndarray, np.ndarray]:
@@ -77,8 +82,9 @@ def leading_order_projection(projected: np.ndarray, second_layer: np.ndarray, st
 def cost(instance: Instance, fidelity: Fidelity) -> Cost:
     """Four n^3 products a draw (the step's two, and fresh features before and after it)."""
     def at(budget: Budget) -> Cost:
-        return Cost.total(step_cost(OneStepSetting(size, size, size, instance["activation"], instance["teacher"]),
-                                    budget.doubled_per_stage(DRAWS[size]), products=4) for size in COUNT_SIZES)
+        return Cost.total(step_cost(OneStepSetting(size, size, size, instance["activation"], instance["teacher"],
+                                                   dtype=DTYPE), budget.doubled_per_stage(DRAWS[size]), products=4)
+                          for size in COUNT_SIZES)
     return over_stages(fidelity, at)
 
 
@@ -92,10 +98,10 @@ def _count_draws(instance: Instance, budget: Budget, seed: np.random.SeedSequenc
     for size, children in zip(COUNT_SIZES, seed.spawn(len(COUNT_SIZES))):
         setting = OneStepSetting(samples=size, dimension=size, width=size, activation=sigma,
                                  teacher=instance["teacher"], noise=float(instance["noise"]),
-                                 learning_rate=size**alpha)
+                                 learning_rate=size**alpha, dtype=DTYPE)
         for index, rng in enumerate(draw_generators(children, budget.doubled_per_stage(DRAWS[size]))):
             step = one_step(setting, rng)
-            fresh = rng.standard_normal((size, size))
+            fresh = rng.standard_normal((size, size)).astype(setting.dtype)
             initial = sigma(fresh @ step.initial_weights)
             change = sigma(fresh @ step.updated_weights()) - initial
             projected = fresh @ step.zeta
