@@ -110,6 +110,14 @@ class Checker:
     `cost(instance, fidelity) -> Cost` (`checkers.cost`), where a parameter or the fidelity can make the check
     long: the most its readers may spend, from the plan of sizes and draws they run. A check estimated beyond the
     caller's cap is refused before any draw.
+
+    What the contract (`checkers.contract`) and the calibration read of this check:
+    `resolves_at`, the lowest fidelity whose samples resolve the true statement's stated resolution at the defaults
+    (below it the check may be inconclusive, never failing); `claims_in_checker`, the claim mutants that move no
+    predicted target because their claim is still computed by a reader (the list must be exact, and shrinks as
+    predictions come to own their observables); `second_point`, the parameters of a second point the slow
+    calibration runs at; `calibration_seeds`, its seeds per version at quick fidelity; `slow_mutants` and
+    `slow_rerun`, where the mutants' runs (minutes at default) or a rerun (tens of seconds) belong to the slow tests.
     """
 
     theorem: Theorem
@@ -118,6 +126,12 @@ class Checker:
     shared_draws: bool = False
     simulation_constants: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     cost: Callable[[Instance, Fidelity], Cost] | None = None
+    resolves_at: str = "quick"
+    claims_in_checker: frozenset[str] = frozenset()
+    second_point: Mapping[str, str] | None = None
+    calibration_seeds: int = 20
+    slow_mutants: bool = False
+    slow_rerun: bool = False
 
     def __post_init__(self):
         if not isinstance(self.theorem, Theorem):
@@ -143,6 +157,20 @@ class Checker:
         if unknown or unread:
             raise DeclarationError(f"checker of {self.theorem.id}: simulation_constants names "
                                    f"{', '.join(unknown + unread)}, which are not its predictions or constants")
+        if self.resolves_at not in FIDELITIES:
+            raise DeclarationError(f"checker of {self.theorem.id}: resolves_at must be one of "
+                                   f"{', '.join(FIDELITIES)}, got {self.resolves_at!r}")
+        object.__setattr__(self, "claims_in_checker", frozenset(self.claims_in_checker))
+        unknown = sorted(self.claims_in_checker - {mutant.name for mutant in self.theorem.mutants})
+        if unknown:
+            raise DeclarationError(f"checker of {self.theorem.id}: claims_in_checker names {', '.join(unknown)}, "
+                                   "which are not its theorem's mutants")
+        if self.second_point is not None:
+            object.__setattr__(self, "second_point", MappingProxyType(dict(self.second_point)))
+            names = {parameter.name for parameter in self.theorem.parameters}
+            if set(self.second_point) - names:
+                raise DeclarationError(f"checker of {self.theorem.id}: second_point names "
+                                       f"{', '.join(sorted(set(self.second_point) - names))}, not its parameters")
 
     @property
     def id(self) -> str:

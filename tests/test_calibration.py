@@ -15,23 +15,12 @@ from checkers import registry
 from checkers.calibrate import calibrate, format_calibration
 
 CHECKERS = registry.builtin_checkers()
-DEFAULT_SEEDS = 20
-# more seeds where a check is cheap, fewer where one run takes tens of seconds; every theorem is covered
-SEEDS = {"balancedness-recurrence": 200, "balancedness-identity": 200, "stationary-balanced": 200,
-         "nc1-bound": 50, "pseudo-inverse-features": 50, "nc2-bracket": 50, "nc3-bound": 50, "head-conditioning": 50,
-         "dual-kernel": 200, "population-loss": 200, "spike-alignment": 200,
-         "spike-strength": 100, "spike-outlier": 30, "spike-decomposition": 40, "mixture-spike": 30,
-         "elasticity-reference": 50, "alignment-geometry": 50, "directional-dynamics": 50}
-
-
-def test_seed_table_names_only_registered_theorems():
-    assert set(SEEDS) <= {c.id for c in CHECKERS}
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("checker", CHECKERS, ids=[c.id for c in CHECKERS])
 def test_false_alarm_rate_of_true_statement(checker, tmp_path):
-    seeds = SEEDS.get(checker.id, DEFAULT_SEEDS)
+    seeds = checker.calibration_seeds
     (result,) = calibrate([checker.id], tmp_path / "calibration.sqlite", seeds=seeds, root_seed=1000,
                           executor="serial", progress=False, paired=True)
     print("\n" + format_calibration([result]))
@@ -39,52 +28,12 @@ def test_false_alarm_rate_of_true_statement(checker, tmp_path):
     assert result.true_statement.failed <= seeds // 100
 
 
-# A second parameter point per theorem, inside its assumptions: other activations
-# and teachers, sizes, configurations, losses, learning rates. The three true statements that failed a check by
-# 2026-12-02 did so away from the defaults (spike-count and elasticity-leading-coefficient at alpha = 0.4,
-# large-step-beats-linear at n/d = 4, below its theorem's unstated psi1_*), so the defaults' table alone cannot find
-# the next one. `thmcheck calibrate ID --param NAME=VALUE ...` runs one row.
-SECOND_POINTS = {
-    "activation-monotonicity": {"configuration": "1", "loss": "logistic"},
-    "alignment-geometry": {"max_points": "20", "max_dimension": "10"},
-    "alignment-time-flat": {"configuration": "1", "loss": "logistic"},
-    "balanced-collapse": {"classes": "4", "per_class": "3"},
-    "balancedness-identity": {"width": "20"},
-    "balancedness-recurrence": {"learning_rate": "0.1", "weight_decay": "0.05", "width": "12"},
-    "cohesion-separability": {"activation": "erf", "teacher": "relu", "alpha": "0.25", "similarity": "0.5"},
-    "collapse-training": {"head_depth": "2", "weight_decay": "0.1"},
-    "conservation-law": {"activation": "leaky_relu:0.1", "configuration": "2"},
-    "directional-dynamics": {"configuration": "1", "log_epsilon": "-15"},
-    "dual-kernel": {"activation": "tanh", "rho": "-0.5"},
-    "early-alignment": {"configuration": "1", "log_epsilon": "-170000"},
-    "elasticity-leading-coefficient": {"activation": "softplus", "teacher": "tanh", "alpha": "0.15",
-                                       "similarity": "2"},
-    "elasticity-polynomial": {"activation": "erf", "teacher": "relu", "alpha": "0.25", "similarity": "0.5"},
-    "elasticity-reference": {"activation": "tanh", "teacher": "tanh", "alpha": "0.2", "dimension": "200"},
-    "escape-time": {"configuration": "1", "loss": "logistic"},
-    "gaussian-equivalence": {"learning_rate": "2"},
-    "giant-step-risk": {"eta": "2", "penalty": "0.5"},
-    "head-conditioning": {"classes": "5", "depth": "4", "kappa": "3"},
-    "hermite-equivalence": {"alpha": "0.27"},
-    "large-step-beats-linear": {"psi1": "16"},
-    "local-recovery": {"teacher_width": "2", "dimension": "12"},
-    "mixture-equivalence": {"alpha": "0"},
-    "mixture-spike": {"teacher_direction": "random"},
-    "nc1-bound": {"classes": "5", "per_class": "3"},
-    "nc2-bracket": {"classes": "4", "kappa": "10"},
-    "nc3-bound": {"classes": "4", "kappa": "10"},
-    "orthogonal-frozen": {"configuration": "1", "loss": "exponential"},
-    "peak-alignment": {"configuration": "1"},
-    "population-loss": {"model": "debiased", "student_width": "5", "teacher_width": "3", "dimension": "10"},
-    "pseudo-inverse-features": {"classes": "4", "per_class": "3"},
-    "spike-alignment": {"activation": "erf", "teacher": "relu", "psi1": "4", "psi2": "0.5"},
-    "spike-count": {"alpha": "0.27"},
-    "spike-decomposition": {"activation": "erf", "teacher": "erf", "psi1": "4", "psi2": "0.5"},
-    "spike-outlier": {"activation": "erf", "psi1": "2", "psi2": "1", "learning_rate": "6"},
-    "spike-strength": {"psi1": "8"},
-    "srf-constants": {"activation": "erf", "teacher": "relu", "eta": "2", "alpha0": "3"},
-    "stationary-balanced": {"weight_decay": "0.5", "width": "12"},
-}
+# Every checker names a second parameter point inside its assumptions (`Checker.second_point`): other activations
+# and teachers, sizes, configurations, losses, learning rates. The true statements that failed a check did so away
+# from the defaults (spike-count and elasticity-leading-coefficient at alpha = 0.4, large-step-beats-linear at
+# n/d = 4, below its theorem's unstated psi1_*), so the defaults' table alone cannot find the next one. `thmcheck
+# calibrate ID --param NAME=VALUE ...` runs one row.
+SECOND_POINTS = {c.id: dict(c.second_point) for c in CHECKERS if c.second_point is not None}
 SECOND_POINT_SEEDS = 3
 # Mutants whose claim holds at their theorem's second point, so no run there can reject them, with the reason. (A
 # mutant that moves no predicted target at the point is found by `Calibration.idle_mutants` and needs no entry.)

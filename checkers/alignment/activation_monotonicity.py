@@ -79,4 +79,6 @@ CHECKER = Checker(
     simulation="switches counted on a fine grid of one run through fitting",
     readers={"keeps-own-class": read_keeps_own_class, "trapped-after-alignment": read_trapped_after_alignment},
     shared_draws=True,
+    claims_in_checker=frozenset({"never-gains-own-class", "trapped-from-start"}),
+    second_point={"configuration": "1", "loss": "logistic"},
 )

@@ -95,4 +95,7 @@ CHECKER = Checker(
     theorem=alignment_geometry.THEOREM,
     simulation="Hypothesis over data in random cones, tight cases included",
     readers={"lemma-5": _read(lemma=5), "lemma-11": _read(lemma=11)},
+    claims_in_checker=frozenset({"lemma-11-quarter-power", "lemma-11-scaled", "lemma-5-power-nudged", "lemma-5-sqrt"}),
+    second_point={"max_points": "20", "max_dimension": "10"},
+    calibration_seeds=50,
 )

@@ -83,4 +83,5 @@ CHECKER = Checker(
     theorem=alignment_time_flat.THEOREM,
     simulation="t1 on a 5e-4 grid at four small epsilons (slope) and three moderate ones (order of the correction)",
     readers={"flat": read_flat, "correction-order": read_correction_order},
+    second_point={"configuration": "1", "loss": "logistic"},
 )

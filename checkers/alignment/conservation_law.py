@@ -70,4 +70,6 @@ CHECKER = Checker(
                "shows)",
     readers={"homogeneity": read_homogeneity, "flow-drift": read_flow_drift, "descent-step": read_descent_step},
     shared_draws=True,
+    claims_in_checker=frozenset({"linear-in-step"}),
+    second_point={"activation": "leaky_relu:0.1", "configuration": "2"},
 )

@@ -156,4 +156,8 @@ CHECKER = Checker(
     simulation="Hypothesis (Lemma 4); along the polar-form flow (Lemmas 1, 3)",
     readers={"lemma-4": read_lemma_4, "lemma-3": read_lemma_3, "lemma-1": read_lemma_1},
     shared_draws=True,
+    claims_in_checker=frozenset({
+        "equation-4-exact", "lemma-4-constant-nudged", "lemma-4-constant-quarter", "no-growth"}),
+    second_point={"configuration": "1", "log_epsilon": "-15"},
+    calibration_seeds=50,
 )

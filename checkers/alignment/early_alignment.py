@@ -105,4 +105,7 @@ CHECKER = Checker(
     readers={"aligned-by-t1": read_aligned_by_t1, "alignment-time": read_alignment_time,
              "final-rate": read_final_rate, "stable-rank": read_stable_rank},
     shared_draws=True,
+    claims_in_checker=frozenset({
+        "every-neuron-in-its-cone", "rank-one-limit", "rate-times-ten-thousand", "t1-bound-divided"}),
+    second_point={"configuration": "1", "log_epsilon": "-170000"},
 )

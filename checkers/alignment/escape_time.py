@@ -50,4 +50,5 @@ CHECKER = Checker(
     simulation="four epsilons down to e^-160; slope times ||x+-|| = 1 to 1e-7",
     readers={"positive-class": _read(positive=True), "negative-class": _read(positive=False)},
     shared_draws=True,
+    second_point={"configuration": "1", "loss": "logistic"},
 )

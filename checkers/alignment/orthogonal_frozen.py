@@ -56,4 +56,6 @@ CHECKER = Checker(
     simulation="indicators and inner products on a fine grid",
     readers={"no-activation-gained": read_no_activation_gained, "inactive-frozen": read_inactive_frozen},
     shared_draws=True,
+    claims_in_checker=frozenset({"indicators-constant"}),
+    second_point={"configuration": "1", "loss": "exponential"},
 )

@@ -66,4 +66,5 @@ CHECKER = Checker(
     theorem=peak_alignment.THEOREM,
     simulation="local exponents at eps = e^-7..e^-13",
     readers={"exponent": read_exponent},
+    second_point={"configuration": "1"},
 )

@@ -1,4 +1,4 @@
-"""The `thmcheck` command: list, show, hermite, check, sweep, calibrate, tightness, oracle, report.
+"""The `thmcheck` command: list, show, hermite, check, sweep, calibrate, tightness, oracle, report, contract.
 
 The parser is `checkers.cli.parser`; `list` is in `checkers.cli.listing`, the other inspection commands in
 `checkers.cli.inspection`, the running ones in `checkers.cli.running`, and the equivalence family's oracle beside
@@ -102,6 +102,7 @@ COMMANDS = {
     "calibrate": ("checkers.cli.running", "calibrate_command"),
     "report": ("checkers.cli.running", "report"),
     "oracle": ("checkers.equivalence.oracle_command", "oracle"),
+    "contract": ("checkers.cli.contract", "contract_command"),
 }
 
 

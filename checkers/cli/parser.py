@@ -254,6 +254,20 @@ def build_parser() -> argparse.ArgumentParser:
     oracle.add_argument("--plot", metavar="FILE", help="also draw the curve to a PNG file (needs matplotlib)")
     oracle.add_argument("--json", action="store_true", help="print the curve as JSON")
 
+    contract = commands.add_parser("contract", parents=[common],
+                                   help="the contract every checker meets (declarations, constants, a quick run, "
+                                        "every mutant rejected), on built-ins or a plugin's")
+    contract.add_argument("theorems", nargs="*", metavar="ID", help="theorem ids (see thmcheck list)")
+    contract.add_argument("--all", action="store_true", help="every registered theorem")
+    contract.add_argument("--no-runs", action="store_true",
+                          help="the declarations only: leave out the quick check and the mutants' runs (seconds)")
+    contract.add_argument("--snapshots", metavar="DIR",
+                          help="compare the constants with the snapshots in DIR (default for the built-ins: the "
+                               "project's tests/snapshots, where it is there)")
+    contract.add_argument("--update-snapshots", action="store_true",
+                          help="write each theorem's snapshot (constants-ID.json) first; review the diff")
+    contract.add_argument("--json", action="store_true", help="print each clause's problems as JSON")
+
     report = commands.add_parser("report", parents=[common], help="a static HTML page of verdicts and plots")
     report.add_argument("theorems", nargs="*", metavar="ID", help="theorem ids to check now (without --from)")
     report.add_argument("--all", action="store_true", help="check every registered theorem now")

@@ -48,4 +48,6 @@ CHECKER = Checker(
     theorem=balanced_collapse.THEOREM,
     simulation="log-log slope of NC1 against the shape on two paths to 0",
     readers={"order": read_order},
+    claims_in_checker=frozenset({"cubic", "eps2-unrooted", "power-ten-percent-high"}),
+    second_point={"classes": "4", "per_class": "3"},
 )

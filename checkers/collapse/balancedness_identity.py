@@ -39,4 +39,7 @@ CHECKER = Checker(
     simulation="sympy proof with an arbitrary downstream function; a random network in float64 (1e-12); fails "
                "through tanh",
     readers={"symbolic": read_symbolic, "float64": read_float64},
+    claims_in_checker=frozenset({"transposed"}),
+    second_point={"width": "20"},
+    calibration_seeds=200,
 )

@@ -186,4 +186,8 @@ CHECKER = Checker(
     readers={"recurrence-float64": _read_float64(diagonal=False), "diagonal-float64": _read_float64(diagonal=True),
              "recurrence-mpmath": read_recurrence_mpmath, "floor": read_floor,
              "gradient-flow": read_gradient_flow},
+    claims_in_checker=frozenset({
+        "decay-not-squared", "floor-dropped", "flow-rate-halved", "penalty-without-half", "source-five-percent-low"}),
+    second_point={"learning_rate": "0.1", "weight_decay": "0.05", "width": "12"},
+    calibration_seeds=200,
 )

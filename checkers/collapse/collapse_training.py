@@ -276,4 +276,9 @@ CHECKER = Checker(
              "nc2-bracket": _at_head_depth(_nc2_bracket), "kantorovich-floor": _at_head_depth(_kantorovich_floor),
              "head-root": _at_every_depth(_head_root), "deeper-head": _read_deeper_head},
     shared_draws=True,
+    claims_in_checker=frozenset({
+        "decay-not-squared", "interpolation-dropped", "nc2-equals-kappa", "no-collapse", "perfect-alignment",
+        "root-exponent-off", "shallower-is-better"}),
+    second_point={"head_depth": "2", "weight_decay": "0.1"},
+    slow_rerun=True,
 )

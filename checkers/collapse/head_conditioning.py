@@ -150,4 +150,7 @@ CHECKER = Checker(
     simulation="Hypothesis over near-balanced chains; exact chains",
     readers={"weyl": _read_search(weyl=True), "condition-bound": _read_search(weyl=False),
              "exact-root": read_exact_root},
+    claims_in_checker=frozenset({"delta-halved", "delta-ten-percent-low", "root-exponent-off"}),
+    second_point={"classes": "5", "depth": "4", "kappa": "3"},
+    calibration_seeds=50,
 )

@@ -67,4 +67,7 @@ CHECKER = Checker(
     simulation="Hypothesis over the spec's head generator (measured eps1, eps2); attained to 50 digits in mpmath",
     readers={"theorem-a": _read_search(corollary=False), "corollary-a-prime": _read_search(corollary=True),
              "tight": read_tight},
+    claims_in_checker=frozenset({"denominator-eps1-dropped", "eps2-not-square-rooted", "halved", "loosened"}),
+    second_point={"classes": "5", "per_class": "3"},
+    calibration_seeds=50,
 )

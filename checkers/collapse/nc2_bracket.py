@@ -67,4 +67,7 @@ CHECKER = Checker(
     theorem=nc2_bracket.THEOREM,
     simulation="Hypothesis over generated heads; the bracket closes at eps1 = eps2 = 0 (mpmath)",
     readers={"bracket": read_bracket, "exact": read_exact},
+    claims_in_checker=frozenset({"orthogonal-frame-regardless", "perturbation-dropped"}),
+    second_point={"classes": "4", "kappa": "10"},
+    calibration_seeds=50,
 )

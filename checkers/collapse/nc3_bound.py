@@ -91,4 +91,7 @@ CHECKER = Checker(
     theorem=nc3_bound.THEOREM,
     simulation="Hypothesis over generated heads; the attaining head in mpmath",
     readers={"per-sample": read_per_sample, "kantorovich-floor": read_kantorovich_floor, "attained": read_attained},
+    claims_in_checker=frozenset({"doubled", "five-percent-high"}),
+    second_point={"classes": "4", "kappa": "10"},
+    calibration_seeds=50,
 )

@@ -47,4 +47,7 @@ CHECKER = Checker(
     theorem=pseudo_inverse_features.THEOREM,
     simulation="Hypothesis over generated heads; exact at eps2 = 0 in mpmath",
     readers={"bound": read_bound, "exact-balance": read_exact_balance},
+    claims_in_checker=frozenset({"eps2-not-square-rooted", "five-percent-low", "halved"}),
+    second_point={"classes": "4", "per_class": "3"},
+    calibration_seeds=50,
 )

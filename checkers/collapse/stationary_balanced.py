@@ -80,4 +80,7 @@ CHECKER = Checker(
     theorem=stationary_balanced.THEOREM,
     simulation="random points in float64; the bound along a GD run towards a stationary point",
     readers={"identity": read_identity, "near-stationary-bound": read_near_stationary_bound},
+    claims_in_checker=frozenset({"coefficient-five-percent-high", "penalty-without-half"}),
+    second_point={"weight_decay": "0.5", "width": "12"},
+    calibration_seeds=200,
 )

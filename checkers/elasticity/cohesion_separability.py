@@ -13,4 +13,6 @@ CHECKER = Checker(
                "accepted models' spread is a systematic bound)",
     readers={"cohesion-coefficient": leading_coefficient_reader(class_mean_step_part(cohesion)),
              "separability-coefficient": leading_coefficient_reader(class_mean_step_part(separability))},
+    second_point={"activation": "erf", "teacher": "relu", "alpha": "0.25", "similarity": "0.5"},
+    slow_rerun=True,
 )

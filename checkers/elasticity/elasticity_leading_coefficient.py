@@ -10,4 +10,6 @@ CHECKER = Checker(
     simulation="exact in x given the weights; draws at n = 250..1000, extrapolated in n^(2 alpha - 1) with "
                "the exponent bounded within a factor two (the accepted models' spread is a systematic bound)",
     readers={"leading-coefficient": leading_coefficient_reader(elasticity_step_part)},
+    second_point={"activation": "softplus", "teacher": "tanh", "alpha": "0.15", "similarity": "2"},
+    slow_rerun=True,
 )

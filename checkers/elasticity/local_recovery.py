@@ -106,4 +106,6 @@ CHECKER = Checker(
              "mass-deficit": _reader(_mass_deficit), "excess-loss": _reader(_excess_loss),
              "loss-rate": _reader(_loss_rate)},
     shared_draws=True,
+    claims_in_checker=frozenset({"signed-directions"}),
+    second_point={"teacher_width": "2", "dimension": "12"},
 )

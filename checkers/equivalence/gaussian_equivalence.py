@@ -192,4 +192,7 @@ CHECKER = Checker(
     readers={"risk": read_risk_gap, "equivalent-limit": read_equivalent_limit},
     shared_draws=True,
     cost=cost,
+    resolves_at="default",
+    second_point={"learning_rate": "2"},
+    slow_rerun=True,
 )

@@ -224,4 +224,8 @@ CHECKER = Checker(
     simulation_constants={"srf-test-error": ("r", "c", "gamma"), "srf-train-error": ("r", "c", "gamma"),
                           "realized-test-error": ("solver_penalty", "readout_noise", "test_noise")},
     cost=cost,
+    resolves_at="default",
+    second_point={"eta": "2", "penalty": "0.5"},
+    slow_mutants=True,
+    slow_rerun=True,
 )

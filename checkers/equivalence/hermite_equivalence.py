@@ -99,4 +99,9 @@ CHECKER = Checker(
                "n^-e, e within a factor two of 1 - 2 alpha; the exact degree-1 surrogate as a baseline",
     readers={"test-gap": _read(0, "test"), "train-gap": _read(1, "training")},
     shared_draws=True,
+    resolves_at="default",
+    claims_in_checker=frozenset({"degree-one-short", "rest-as-whole-moment"}),
+    second_point={"alpha": "0.27"},
+    slow_mutants=True,
+    slow_rerun=True,
 )

@@ -146,4 +146,8 @@ CHECKER = Checker(
              "tanh-tau-value": read_tanh_tau_value, "beats-linear": _read_margin(network=True),
              "equivalent-stays-linear": _read_margin(network=False)},
     shared_draws=True,
+    claims_in_checker=frozenset({
+        "kappa-one", "kappa-tanh-last-digit", "linear-bound-halved", "smoothing-variance-two", "tau-tanh-last-digit"}),
+    second_point={"psi1": "16"},
+    slow_rerun=True,
 )

@@ -75,4 +75,6 @@ CHECKER = Checker(
              f"generalization-gap-at-{PROTOCOL_SIZE}": _at_protocol_size(0, "generalization"),
              f"train-gap-at-{PROTOCOL_SIZE}": _at_protocol_size(1, "train")},
     shared_draws=True,
+    second_point={"alpha": "0"},
+    slow_rerun=True,
 )

@@ -81,4 +81,5 @@ CHECKER = Checker(
                "systematic bound",
     readers={"spike": _read(0), "bulk": _read(1), "overlap": _read(2)},
     shared_draws=True,
+    second_point={"activation": "erf", "teacher": "relu", "eta": "2", "alpha0": "3"},
 )

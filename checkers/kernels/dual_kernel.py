@@ -127,4 +127,6 @@ CHECKER = Checker(
     theorem=dual_kernel.THEOREM,
     simulation="closed form to 30 digits; the tail bound at every rho, searched by Hypothesis; scrambled-Sobol' RQMC",
     readers={"closed-form": read_closed_form, "monte-carlo": read_monte_carlo, "tail-bound": read_tail_bound},
+    second_point={"activation": "tanh", "rho": "-0.5"},
+    calibration_seeds=200,
 )

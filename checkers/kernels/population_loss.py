@@ -77,4 +77,6 @@ CHECKER = Checker(
                "tail bound",
     readers={"monte-carlo": _rqmc_reader(_loss), "gradient": _rqmc_reader(_second_layer_gradient),
              "neuron-gradient": _rqmc_reader(_neuron_gradient), "hermite-series": read_hermite_series},
+    second_point={"model": "debiased", "student_width": "5", "teacher_width": "3", "dimension": "10"},
+    calibration_seeds=200,
 )

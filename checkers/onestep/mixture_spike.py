@@ -95,4 +95,6 @@ CHECKER = Checker(
     readers={"spike-rate": _read(1), "remainder-rate": _read(2)},
     shared_draws=True,
     cost=cost,
+    second_point={"teacher_direction": "random"},
+    calibration_seeds=30,
 )

@@ -35,4 +35,6 @@ CHECKER = Checker(
     theorem=spike_alignment.THEOREM,
     simulation="many draws of X, y at three sizes, extrapolated in 1/d",
     readers={"teacher-overlap": read_teacher_overlap},
+    second_point={"activation": "erf", "teacher": "relu", "psi1": "4", "psi2": "0.5"},
+    calibration_seeds=200,
 )

@@ -226,4 +226,6 @@ CHECKER = Checker(
              "outlier-count": read_outlier_count},
     shared_draws=True,
     cost=cost,
+    second_point={"alpha": "0.27"},
+    slow_rerun=True,
 )

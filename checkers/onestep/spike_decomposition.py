@@ -84,4 +84,7 @@ CHECKER = Checker(
     readers={"residual-rate": read_residual_rate, "spike-coefficient": read_spike_coefficient},
     shared_draws=True,
     cost=cost,
+    claims_in_checker=frozenset({"random-direction", "rate-n^-1"}),
+    second_point={"activation": "erf", "teacher": "erf", "psi1": "4", "psi2": "0.5"},
+    calibration_seeds=40,
 )

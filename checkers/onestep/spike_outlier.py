@@ -96,4 +96,7 @@ CHECKER = Checker(
     readers={"spike-overlap": _read(teacher=False), "teacher-overlap": _read(teacher=True)},
     shared_draws=True,
     cost=cost,
+    second_point={"activation": "erf", "psi1": "2", "psi2": "1", "learning_rate": "6"},
+    calibration_seeds=30,
+    slow_rerun=True,
 )

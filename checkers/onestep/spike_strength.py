@@ -81,4 +81,6 @@ CHECKER = Checker(
     simulation="sqrt(N) ||G_0|| / ||a|| over many draws",
     readers={"gradient-norm": read_gradient_norm},
     cost=cost,
+    second_point={"psi1": "8"},
+    calibration_seeds=100,
 )
