@@ -313,8 +313,8 @@ def format_calibration(calibrations: list[Calibration]) -> str:
 
 
 def markdown_calibration(calibrations: list[Calibration]) -> str:
-    """One row per theorem, for the README: the true statement's outcomes and false-fail rate with its interval,
-    how many of its mutants were killed in every run (the survivors named), its near mutants, and its most
+    """One row per theorem, for docs/calibration.md: the true statement's outcomes and false-fail rate with its
+    interval, how many of its mutants were killed in every run (the survivors named), its near mutants, and its most
     significant pooled offset."""
     lines = ["| theorem | fidelity | seeds | as stated: pass / inconcl. / fail | false-fail rate [95% interval] "
              "| mutants killed in every run | near mutants (resolutions) | pooled offset, largest \\|z\\| |",

@@ -117,7 +117,7 @@ def test_offsets_are_pooled_by_inverse_variance_over_the_runs():
 
 def test_a_run_with_a_systematic_bound_does_not_outweigh_the_others_through_its_standard_error():
     """Three runs at offset 0 (se 0.01) and one read at the edge of its exponent bounds at offset 0.1 with se 0.001
-    and bound 0.1 (cohesion-separability's seed 28 in the README's reading): by standard errors alone that run
+    and bound 0.1 (cohesion-separability's seed 28 in docs/calibration.md's reading): by standard errors alone that run
     would carry 100/103 of the weight; with its bound (weight 1/(1e-6 + 0.01), against 1e4 for each other run) it
     carries a third of a percent. The median bound is reported."""
     runs = [_run(("x", [0.0, 0.0], 0.0, 0.01, 0.5))] * 3 + [_run(("x", [0.0, 0.0], 0.1, 0.001, 0.5))]

@@ -1,4 +1,5 @@
-"""The `thmcheck` command: list, show, hermite, check, sweep, calibrate, tightness, oracle, report, contract.
+"""The `thmcheck` command: list, show, hermite, check, sweep, calibrate, tightness, oracle, report, contract,
+notebooks.
 
 The parser is `checkers.cli.parser`; `list` is in `checkers.cli.listing`, the other inspection commands in
 `checkers.cli.inspection`, the running ones in `checkers.cli.running`, and the equivalence family's oracle beside
@@ -103,6 +104,7 @@ COMMANDS = {
     "report": ("checkers.cli.running", "report"),
     "oracle": ("checkers.equivalence.oracle_command", "oracle"),
     "contract": ("checkers.cli.contract", "contract_command"),
+    "notebooks": ("checkers.notebook_pages", "notebooks_command"),
 }
 
 

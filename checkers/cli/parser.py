@@ -223,7 +223,7 @@ def build_parser() -> argparse.ArgumentParser:
                                 "each version's rate means the same)")
     calibrate.add_argument("--json", action="store_true", help="print the rates as JSON (and no progress bar)")
     calibrate.add_argument("--markdown", action="store_true",
-                           help="print one row per theorem as a markdown table (the README's calibration table)")
+                           help="print one row per theorem as a markdown table (docs/calibration.md's table)")
 
     tightness = commands.add_parser("tightness", parents=[common],
                                     help="how close each inequality of a theorem came to equality in its search")
@@ -267,6 +267,12 @@ def build_parser() -> argparse.ArgumentParser:
     contract.add_argument("--update-snapshots", action="store_true",
                           help="write each theorem's snapshot (constants-ID.json) first; review the diff")
     contract.add_argument("--json", action="store_true", help="print each clause's problems as JSON")
+
+    notebooks = commands.add_parser("notebooks", parents=[common],
+                                    help="static pages of the teaching notebooks, which open with no network")
+    notebooks.add_argument("notebooks", nargs="*", metavar="NOTEBOOK",
+                           help="notebook files (default: every notebook in the project's notebooks/)")
+    notebooks.add_argument("--out", required=True, metavar="DIR", help="the folder to write NAME.html to")
 
     report = commands.add_parser("report", parents=[common], help="a static HTML page of verdicts and plots")
     report.add_argument("theorems", nargs="*", metavar="ID", help="theorem ids to check now (without --from)")

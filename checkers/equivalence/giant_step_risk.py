@@ -44,7 +44,8 @@ SIZES = (100, 200, 400)
 # 0.24 s a draw: this allocation gives the three sizes about equal standard errors (2.1%, 2.0%, 1.8% of the test
 # error at level 0). The network's test error sits 1.5-3.5% above the limit at every size, which is why it is claimed
 # within a band (theorems/equivalence/giant_step_risk.py): under the point claim, 12 draws at d = 400 made default
-# fidelity reject it on 3 seeds of 14, and high fidelity on one seed of three (README, "Reading the table").
+# fidelity reject it on 3 seeds of 14, and high fidelity on one seed of three (docs/calibration.md, "Reading the
+# table").
 DRAWS = {100: 32, 200: 16, 400: 8}
 # The sRF's per-draw s.d. (tanh/tanh defaults) is 11%, 7.6%, 6.2% of the test error at d = 100, 200, 400 and
 # 16%, 10%, 7% of the training error, at 0.04, 0.12 and 0.3 s a draw; no control variate found (the labels' and
