@@ -1,5 +1,6 @@
 """The teaching notebooks are marimo apps: well formed (`marimo check`), they run as scripts at their default
-sizes, and one exports to static HTML with its outputs."""
+sizes, and `thmcheck notebooks` writes one as a static page with its outputs (tests/test_report_browser.py opens
+it offline)."""
 
 import os
 import subprocess
@@ -36,13 +37,24 @@ def test_notebook_runs_as_a_script(notebook, tmp_path):
     assert result.returncode == 0, result.stderr[-3000:]
 
 
-def test_a_notebook_exports_to_static_html_with_its_outputs(tmp_path):
+def test_a_notebook_page_holds_its_outputs_and_loads_nothing_from_elsewhere(tmp_path):
+    """`thmcheck notebooks` runs every cell once and writes what they show: the Parseval table's heading, the figures
+    as embedded images, each control with its default value; no script, no address to load anything from."""
     notebook = next(n for n in NOTEBOOKS if n.stem == EXPORTED)
-    page = tmp_path / "hermite.html"
-    result = subprocess.run([sys.executable, "-m", "marimo", "export", "html", str(notebook), "-o", str(page)],
-                            capture_output=True, text=True, env=_environment(tmp_path), cwd=tmp_path, timeout=300)
+    result = subprocess.run([sys.executable, "-m", "checkers.cli", "notebooks", str(notebook), "--out",
+                             str(tmp_path / "pages")], capture_output=True, text=True, env=_environment(tmp_path),
+                            cwd=tmp_path, timeout=300)
     assert result.returncode == 0, result.stderr[-3000:]
-    text = page.read_text(encoding="utf-8")
-    # the outputs of the cells are in the page: the Parseval table's heading and an image of a figure
-    assert "Parseval" in text and "image/png" in text
+    text = (tmp_path / "pages" / f"{EXPORTED}.html").read_text(encoding="utf-8")
+    assert "Parseval" in text and text.count('src="data:image/png;base64,') >= 2
+    assert 'class="control">degree K = <b>12</b>' in text
+    assert "<script" not in text and "http://" not in text and "https://" not in text and "<marimo-" not in text
     assert "Traceback" not in text
+
+
+def test_the_pages_are_refused_where_they_cannot_go(tmp_path):
+    occupied = tmp_path / "a-file"
+    occupied.write_text("keep me")
+    result = subprocess.run([sys.executable, "-m", "checkers.cli", "notebooks", "--out", str(occupied)],
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 2 and "is a file" in result.stderr and occupied.read_text() == "keep me"

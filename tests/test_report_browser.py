@@ -1,4 +1,5 @@
-"""The report renders in a real browser (headless Chromium, Debian's `chromium`) without console errors."""
+"""The report and the notebooks' pages render in a real browser (headless Chromium, Debian's `chromium`), offline,
+without console errors."""
 
 import re
 import shutil
@@ -48,3 +49,26 @@ def test_the_browser_check_sees_a_broken_page(tmp_path):
     page.write_text("<html><body><p>x</p><script>undefined_function();</script></body></html>", encoding="utf-8")
     rendered = _chromium(tmp_path, "--dump-dom", page.as_uri())
     assert any(":CONSOLE" in line and "ReferenceError" in line for line in rendered.stderr.splitlines())
+
+
+def test_a_notebook_page_renders_offline_with_its_figures(tmp_path):
+    """The static page of a notebook shows its text and figures with no network: Chromium runs with background
+    networking off and no proxy to reach, and finds every figure decoded (an image that failed to load has no
+    natural width)."""
+    pytest.importorskip("marimo")
+    from pathlib import Path
+
+    from checkers.notebook_pages import NOTEBOOKS, write_pages
+    [page] = write_pages(tmp_path / "pages", [Path(NOTEBOOKS) / "hermite_and_dual_kernels.py"])
+    probe = tmp_path / "probe.html"  # the page, with a script that writes how many figures decoded into the DOM
+    probe.write_text(page.read_text(encoding="utf-8").replace(
+        "</body>", "<script>addEventListener('load', () => { const shown = [...document.images].filter("
+                   "image => image.naturalWidth > 0).length; document.title = 'figures ' + shown + ' of ' + "
+                   "document.images.length; });</script></body>"), encoding="utf-8")
+    rendered = _chromium(tmp_path, "--proxy-server=127.0.0.1:9", "--dump-dom", probe.as_uri())
+    assert rendered.returncode == 0, rendered.stderr[-2000:]
+    console = [line for line in rendered.stderr.splitlines() if ":CONSOLE" in line]
+    assert console == [], console
+    title = re.search(r"<title>figures (\d+) of (\d+)</title>", rendered.stdout)
+    assert title and int(title.group(1)) == int(title.group(2)) >= 2, rendered.stdout[:500]
+    assert "Hermite coefficients and dual kernels" in rendered.stdout and "Parseval" in rendered.stdout
