@@ -269,7 +269,7 @@ def _run_check(checker: Checker, parameters: Mapping[str, Any] | None, overrides
         theorem=theorem.id, title=theorem.title, provenance=theorem.provenance,
         outcome=overall_outcome((r.outcome for r in results), not failures),
         predictions=tuple(results), parameters=instance.describe_parameters(),
-        overrides={name: str(value) for name, value in instance.overrides.items()},
+        overrides=instance.describe_overrides(),
         assumption_failures=tuple(failures), seed=seed, fidelity=fidelity, false_fail_rate=false_fail_rate,
         elapsed_seconds=time.perf_counter() - started, mutant=mutant, expected_failure=theorem.expected_failure)
 

@@ -232,6 +232,9 @@ class _Quiet:
     def close(self) -> None:
         pass
 
+    def set_description(self, description: str) -> None:
+        pass
+
 
 def progress_bar(total: int, enabled: bool, description: str = "sweep"):
     """A tqdm bar on stderr where it is a terminal (a log file gets no bar), or an object that ignores the same

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import textwrap
 from dataclasses import asdict, dataclass, field
 
 from checkers.outcome import (
@@ -167,9 +168,11 @@ class Verdict:
             expected_failure=data.get("expected_failure") or "", error=data.get("error") or "")
 
     def explain(self) -> str:
-        """A few lines a person can read: the verdict, then each prediction's evidence."""
+        """A few lines a person can read: the verdict, then each prediction's evidence, numbers at the digits their
+        standard errors (or stated accuracies) support, long lines folded."""
         parameters = ", ".join(f"{k}={v}" for k, v in self.parameters.items())
-        lines = [f"{self.theorem} [{self.provenance}] ({parameters}): {self.outcome.upper()}"]
+        tested = f" [mutant {self.mutant}]" if self.mutant else ""
+        lines = [f"{self.theorem}{tested} [{self.provenance}] ({parameters}): {self.reading.upper()}"]
         if self.expected_failure:
             lines.append(f"  expected to fail: {self.expected_failure}")
         if self.overrides:
@@ -180,13 +183,18 @@ class Verdict:
             lines.append(f"  - {p.name} ({p.kind}): {p.outcome}")
             if p.predicted_interval is not None and p.observed is not None:
                 lower, upper = p.predicted_interval
-                predicted = f"{lower:.10g}" if lower == upper else f"[{lower:.10g}, {upper:.10g}]"
-                observed = f"{p.observed:.10g}"
+                scale = p.standard_error if p.standard_error else p.tolerance
+                predicted = shown(lower, scale) if lower == upper else f"[{shown(lower, scale)}, {shown(upper, scale)}]"
+                observed = shown(p.observed, scale)
                 if p.standard_error is not None:
-                    systematic = f"; systematic +- {p.systematic:.3g}" if p.systematic else ""
-                    observed += f" +- {p.standard_error:.3g} (se{systematic}, {p.samples} samples, {p.method})"
+                    systematic = f"; systematic +- {p.systematic:.2g}" if p.systematic else ""
+                    observed += f" +- {p.standard_error:.2g} (se{systematic}, {p.samples} samples, {p.method})"
                 elif p.method:
                     observed += f" ({p.method})"
+                beyond = max(lower - p.observed, p.observed - upper)
+                if p.standard_error is None and beyond > 0 and p.outcome == PASS:
+                    observed += (f"; {beyond:.2g} beyond the interval, within its stated accuracy "
+                                 f"{p.tolerance:.2g}: at the bound to round-off, not past it")
                 lines.append(f"      predicted {predicted}; observed {observed}")
                 # the resolution is printed once: with its reason where it states one, else here
                 resolution = "" if p.resolution_reason else f" (resolution {p.resolution:.3g})"
@@ -207,7 +215,31 @@ class Verdict:
                              + ", ".join(f"{name} {value:.2f}" for name, value in p.power.items()))
             if p.message:
                 lines.append(f"      {p.message}")
-        return "\n".join(lines)
+        return "\n".join(_folded(line) for line in lines)
+
+
+FOLD_WIDTH = 116
+
+
+def _folded(line: str) -> str:
+    """A long evidence line folded at FOLD_WIDTH, its continuation indented under its text."""
+    if len(line) <= FOLD_WIDTH:
+        return line
+    indent = " " * (len(line) - len(line.lstrip()) + 2)
+    return textwrap.fill(line, FOLD_WIDTH, subsequent_indent=indent, break_on_hyphens=False)
+
+
+def shown(value: float, scale: float | None) -> str:
+    """A number at the digits its uncertainty supports: to the second significant digit of `scale` (a standard
+    error, a stated accuracy), at most 12 significant digits (the evidence is read in float64), 6 where there is
+    no scale."""
+    if not math.isfinite(value):
+        return f"{value:g}"
+    if scale is None or not math.isfinite(scale) or scale <= 0:
+        return f"{value:.6g}"
+    magnitude = math.floor(math.log10(abs(value))) if value else math.floor(math.log10(scale))
+    digits = min(max(magnitude - math.floor(math.log10(scale)) + 2, 2), 12)
+    return f"{value:.{digits}g}"
 
 
 # A passing Monte Carlo prediction whose estimate lies this improbably far from the prediction says so: a real
@@ -237,16 +269,26 @@ def describe_tightness(tightness: dict) -> str:
 TABLE_HEADER = ("theorem", "provenance", "verdict", "evidence")
 
 
+def tested_name(theorem: str, mutant: str | None, overrides) -> str:
+    """A theorem's name in the table, tagged with the claim a run tested: a mutant, or a conjecture's constants."""
+    if mutant:
+        return f"{theorem} [mutant {mutant}]"
+    if overrides:
+        return f"{theorem} [conjecture {', '.join(f'{k}={v}' for k, v in dict(overrides).items())}]"
+    return theorem
+
+
 def _row(verdict: Verdict) -> tuple[str, str, str, str]:
     evidence = "; ".join(f"{p.name}: {p.outcome}" for p in verdict.predictions if p.outcome != SKIPPED)
     if verdict.assumption_failures:
         evidence = "; ".join(reason for _, reason in verdict.assumption_failures)
-    name = verdict.theorem + (f" [mutant {verdict.mutant}]" if verdict.mutant else "")
+    name = tested_name(verdict.theorem, verdict.mutant, verdict.overrides)
     if failed_as_expected(verdict.outcome, verdict.claim, bool(verdict.expected_failure)):
         evidence = "as expected: " + evidence
     elif verdict.claim == Claim.STATED and verdict.expected_failure and not verdict.as_expected:
         evidence = "UNEXPECTED, this statement is known to fail: " + evidence
-    return name, verdict.provenance, str(verdict.outcome), evidence
+    shown_outcome = str(verdict.outcome) if verdict.claim == Claim.STATED else verdict.reading
+    return name, verdict.provenance, shown_outcome, evidence
 
 
 def table_widths(names: list[str]) -> tuple[int, int, int]:

@@ -2,6 +2,7 @@
 
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -101,7 +102,11 @@ def test_check_all_quick(capsys, monkeypatch):
 
     monkeypatch.setattr(cli, "run_check", run_check)
     code, out, error = run(capsys, "check", "--all", "--fidelity", "quick", "--workers", "1")
-    assert all(f"{checker.id} [" in out for checker in registry.all_checkers())
+    lines = out.splitlines()
+    assert all(any(line.startswith(f"{checker.id} ") for line in lines) for checker in registry.all_checkers())
+    # the evidence of what did not pass, then one line of counts and time, as pytest ends
+    assert "elasticity-polynomial [secondary]" in out and "dual-kernel [derived]" not in out
+    assert re.fullmatch(r"38 checks: \d+ passed, 1 failed as expected(, \d+ inconclusive)? in \d+ s", lines[-1])
     # nothing fails; the checks whose resolution needs default fidelity are inconclusive (exit 3), and the
     # command says how to resolve them
     ids = {checker.id for checker in registry.all_checkers()}
@@ -380,3 +385,28 @@ def test_a_hermite_table_over_a_minute_is_announced(capsys, monkeypatch):
     monkeypatch.setattr(inspection, "quadrature_seconds", lambda *arguments: 90.0)  # a cheap table, announced
     code, _, err = run(capsys, "hermite", "tanh", "--degree", "4")
     assert code == 0 and "takes about 90 s" in err
+
+
+def test_the_evidence_of_every_check_with_verbose_and_a_summary_line(capsys):
+    code, out, _ = run(capsys, "check", "dual-kernel", "stationary-balanced", "--fidelity", "quick")
+    assert code == 0 and "dual-kernel [derived]" not in out  # a pass prints its row, not its evidence
+    assert re.fullmatch(r"2 checks: 2 passed in \d+ s", out.splitlines()[-1])
+    code, out, _ = run(capsys, "check", "dual-kernel", "stationary-balanced", "--fidelity", "quick", "-v")
+    assert code == 0 and "dual-kernel [derived]" in out and "stationary-balanced [derived]" in out
+
+
+def test_a_conjecture_is_tagged_and_read_as_rejected(capsys):
+    code, out, _ = run(capsys, "check", "dual-kernel", "--param", "activation=relu", "--set", "c1=0.51",
+                       "--fidelity", "quick")
+    assert code == 1
+    assert re.search(r"^dual-kernel \[conjecture c1=51/100\]\s+derived\s+rejected", out, flags=re.M)
+    assert "1 check: 1 rejected in" in out.splitlines()[-1]
+
+
+def test_numbers_are_shown_at_the_digits_their_errors_support():
+    from checkers.verdict import shown
+    assert shown(1.2194729844483123, 0.0014074) == "1.2195"
+    assert shown(0.12776262809873867, 0.0017225) == "0.1278"
+    assert shown(-1.53e-10, 1e-9) == "-1.5e-10"
+    assert shown(0.375045204626635, 1e-30) == "0.375045204627"  # float64 evidence: 12 digits at most
+    assert shown(0.5, None) == "0.5"

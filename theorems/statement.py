@@ -660,3 +660,7 @@ class Instance:
     def describe_parameters(self) -> dict[str, str]:
         return {name: self.labels.get(name) or (value.name if isinstance(value, Activation) else str(value))
                 for name, value in self.parameters.items()}
+
+    def describe_overrides(self) -> dict[str, str]:
+        """The user's constant overrides as a verdict records them."""
+        return {name: str(value) for name, value in self.overrides.items()}

@@ -173,6 +173,8 @@ def build_parser() -> argparse.ArgumentParser:
                        help="worker processes, each check on one core; the numbers do not depend on it (default: "
                             f"every usable core, {usable_cores()} here)")
     _max_minutes(check, MAX_CHECK_MINUTES, "a check")
+    check.add_argument("-v", "--verbose", action="store_true",
+                       help="print the evidence of every check (by default, of those that did not pass)")
     check.add_argument("--json", action="store_true", help=json_help)
 
     # the options of the sweep machinery, shared by sweep and calibrate

@@ -6,6 +6,8 @@ import contextlib
 import json
 import shlex
 import sys
+import time
+from collections import Counter
 from pathlib import Path
 
 from checkers import registry
@@ -31,7 +33,7 @@ from checkers.outcome import (
 from checkers.report import build_report
 from checkers.store import ResultStore
 from checkers.sweep import parse_grid, plan, progress_bar, sweep
-from checkers.verdict import Verdict, format_header, format_table, format_verdict_row, table_widths
+from checkers.verdict import Verdict, format_header, format_table, format_verdict_row, table_widths, tested_name
 from theorems.errors import InvalidInput, ThmcheckError, WorkRefused
 
 
@@ -51,7 +53,9 @@ def _rerun_command(arguments, theorems: list[str], fidelity: str) -> str:
 
 def check(arguments) -> int:
     """Run the checks, printing each verdict's row as it finishes (on `--workers` processes; the numbers do
-    not depend on how many), then the evidence. Ctrl-C keeps what finished: it is printed, and the exit is 130."""
+    not depend on how many), then the evidence of what did not pass (of every check with --verbose), then one line
+    of counts and the time taken. Ctrl-C keeps what finished: it is printed, and the exit is 130."""
+    started = time.perf_counter()
     if arguments.all and arguments.theorems:
         raise InvalidInput("give theorem ids or --all, not both")
     if not arguments.all and not arguments.theorems:
@@ -62,12 +66,16 @@ def check(arguments) -> int:
     options = dict(seed=arguments.seed, fidelity=arguments.fidelity, false_fail_rate=arguments.false_fail_rate,
                    mutant=arguments.mutant, max_minutes=arguments.max_minutes)
     plugins = tuple(arguments.plugins_before + arguments.plugin)
-    suffix = f" [mutant {arguments.mutant}]" if arguments.mutant else ""
-    widths = table_widths([checker.id + suffix for checker, _, _ in jobs])
+    widths = table_widths([tested_name(checker.id, arguments.mutant, checker.theorem.instance(
+        parameters, overrides).describe_overrides()) for checker, parameters, overrides in jobs])
     verdicts: dict[str, Verdict] = {}
-    bar = _progress(len(jobs), enabled=not arguments.json)
     if not arguments.json:
-        print(format_header(widths), flush=True)
+        print(format_header(widths), flush=True)  # before the bar, which would otherwise split the header's line
+    bar = _progress(len(jobs), enabled=not arguments.json)
+    running = min(arguments.workers, len(jobs))
+
+    def name_the_running() -> None:  # the next `running` unfinished checks are the ones the workers hold
+        bar.set_description(", ".join([c.id for c, _, _ in jobs if c.id not in verdicts][:running]) or "check")
 
     def finished(verdict: Verdict) -> None:
         verdicts[verdict.theorem] = verdict
@@ -75,6 +83,9 @@ def check(arguments) -> int:
             bar.clear()
             print(format_verdict_row(verdict, widths), flush=True)
         bar.update(1)
+        name_the_running()
+
+    name_the_running()
 
     if min(arguments.workers, len(jobs)) == 1:  # in this process, on the checker objects themselves
         executor, calls = "serial", [(_check_here, (checker, parameters, overrides, options))
@@ -95,7 +106,7 @@ def check(arguments) -> int:
         raise
     bar.close()
     ordered = [verdicts[checker.id] for checker, _, _ in jobs]
-    _print_verdicts(arguments, ordered, with_table=False)
+    _print_verdicts(arguments, [v for v in ordered if arguments.verbose or v.outcome != PASS], with_table=False)
     inconclusive = [v for v in ordered if v.outcome == INCONCLUSIVE]
     # an inconclusive prediction with an observation had too few samples for its resolution, which a higher
     # fidelity adds; one without was left unresolved for a reason it states (sizes where an expansion has not
@@ -117,7 +128,22 @@ def check(arguments) -> int:
     if expected:
         print(f"thmcheck: {len(expected)} check(s) failed as expected (a source's form that this project corrects): "
               + "; ".join(f"{v.theorem}: {v.expected_failure}" for v in expected), file=sys.stderr)
+    if not arguments.json:
+        sys.stderr.flush()
+        print(summary_line(ordered, time.perf_counter() - started), flush=True)
     return exit_code(standing(v.outcome, v.claim, bool(v.expected_failure)) for v in ordered)
+
+
+def summary_line(verdicts: list[Verdict], seconds: float) -> str:
+    """One line of counts, each outcome read for its claim ("3 passed, 1 failed as expected, 2 rejected"), and the
+    time taken, as pytest ends its run."""
+    words = {"pass": "passed", "fail": "failed", "fail, as expected": "failed as expected"}
+    counts = Counter(words.get(v.reading, v.reading) for v in verdicts)
+    order = ["passed", "failed", "failed as expected", "pass, UNEXPECTED (known to fail)", "rejected", "not rejected",
+             "inconclusive", "outside assumptions"]
+    parts = [f"{counts[word]} {word}" for word in order if counts[word]] + [
+        f"{count} {word}" for word, count in counts.items() if word not in order]
+    return f"{len(verdicts)} check{'s' if len(verdicts) != 1 else ''}: {', '.join(parts)} in {seconds:.0f} s"
 
 
 def _weigh(arguments, jobs) -> None:
