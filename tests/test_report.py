@@ -7,7 +7,8 @@ import pytest
 
 from checkers import registry
 from checkers.cli import main
-from checkers.report import THEORY_POINTS, _points, _theory_curve, _wrapped, build_report
+from checkers.report import build_report
+from checkers.report_figures import THEORY_POINTS, points, theory_curve, wrapped
 from checkers.sweep import plan, sweep
 from theorems.errors import EnvironmentFault
 
@@ -42,7 +43,7 @@ def test_report_from_a_store(tmp_path):
           executor="serial", progress=False)
     sweep(plan("dual-kernel", {"rho": ["0.5"]}, 1, overrides={"c1": "0.51"}), store, executor="serial",
           progress=False)
-    page = build_report(tmp_path / "out", store=store)
+    page = build_report(tmp_path / "out", store=store, command="thmcheck report --from s.sqlite --out out")
     parsed = _parse(page)
     verdicts = dict(parsed.tables)["verdicts"]
     # header, then the theorem as stated (passing), then the conjecture c1 = 0.51 apart (rejected, not red):
@@ -50,9 +51,13 @@ def test_report_from_a_store(tmp_path):
     assert verdicts == [None, "pass", "other"]
     text = page.read_text(encoding="utf-8")
     assert "conjecture c1=51/100" in text and "rejected" in text
-    assert "(predicted , observed )" not in text  # a prediction without numbers says why, in words
+    assert "fidelity <b>quick</b>" in text and "seed indices 0 to 1" in text
+    assert "<code>thmcheck report --from s.sqlite --out out</code>" in text
+    # one table per prediction and version: the statement's runs (tanh has no closed form, so closed-form has 4
+    # rows, monte-carlo and tail-bound 8), then the conjecture's (one run each)
     evidence = [rows for kind, rows in parsed.tables if kind == "evidence"]
-    assert [len(rows) for rows in evidence] == [1 + 8, 1 + 1] and "fail" not in evidence[1]
+    assert [len(rows) - 1 for rows in evidence] == [4, 8, 8, 1, 1, 1]
+    assert "The runs tell conjecture c1=51/100 apart from the statement at 1 of 1 runs" in text
     assert parsed.sections == ["dual-kernel"] and parsed.images
     for source in parsed.images:
         assert (page.parent / source).is_file() and (page.parent / source).stat().st_size > 1000
@@ -65,7 +70,8 @@ def test_report_from_fresh_checks_and_errors(tmp_path, capsys):
     assert dict(parsed.tables)["verdicts"] == [None, "pass", "pass"]
     page = (tmp_path / "fresh" / "index.html").read_text()
     reason = registry.checker("population-loss").theorem.predictions[0].resolution_reason
-    assert f"({reason.basis.replace('-', ' ')}: {reason.reason})" in page.replace("&#x27;", "'")
+    assert f"({reason.basis.replace('-', ' ')})</summary><p>{reason.reason}</p>" in page.replace("&#x27;", "'")
+    assert "fidelity <b>quick</b>, seed <b>0</b>" in page
     with pytest.raises(EnvironmentFault, match="no store"):
         build_report(tmp_path / "x", store=tmp_path / "missing.sqlite")
     assert main(["report", "--out", str(tmp_path / "y")]) == 2
@@ -80,12 +86,12 @@ def _record(x: float, observed: float, standard_error=None, tolerance=None, kind
 
 def test_seeds_at_one_setting_are_pooled_into_one_point_with_a_computed_bar():
     records = [_record(0.5, 1.0, 0.3), _record(0.5, 2.0, 0.4), _record(0.7, 3.0, 0.1)]
-    points = _points(records, [0.5, 0.5, 0.7], ["", "", ""], "", "p")
-    assert [point["x"] for point in points] == [0.5, 0.7] and points[0]["seeds"] == 2
-    assert points[0]["observed"] == pytest.approx(1.5)
+    pooled = points(records, [0.5, 0.5, 0.7], ["", "", ""], "", "p")
+    assert [point["x"] for point in pooled] == [0.5, 0.7] and pooled[0]["seeds"] == 2
+    assert pooled[0]["observed"] == pytest.approx(1.5)
     # the mean of two independent estimates: standard error sqrt(0.3^2 + 0.4^2)/2 = 0.25, times z_0.975
-    assert points[0]["bar"] == pytest.approx(1.959963984540054 * 0.25)
-    assert not points[0]["deterministic"]
+    assert pooled[0]["bar"] == pytest.approx(1.959963984540054 * 0.25)
+    assert not pooled[0]["deterministic"]
 
 
 def test_a_deterministic_observation_is_a_margin_with_its_stated_accuracy_not_an_error_bar():
@@ -93,39 +99,55 @@ def test_a_deterministic_observation_is_a_margin_with_its_stated_accuracy_not_an
                _record(0.5, -2e-42, tolerance=1e-27, kind="inequality")]
     for record in records:  # a margin's claim: at least 0
         record["verdict"]["predictions"][0].update(predicted=0.0, predicted_interval=[0.0, "inf"])
-    (point,) = _points(records, [0.5, 0.5], ["", ""], "", "p")
+    (point,) = points(records, [0.5, 0.5], ["", ""], "", "p")
     assert point["deterministic"] and point["bar"] == 1e-27 and point["observed"] == -2e-42  # the worst seed
 
 
 def test_the_theory_curve_is_the_statement_evaluated_on_a_fine_grid_with_the_runs_overrides():
     theorem = registry.checker("dual-kernel").theorem
     stated = {"parameters": {"activation": "tanh", "rho": "0.3"}, "verdict": {}}
-    curve = _theory_curve("dual-kernel", "monte-carlo", stated, "rho", [0.3, 0.9])
+    curve = theory_curve("dual-kernel", "monte-carlo", stated, "rho", [0.3, 0.9])
     assert len(curve) == THEORY_POINTS and curve[0][0] == pytest.approx(0.3) and curve[-1][0] == pytest.approx(0.9)
     prediction = next(p for p in theorem.predictions if p.name == "monte-carlo")
     middle = curve[THEORY_POINTS // 2]
     expected = prediction.predict(theorem.instance({"activation": "tanh", "rho": repr(middle[0])}))
     assert middle[1] == pytest.approx(float(expected.value), rel=1e-12)
     conjecture = {"parameters": {"activation": "tanh", "rho": "0.3"}, "verdict": {"overrides": {"c1": "0.52"}}}
-    moved = _theory_curve("dual-kernel", "monte-carlo", conjecture, "rho", [0.3, 0.9])
+    moved = theory_curve("dual-kernel", "monte-carlo", conjecture, "rho", [0.3, 0.9])
     assert moved[-1][1] != pytest.approx(curve[-1][1], rel=1e-3)
     # a prediction constant along the axis (the margin's bound 0), or a non-numeric axis, has no curve
-    assert _theory_curve("dual-kernel", "tail-bound", stated, "rho", [0.3, 0.9]) is None
-    assert _theory_curve("dual-kernel", "monte-carlo", stated, "activation", [0, 1]) is None
+    assert theory_curve("dual-kernel", "tail-bound", stated, "rho", [0.3, 0.9]) is None
+    assert theory_curve("dual-kernel", "monte-carlo", stated, "activation", [0, 1]) is None
 
 
 def test_titles_wrap_at_word_boundaries():
     title = "word " * 60
-    wrapped = _wrapped(title, width=40, lines=3)
-    lines = wrapped.split("\n")
+    folded = wrapped(title, width=40, lines=3)
+    lines = folded.split("\n")
     assert len(lines) == 3 and all(len(line) <= 40 for line in lines) and lines[-1].endswith(" ...")
-    assert _wrapped("short title") == "short title"
+    assert wrapped("short title") == "short title"
 
 
-def test_predictions_that_do_not_apply_are_said_once_below_the_table(tmp_path):
+def test_predictions_that_do_not_apply_are_said_once_below_their_table(tmp_path):
     store = tmp_path / "s.sqlite"
     # tanh has no closed form for the dual kernel, so "closed-form" does not apply in any of these runs
     sweep(plan("dual-kernel", {"rho": ["0.2", "0.8"], "activation": ["tanh"]}, 1), store, executor="serial",
           progress=False)
     text = build_report(tmp_path / "out", store=store).read_text(encoding="utf-8")
-    assert text.count("not applicable (") == 0 and text.count("Not applicable in these runs") == 1
+    assert text.count("<b>Not applicable</b> in 2 runs:") == 1
+
+
+def test_a_run_where_nothing_applies_is_not_applicable_not_inconclusive(tmp_path):
+    """Below the BBP threshold neither overlap is tested: such a run counts apart, and the theorem's verdict is read
+    from the runs that tested something."""
+    store = tmp_path / "s.sqlite"
+    sweep(plan("spike-outlier", {"learning_rate": ["0.5", "4"]}, 1), store, executor="serial", progress=False)
+    text = build_report(tmp_path / "out", store=store).read_text(encoding="utf-8")
+    summary = text[text.index('<table class="verdicts">'):text.index("</table>")]
+    assert "1 not applicable, 1 pass" in summary and "inconclusive" not in summary
+    assert "<td>pass</td></tr>" in summary
+    # the theory is drawn over the whole range: where the overlap is not tested, the statement still predicts 0
+    curve = theory_curve("spike-outlier", "spike-overlap", {"parameters": {"learning_rate": "0.5"}, "verdict": {}},
+                         "learning_rate", [0.5, 4.0])
+    untested = [point for point in curve if not point[5]]
+    assert untested and all(point[1] == 0 for point in untested) and all(point[5] for point in curve[-3:])

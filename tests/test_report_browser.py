@@ -30,14 +30,20 @@ def test_the_report_renders_without_console_errors(tmp_path):
     sweep(plan("dual-kernel", {"rho": ["0.3", "0.6"]}, 1), store, executor="serial", progress=False)
     sweep(plan("dual-kernel", {"rho": ["0.3", "0.6"]}, 1, overrides={"c1": "0.52"}), store, executor="serial",
           progress=False)
-    page = build_report(tmp_path / "out", store=store)
+    sweep(plan("spike-outlier", {"learning_rate": ["0.5"]}, 1), store, executor="serial", progress=False)
+    page = build_report(tmp_path / "out", store=store, command="thmcheck report --from s.sqlite --out out")
     rendered = _chromium(tmp_path, "--dump-dom", page.as_uri())
     assert rendered.returncode == 0, rendered.stderr[-2000:]
     console = [line for line in rendered.stderr.splitlines() if ":CONSOLE" in line]
     assert console == [], console  # the page has no script: any console message is an error of the page
     dom = rendered.stdout
     assert "<h1>thmcheck report</h1>" in dom and 'id="dual-kernel"' in dom
-    assert "conjecture c1=13/25" in dom and re.search(r"<img src=\"figures/dual-kernel-0-\d\.png\"", dom)
+    assert "fidelity <b>quick</b>" in dom and "seed index 0 per setting" in dom  # what was run, at the top
+    assert "1 not applicable" in dom and "1 not applicable, 0" not in dom  # spike-outlier below its threshold
+    assert "conjecture c1=13/25" in dom
+    overlaid = re.findall(r'<img src="figures/dual-kernel-\d\.png" alt="dual-kernel: [a-z-]+, with conjecture '
+                          r'c1=13/25 overlaid"', dom)
+    assert overlaid, dom[:3000]
     picture = tmp_path / "page.png"
     shot = _chromium(tmp_path, f"--screenshot={picture}", "--window-size=1200,2000", page.as_uri())
     assert shot.returncode == 0 and picture.stat().st_size > 10_000, shot.stderr[-2000:]

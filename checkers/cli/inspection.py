@@ -84,12 +84,12 @@ def show(arguments) -> int:
     print("  parameters:")
     for p in data["parameters"]:
         print(f"    {p['name']} = {p['value']}  ({p['description']}; {p['domain']}; default {p['default']})")
-    print("  assumptions:")
+    print("  assumptions:" + ("" if theorem.assumptions else " none"))
     for a in theorem.assumptions:
         print(f"    {a.name}: {a.statement}")
     for failure in data["assumption_failures"]:
         print(f"    ! {failure['assumption']} fails here: {failure['reason']}")
-    print(f"  checked by: {data['simulation']} (checkers/{data['family']}/)")
+    print(f"  checked by: {data['simulation']} ({_where_checked(checker, data['family'])})")
     print(f"  constants ({arguments.digits} digits; exact form where one exists):")
     if undefined is not None:
         print(f"    undefined here, outside the assumptions: {undefined}")
@@ -124,6 +124,15 @@ def show(arguments) -> int:
     if theorem.notes:
         print(f"  notes: {theorem.notes}")
     return EXIT_PASS
+
+
+def _where_checked(checker, family: str) -> str:
+    """The checker's module: its file in the family package, or a plugin's own file."""
+    if family != "plugin":
+        return f"checkers/{family}/{checker.id.replace('-', '_')}.py"
+    import inspect
+    reader = next(iter(checker.readers.values()))
+    return inspect.getsourcefile(reader) or "a plugin"
 
 
 def _simulated_by(checker, theorem, claims, name: str) -> list[str]:

@@ -106,7 +106,8 @@ def check(arguments) -> int:
         raise
     bar.close()
     ordered = [verdicts[checker.id] for checker, _, _ in jobs]
-    _print_verdicts(arguments, [v for v in ordered if arguments.verbose or v.outcome != PASS], with_table=False)
+    _print_verdicts(arguments, [v for v in ordered if arguments.json or arguments.verbose or v.outcome != PASS],
+                    with_table=False)
     inconclusive = [v for v in ordered if v.outcome == INCONCLUSIVE]
     # an inconclusive prediction with an observation had too few samples for its resolution, which a higher
     # fidelity adds; one without was left unresolved for a reason it states (sizes where an expansion has not
@@ -308,7 +309,8 @@ def report(arguments) -> int:
     ids = None if arguments.all or not arguments.theorems else arguments.theorems
     if arguments.store and not Path(arguments.store).is_file():
         raise InvalidInput(f"no sweep store at {arguments.store!r}")
-    page = build_report(arguments.out, ids, store=arguments.store, fidelity=arguments.fidelity, seed=arguments.seed)
+    page = build_report(arguments.out, ids, store=arguments.store, fidelity=arguments.fidelity, seed=arguments.seed,
+                        command=shlex.join(["thmcheck", *arguments.argv]))
     if arguments.json:
         print(json.dumps({"report": str(page), "out": str(arguments.out)}, indent=2))
     else:

@@ -163,9 +163,10 @@ THEOREM = Theorem(
            "docs/derivations/elasticity.md#local-recovery [S], exact "
            "form for orthonormal teachers derived for thmcheck",
     provenance="secondary",
-    statement="from a local start, GD on L + (lambda/2)(||a||^2 + ||W||^2) with lambda halved per stage leaves every "
-              "neuron on some +-w*_i or dead, with mass a*_i - deficit * lambda per teacher and excess loss "
-              "m* deficit lambda^2 / 2, deficit = 1/(1/4 - 1/(2 pi)); so the recovery metrics go to zero",
+    statement="in this project's model of Zhou and Ge's setting (debiased ReLU, orthonormal teachers, lambda halved "
+              "per stage): from a local start, GD on L + (lambda/2)(||a||^2 + ||W||^2) leaves every neuron on some "
+              "+-w*_i or dead, with mass a*_i - deficit * lambda per teacher and excess loss m* deficit lambda^2 / 2, "
+              "deficit = 1/(1/4 - 1/(2 pi)); so the recovery metrics go to zero",
     parameters=(
         Parameter(name="teacher_width", description="m*, orthonormal teacher neurons", kind="integer", default="3",
                   lower=1, upper=8),

@@ -140,8 +140,9 @@ def alignment_limit() -> Constant:
 
 
 def ba_assumption_1() -> tuple[Assumption, ...]:
-    """Ba et al.'s Assumption 1: sigma smooth with bounded sigma', sigma'', sigma''', centred (mu_0 = 0),
-    mu_1 != 0 and mu_2 != 0; the teacher Lipschitz with mu_0^* = 0 and mu_1^* != 0."""
+    """Ba et al.'s Assumption 1, in this project's notation: sigma smooth with bounded derivatives of orders 1 to
+    3, centred (c_0 = 0), c_1 != 0 and mu_star != 0 (Ba's mu_1 and mu_2: their mu_2 is mu_star here, not c_2);
+    the teacher Lipschitz with c_0(sigma_*) = 0 and c_1(sigma_*) != 0."""
 
     def student(instance: Instance) -> str | None:
         sigma = instance["activation"]
@@ -150,12 +151,12 @@ def ba_assumption_1() -> tuple[Assumption, ...]:
             return reason
         c = hermite_coefficients(sigma, 2, digits=20).coefficients
         if abs(c[0]) > 1e-15:
-            return f"{sigma.name} is not centred: mu_0 = E sigma(Z) = {float(c[0]):.6g} != 0"
+            return f"{sigma.name} is not centred: c_0 = E sigma(Z) = {float(c[0]):.6g} != 0"
         if abs(c[1]) < 1e-15:
-            return f"mu_1 = c_1({sigma.name}) = 0"
+            return f"c_1({sigma.name}) = E sigma'(Z) = 0"
         moment = second_moment(sigma, digits=20).value
         if moment - c[0] ** 2 - c[1] ** 2 < 1e-15:
-            return f"{sigma.name} is affine: mu_2 = 0"
+            return f"{sigma.name} is affine: mu_star = 0 (Ba's mu_2)"
         return None
 
     def teacher(instance: Instance) -> str | None:
@@ -165,17 +166,18 @@ def ba_assumption_1() -> tuple[Assumption, ...]:
             return f"the teacher is not Lipschitz: {reason}"
         c = hermite_coefficients(sigma_star, 1, digits=20).coefficients
         if abs(c[0]) > 1e-15:
-            return f"the teacher {sigma_star.name} is not centred: mu_0^* = {float(c[0]):.6g} != 0"
+            return f"the teacher {sigma_star.name} is not centred: c_0(sigma_*) = {float(c[0]):.6g} != 0"
         if abs(c[1]) < 1e-15:
-            return "the teacher has mu_1^* = 0 (information exponent above 1)"
+            return "the teacher has c_1(sigma_*) = 0 (information exponent above 1)"
         return None
 
     return (
         Assumption(name="student-activation",
-                   statement="sigma has bounded sigma', sigma'', sigma'''; mu_0 = 0; mu_1, mu_2 != 0 "
-                   "(Ba et al. Assumption 1)", check=student),
+                   statement="sigma has bounded derivatives of orders 1 to 3; c_0 = 0; c_1 != 0 and mu_star != 0 "
+                   "(Ba et al. Assumption 1, whose mu_1 and mu_2 are c_1 and mu_star here)", check=student),
         Assumption(name="teacher",
-                   statement="sigma_* Lipschitz with mu_0^* = 0 and mu_1^* != 0 (Ba et al. Assumption 1)",
+                   statement="sigma_* Lipschitz with c_0(sigma_*) = 0 and c_1(sigma_*) != 0 (Ba et al. Assumption 1's "
+                   "mu_0^* and mu_1^*)",
                    check=teacher),
     )
 
