@@ -18,8 +18,16 @@ Reported per version:
   through a finite-size model whose exponent is only bounded carry a systematic bound; it enters the weights (one
   run cannot dominate through a small standard error) and is reported beside the offset, since pooling does
   not shrink it.
+- each Monte Carlo prediction of the true statement with a point target: its standardized discrepancies
+  z = (estimate - predicted) / standard error, one per run (`Standardized`). Counting fails over 50 seeds cannot
+  tell a false-fail rate of 1e-6 from 1e-2; whether each standard error is right can be measured: if it is, z
+  follows Student's t on the run's degrees of freedom. Reported: z's mean and standard deviation with 95%
+  intervals, a Kolmogorov-Smirnov test of the runs' t probabilities against uniform, and the implied false-fail
+  rate, the chance under the fitted mean and spread that |z| passes the test's threshold (its critical value plus
+  its systematic allowance in standard errors).
 A true statement is miscalibrated when the interval's lower end lies above the stated rate (its checks fail
-more often than they claim to). A mutant that survives a run at default fidelity or above breaks the
+more often than they claim to), or when a prediction's standard errors are off: the spread of z outside
+SPREAD_RANGE with its 95% interval excluding 1. A mutant that survives a run at default fidelity or above breaks the
 contract that every mutant fails there; at quick fidelity a surviving mutant is reported, not counted against.
 """
 
@@ -33,9 +41,9 @@ from pathlib import Path
 import scipy.stats
 
 from checkers import registry
-from checkers.budget import DEFAULT_FALSE_FAIL_RATE, MAX_CHECK_MINUTES
+from checkers.budget import DEFAULT_FALSE_FAIL_RATE, FIDELITIES, MAX_CHECK_MINUTES
 from checkers.outcome import ERROR, FAIL, INCONCLUSIVE, OUTSIDE, PASS, miscalibrated
-from checkers.stats import pooled_mean
+from checkers.stats import critical_value, pooled_mean
 from checkers.store import ResultStore
 from checkers.sweep import Task, plan, sweep
 from theorems.errors import UnknownName
@@ -138,6 +146,116 @@ def pooled_offsets(verdicts: list[dict]) -> tuple[PooledOffset, ...]:
     return tuple(pooled)
 
 
+# A standard error right to within this range of factors passes; at 50 seeds the 95% interval of a sample standard
+# deviation is about 0.8 to 1.2 times it, so a spread outside the range with an interval excluding 1 is an error.
+# Fewer runs are reported, not judged: at 29 runs, spike-strength's z read sd 1.32 [1.05, 1.78] on one set of seeds
+# and 80 runs on another read 1.08, its standard errors right and a bias of 0.6 se inside its systematic bound.
+SPREAD_RANGE = (0.8, 1.25)
+MIN_RUNS_TO_JUDGE = 50
+# Where a check's implied false-fail rate exceeds this, the calibration says so beside its row.
+IMPLIED_RATE_WARNING = 1e-3
+
+
+@dataclass(frozen=True)
+class Standardized:
+    """One Monte Carlo prediction's standardized discrepancies z = (estimate - predicted) / se over the true
+    statement's runs that stopped at the same sequential stage (the most common one: runs at other stages draw other
+    sizes and numbers of draws, whose finite-size bias is another share of their standard error, and a mixture of
+    them would inflate the spread whatever the standard errors), summarized: mean and standard deviation with 95%
+    intervals (Student t and chi-square), the p-value of a Kolmogorov-Smirnov test of the runs' probabilities
+    F_t(z - mean; dof) against uniform (Student t on each run's degrees of freedom, the law the check assumes,
+    centred: a bias within the systematic bound shifts z), the median systematic bound in standard errors (the bias
+    a run's test allows: pooling does not shrink it), and the implied false-fail rate: under z ~ mean + sd t(dof),
+    the mean over the runs of P(|z| > the run's threshold), its critical value plus its allowance in standard
+    errors: one test's, beside the rate one test states."""
+
+    prediction: str
+    runs: int
+    stage: int  # the sequential stage these runs stopped at (1 = the first)
+    mean: float
+    mean_interval: tuple[float, float]
+    spread: float
+    spread_interval: tuple[float, float]
+    fit_p_value: float
+    systematic: float
+    implied_false_fail_rate: float
+    stated_false_fail_rate: float  # of one test of this prediction (its share of the check's rate, per stage)
+
+    @property
+    def miscalibrated(self) -> bool:
+        """Standard errors off: at MIN_RUNS_TO_JUDGE runs or more, a spread outside SPREAD_RANGE whose 95% interval
+        excludes 1."""
+        low, high = self.spread_interval
+        return (self.runs >= MIN_RUNS_TO_JUDGE and not SPREAD_RANGE[0] <= self.spread <= SPREAD_RANGE[1]
+                and not low <= 1 <= high)
+
+    def describe(self) -> str:
+        bound = f"; systematic +- {self.systematic:.2g} se (median)" if self.systematic > 0 else ""
+        flag = " MISCALIBRATED standard errors" if self.miscalibrated else (
+            f" (the spread is judged from {MIN_RUNS_TO_JUDGE} runs on)" if self.runs < MIN_RUNS_TO_JUDGE else "")
+        warning = " (above 1e-3)" if self.implied_false_fail_rate > IMPLIED_RATE_WARNING else ""
+        return (f"{self.prediction}: z mean {self.mean:+.2f} [{self.mean_interval[0]:+.2f}, "
+                f"{self.mean_interval[1]:+.2f}], sd {self.spread:.2f} [{self.spread_interval[0]:.2f}, "
+                f"{self.spread_interval[1]:.2f}] over the {self.runs} runs that stopped at stage {self.stage}; fit to "
+                f"Student t p = {self.fit_p_value:.2g}; "
+                f"implied false-fail rate {self.implied_false_fail_rate:.1e} per test (stated "
+                f"{self.stated_false_fail_rate:.1e}){warning}{bound}{flag}")
+
+    def to_dict(self) -> dict:
+        return {**asdict(self), "mean_interval": list(self.mean_interval),
+                "spread_interval": list(self.spread_interval), "miscalibrated": self.miscalibrated}
+
+
+def _tail(threshold: float, mean: float, spread: float, dof: float) -> float:
+    """P(|mean + spread T| > threshold), T Student's t on dof (normal where it is infinite)."""
+    law = scipy.stats.norm if math.isinf(dof) else scipy.stats.t(dof)
+    return float(law.sf((threshold - mean) / spread) + law.cdf((-threshold - mean) / spread))
+
+
+def standardized(verdicts: list[dict]) -> tuple[Standardized, ...]:
+    """The standardized discrepancies of every prediction with a Monte Carlo estimate and a point target in the
+    runs' verdicts (as stored), in the order they appear; a prediction with fewer than three runs is left out."""
+    readings: dict[str, list[tuple[float, float, float, float]]] = {}
+    for verdict in verdicts:
+        for prediction in verdict.get("predictions", []):
+            interval, observed = prediction.get("predicted_interval"), prediction.get("observed")
+            error = prediction.get("standard_error")
+            if (interval is None or observed is None or not error or error <= 0 or interval[0] != interval[1]
+                    or not math.isfinite(observed) or not math.isfinite(interval[0])):
+                continue
+            dof = prediction.get("degrees_of_freedom")
+            dof = math.inf if dof is None or not math.isfinite(float(dof)) else float(dof)
+            # a prediction's stated rate is its share of the check's, over every stage its fidelity allows
+            stages = FIDELITIES.get(verdict.get("fidelity"), FIDELITIES["quick"]).stages
+            rate = float(prediction.get("false_fail_rate") or DEFAULT_FALSE_FAIL_RATE) / stages
+            threshold = critical_value(rate, dof) + (prediction.get("systematic") or 0.0) / error
+            readings.setdefault((prediction["name"], int(prediction.get("stages") or 1)), []).append(
+                ((observed - interval[0]) / error, dof, threshold, (prediction.get("systematic") or 0.0) / error, rate))
+    summaries = []
+    for name in dict.fromkeys(name for name, _ in readings):
+        stage, rows = max(((stage, rows) for (own, stage), rows in readings.items() if own == name),
+                          key=lambda item: (len(item[1]), -item[0]))
+        if len(rows) < 3:
+            continue
+        zs, dofs, thresholds, bounds, rates = (list(column) for column in zip(*rows))
+        runs = len(zs)
+        mean, spread = statistics.fmean(zs), statistics.stdev(zs)
+        half = float(scipy.stats.t.isf(0.025, runs - 1)) * spread / math.sqrt(runs)
+        spread_interval = (spread * math.sqrt((runs - 1) / float(scipy.stats.chi2.isf(0.025, runs - 1))),
+                           spread * math.sqrt((runs - 1) / float(scipy.stats.chi2.isf(0.975, runs - 1))))
+        probabilities = [float(scipy.stats.norm.cdf(z) if math.isinf(dof) else scipy.stats.t.cdf(z, dof))
+                         for z, dof in zip(zs, dofs)]
+        fit = float(scipy.stats.kstest(probabilities, "uniform").pvalue)
+        implied = statistics.fmean(_tail(threshold, mean, max(spread, 1e-12), dof)
+                                   for threshold, dof in zip(thresholds, dofs))
+        summaries.append(Standardized(prediction=name, runs=runs, stage=stage, mean=mean,
+                                      mean_interval=(mean - half, mean + half),
+                                      spread=spread, spread_interval=spread_interval, fit_p_value=fit,
+                                      systematic=float(statistics.median(bounds)),
+                                      implied_false_fail_rate=implied, stated_false_fail_rate=max(rates)))
+    return tuple(summaries)
+
+
 @dataclass(frozen=True)
 class Calibration:
     theorem: str
@@ -150,6 +268,7 @@ class Calibration:
     pooled: tuple[PooledOffset, ...] = ()  # the true statement's Monte Carlo offsets pooled over its runs
     paired: bool = False  # the mutants ran on the true statement's seeds
     parameters: dict[str, str] = field(default_factory=dict)  # the point calibrated, where not the defaults
+    standardized: tuple[Standardized, ...] = ()  # the true statement's z per Monte Carlo prediction
 
     @property
     def label(self) -> str:
@@ -159,10 +278,12 @@ class Calibration:
 
     @property
     def miscalibrated(self) -> bool:
-        """The true statement fails more often than its stated rate allows (95% interval above it); a statement
-        known to fail is miscalibrated when it ever passes."""
+        """The true statement fails more often than its stated rate allows (95% interval above it), or the spread of
+        a prediction's standardized discrepancies says its standard errors are off; a statement known to fail is
+        miscalibrated when it ever passes."""
         return miscalibrated(bool(self.expected_failure), self.true_statement.passed,
-                             self.true_statement.fail_interval[0], self.stated_false_fail_rate)
+                             self.true_statement.fail_interval[0], self.stated_false_fail_rate) or (
+            not self.expected_failure and any(s.miscalibrated for s in self.standardized))
 
     @property
     def surviving_mutants(self) -> list[str]:
@@ -217,7 +338,8 @@ class Calibration:
                 "miscalibrated": self.miscalibrated, "surviving_mutants": self.surviving_mutants,
                 "idle_mutants": self.idle_mutants,
                 "contract_holds": self.contract_holds, "expected_failure": self.expected_failure or None,
-                "pooled_offsets": [p.to_dict() for p in self.pooled]}
+                "pooled_offsets": [p.to_dict() for p in self.pooled],
+                "standardized": [s.to_dict() for s in self.standardized]}
 
     @property
     def most_significant_offset(self) -> PooledOffset | None:
@@ -275,7 +397,7 @@ def calibrate(theorems: list[str], store: str | Path, *, seeds: int, fidelity: s
             true_statement=_rates(AS_STATED, by_version.pop(AS_STATED)),
             mutants=tuple(_rates(version, outcomes) for version, outcomes in by_version.items()),
             expected_failure=registry.checker(theorem).theorem.expected_failure, pooled=pooled_offsets(as_stated),
-            paired=paired, parameters=parameters))
+            paired=paired, parameters=parameters, standardized=standardized(as_stated)))
     return results
 
 
@@ -309,6 +431,11 @@ def format_calibration(calibrations: list[Calibration]) -> str:
         lines += ["", "Offsets of the true statements' Monte Carlo estimates from their predictions, pooled over the "
                       "runs (a diagnostic finer than any one run; not a verdict):"]
         lines += [f"  {theorem}: {p.describe()}" for theorem, p in pooled]
+    spreads = [(c.label, s) for c in calibrations for s in c.standardized]
+    if spreads:
+        lines += ["", "Standardized discrepancies z = (estimate - predicted)/se of the true statements' Monte Carlo "
+                      "estimates (Student t on each run's degrees of freedom if the standard errors are right):"]
+        lines += [f"  {theorem}: {s.describe()}" for theorem, s in spreads]
     return "\n".join(lines)
 
 

@@ -231,3 +231,44 @@ def test_a_mutant_that_only_sets_a_parameter_the_point_sets_is_the_statement_the
                         "parameters": {"activation": "leaky_relu:0.1", "configuration": "2"}})
     assert at.idle_mutants == {"tanh-conserved": "the statement itself here"}
     assert "(not every run: tanh-conserved [the statement itself here])" in markdown_calibration([at])
+
+
+def _halved_standard_errors(monkeypatch):
+    """The example plugin's check with a reader that reports half its standard error: a test double of a check
+    whose standard errors are wrong (its fail count alone would not show it: a z of sd 2 rarely passes 5)."""
+    import dataclasses
+    from pathlib import Path
+
+    from checkers.check import Checker
+    example = registry.load_plugin(str(Path(__file__).resolve().parent.parent / "examples" / "stein_plugin.py"))[0]
+    theorem = dataclasses.replace(example.theorem, id="stein-halved-se")
+    reader = example.readers["first-moment"]
+
+    def halved(instance, budget, seed):
+        estimate = reader(instance, budget, seed)
+        return dataclasses.replace(estimate, standard_error=estimate.standard_error / 2)
+    checker = Checker(theorem=theorem, simulation="the example's reader, its standard error halved",
+                      readers={"first-moment": halved})
+    monkeypatch.setitem(registry._REGISTRY.checkers, checker.id, checker)
+    return checker
+
+
+def test_standardized_discrepancies_find_a_halved_standard_error(monkeypatch, tmp_path):
+    _halved_standard_errors(monkeypatch)
+    (wrong,) = calibrate(["stein-halved-se"], tmp_path / "c.sqlite", seeds=50, executor="serial", progress=False)
+    (spread,) = wrong.standardized
+    assert spread.runs == 50 and spread.spread_interval[0] > 1.25 and spread.miscalibrated
+    assert wrong.miscalibrated and not wrong.contract_holds
+    (right,) = calibrate(["stein-lemma"], tmp_path / "d.sqlite", seeds=50, executor="serial", progress=False)
+    (spread,) = right.standardized
+    assert spread.spread_interval[0] <= 1 <= spread.spread_interval[1] and not right.miscalibrated
+    assert spread.implied_false_fail_rate < 1e-6 and 0 <= spread.fit_p_value <= 1
+    data = right.to_dict()["standardized"][0]
+    assert {"mean", "mean_interval", "spread", "spread_interval", "fit_p_value", "implied_false_fail_rate"} <= set(data)
+
+
+def test_the_command_exits_1_on_a_halved_standard_error(monkeypatch, capsys, tmp_path):
+    _halved_standard_errors(monkeypatch)
+    code = main(["calibrate", "stein-halved-se", "--seeds", "50", "--executor", "serial", "--json"])
+    data = json.loads(capsys.readouterr().out)
+    assert code == 1 and data[0]["standardized"][0]["miscalibrated"]
