@@ -3,9 +3,9 @@
 A checker whose sizes a parameter or the fidelity can push far declares `Checker.cost(instance, fidelity) -> Cost`,
 computed from the same plan of sizes and draws its readers run: the multiply-adds of its first stage (what it will
 spend) and of every stage the sequential design may reach (the most it can spend), and the largest set of arrays it
-holds at once. A check is refused on the most it can spend. The time is that work over this
-machine's rate of one-core float64 matrix products, measured once per process (`machine_rate`); matrix products are
-most of a simulation's time, so the estimate is a floor that the elementwise passes raise by a modest factor.
+holds at once. A check is refused on the most it can spend. The time is that work over this machine's rate of
+one-core float64 matrix products, measured once per process (`machine_rate`); matrix products are most of a
+simulation's time, so the estimate is a floor that the elementwise passes raise by a modest factor.
 """
 
 from __future__ import annotations
