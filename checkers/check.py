@@ -211,15 +211,19 @@ def _stochastic(prediction: Prediction) -> bool:
 
 
 def estimated_cost(checker: Checker, parameters: Mapping[str, Any] | None = None, *, fidelity: str = "default",
-                   mutant: str | None = None) -> Cost | None:
+                   mutant: str | None = None, max_minutes: float | None = None) -> Cost | None:
     """The most a check at these parameters may spend (`Checker.cost`), before any draw; None where its checker
-    declares no cost. Bad parameters raise `InvalidInput`, as the check would."""
+    declares no cost. With `max_minutes`, a cost beyond it (or beyond the memory available) is refused, as the check
+    itself would refuse it (`WorkRefused`). Bad parameters raise `InvalidInput`, as the check would."""
     if checker.cost is None:
         return None
-    parameters = dict(parameters or {})
-    if mutant is not None:
-        parameters = checker.theorem.mutant_parameters(mutant, parameters)
-    return checker.cost(checker.theorem.instance(parameters), _fidelity(fidelity))
+    given = dict(parameters or {})
+    parameters = checker.theorem.mutant_parameters(mutant, given) if mutant is not None else given
+    cost = checker.cost(checker.theorem.instance(parameters), _fidelity(fidelity))
+    what = f"{checker.id} at {', '.join(f'{k}={v}' for k, v in given.items())}" if given else checker.id
+    if max_minutes is not None and (reason := refusal(what, cost, 60 * max_minutes)):
+        raise WorkRefused(reason)
+    return cost
 
 
 def _fidelity(name: str) -> Fidelity:

@@ -72,7 +72,7 @@ def _write_report(out: Path, plt, groups, store, fidelity: str, seed: int, comma
     sections, summary_rows = [], []
     for theorem_id, records in sorted(groups.items()):
         versions = _versions(records)
-        drawn = figures(plt, out / "figures", theorem_id, theorem_id, versions)
+        drawn = figures(plt, out / "figures", theorem_id, versions)
         summary_rows += [_summary_row(theorem_id, version, own) for version, own in versions]
         sections.append(_section(theorem_id, versions, drawn))
     page, partial = out / "index.html", out / "index.html.partial"

@@ -140,10 +140,10 @@ def wrapped(title: str, width: int = 80, lines: int = 3) -> str:
     return "\n".join(parts)
 
 
-def figures(plt, directory: Path, stem: str, theorem_id: str, versions: list[tuple[str, list[dict]]]
+def figures(plt, directory: Path, theorem_id: str, versions: list[tuple[str, list[dict]]]
             ) -> list[tuple[str, str, list[str]]]:
-    """One figure per prediction with numbers, every version on the same axes: (file name, prediction, the versions
-    other than the statement drawn on it)."""
+    """One figure per prediction with numbers, every version on the same axes, written to directory/ID-K.png:
+    (file name, prediction, the versions other than the statement drawn on it)."""
     records = [record for _, own in versions for record in own]
     if len({label(r["parameters"]) for r in records}) < 2:
         return []  # one setting: the tables say it all; a lone point on a made-up axis would not
@@ -180,7 +180,7 @@ def figures(plt, directory: Path, stem: str, theorem_id: str, versions: list[tup
         axes.set_title(wrapped(f"{name}: {statement}"), fontsize=8)
         axes.legend(fontsize=6)
         figure.tight_layout()
-        file_name = f"{stem}-{index}.png"
+        file_name = f"{theorem_id}-{index}.png"
         figure.savefig(directory / file_name, dpi=90)
         plt.close(figure)
         written.append((file_name, name, overlaid))

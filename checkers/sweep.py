@@ -28,13 +28,13 @@ import numpy as np
 from checkers import registry
 from checkers.budget import DEFAULT_FALSE_FAIL_RATE, FIDELITIES, MAX_CHECK_MINUTES, MAX_TASKS
 from checkers.check import estimated_cost, run_check
-from checkers.cost import machine_rate, refusal
+from checkers.cost import machine_rate
 from checkers.executors import workers as pool_of
 from checkers.outcome import ERROR
 from checkers.seeds import seed_sequence
 from checkers.store import ResultStore, code_version, task_key
 from checkers.verdict import Verdict
-from theorems.errors import CheckError, DeclarationError, InvalidInput, WorkRefused
+from theorems.errors import CheckError, DeclarationError, InvalidInput
 
 
 def split_values(text: str) -> list[str]:
@@ -183,10 +183,7 @@ def plan(theorem: str, grid: Mapping[str, Sequence[str]], seeds: int, *, fixed: 
     for point in grid_points(grid):
         parameters = {**fixed, **point}
         checker.theorem.instance(parameters, overrides)  # validates names, domains and overrides
-        cost = estimated_cost(checker, parameters, fidelity=fidelity, mutant=mutant)
-        if cost is not None and (reason := refusal(f"{theorem} at {parameters or 'its defaults'}", cost,
-                                                   60 * max_minutes)):
-            raise WorkRefused(reason)
+        cost = estimated_cost(checker, parameters, fidelity=fidelity, mutant=mutant, max_minutes=max_minutes)
         tasks.extend(Task(theorem, parameters, index, fidelity, false_fail_rate, root_seed, dict(overrides or {}),
                           mutant, tuple(plugins), paired, max_minutes, cost and cost.first / machine_rate())
                      for index in range(seeds))

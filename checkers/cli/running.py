@@ -14,7 +14,7 @@ from checkers import registry
 from checkers.budget import ANNOUNCE_SECONDS, DEFAULT_FALSE_FAIL_RATE
 from checkers.calibrate import calibrate, format_calibration, markdown_calibration
 from checkers.check import estimated_cost, run_check
-from checkers.cost import describe, duration, machine_rate, refusal
+from checkers.cost import describe, duration, machine_rate
 from checkers.executors import INTERRUPTS
 from checkers.executors import workers as pool_of
 from checkers.outcome import (
@@ -34,7 +34,7 @@ from checkers.report import build_report
 from checkers.store import ResultStore
 from checkers.sweep import parse_grid, plan, progress_bar, sweep
 from checkers.verdict import Verdict, format_header, format_table, format_verdict_row, table_widths, tested_name
-from theorems.errors import InvalidInput, ThmcheckError, WorkRefused
+from theorems.errors import InvalidInput, ThmcheckError
 
 
 def _rerun_command(arguments, theorems: list[str], fidelity: str) -> str:
@@ -151,12 +151,9 @@ def _weigh(arguments, jobs) -> None:
     """Before any check starts: refuse one whose declared cost is beyond --max-minutes or the memory available,
     and say which will take over a minute."""
     for checker, parameters, _ in jobs:
-        cost = estimated_cost(checker, parameters, fidelity=arguments.fidelity, mutant=arguments.mutant)
-        if cost is None:
-            continue
-        if reason := refusal(checker.id, cost, 60 * arguments.max_minutes):
-            raise WorkRefused(reason)
-        if cost.first / machine_rate() > ANNOUNCE_SECONDS:
+        cost = estimated_cost(checker, parameters, fidelity=arguments.fidelity, mutant=arguments.mutant,
+                              max_minutes=arguments.max_minutes)
+        if cost is not None and cost.first / machine_rate() > ANNOUNCE_SECONDS:
             print(f"thmcheck: {checker.id} at {arguments.fidelity} fidelity: {describe(cost)}", file=sys.stderr,
                   flush=True)
 
