@@ -43,7 +43,7 @@ import scipy.stats
 from checkers import registry
 from checkers.budget import DEFAULT_FALSE_FAIL_RATE, FIDELITIES, MAX_CHECK_MINUTES
 from checkers.outcome import ERROR, FAIL, INCONCLUSIVE, OUTSIDE, PASS, miscalibrated
-from checkers.stats import critical_value, pooled_mean
+from checkers.stats import beyond_either_side, critical_value, pooled_mean
 from checkers.store import ResultStore
 from checkers.sweep import Task, plan, sweep
 from theorems.errors import UnknownName
@@ -206,12 +206,6 @@ class Standardized:
                 "spread_interval": list(self.spread_interval), "miscalibrated": self.miscalibrated}
 
 
-def _tail(threshold: float, mean: float, spread: float, dof: float) -> float:
-    """P(|mean + spread T| > threshold), T Student's t on dof (normal where it is infinite)."""
-    law = scipy.stats.norm if math.isinf(dof) else scipy.stats.t(dof)
-    return float(law.sf((threshold - mean) / spread) + law.cdf((-threshold - mean) / spread))
-
-
 def standardized(verdicts: list[dict]) -> tuple[Standardized, ...]:
     """The standardized discrepancies of every prediction with a Monte Carlo estimate and a point target in the
     runs' verdicts (as stored), in the order they appear; a prediction with fewer than three runs is left out."""
@@ -240,13 +234,14 @@ def standardized(verdicts: list[dict]) -> tuple[Standardized, ...]:
         zs, dofs, thresholds, bounds, rates = (list(column) for column in zip(*rows))
         runs = len(zs)
         mean, spread = statistics.fmean(zs), statistics.stdev(zs)
-        half = float(scipy.stats.t.isf(0.025, runs - 1)) * spread / math.sqrt(runs)
+        half = critical_value(0.05, runs - 1) * spread / math.sqrt(runs)
         spread_interval = (spread * math.sqrt((runs - 1) / float(scipy.stats.chi2.isf(0.025, runs - 1))),
                            spread * math.sqrt((runs - 1) / float(scipy.stats.chi2.isf(0.975, runs - 1))))
         probabilities = [float(scipy.stats.norm.cdf(z) if math.isinf(dof) else scipy.stats.t.cdf(z, dof))
                          for z, dof in zip(zs, dofs)]
         fit = float(scipy.stats.kstest(probabilities, "uniform").pvalue)
-        implied = statistics.fmean(_tail(threshold, mean, max(spread, 1e-12), dof)
+        scale = max(spread, 1e-12)  # z ~ mean + spread T: |z| > threshold is |mean/spread + T| > threshold/spread
+        implied = statistics.fmean(beyond_either_side(threshold / scale, mean / scale, dof)
                                    for threshold, dof in zip(thresholds, dofs))
         summaries.append(Standardized(prediction=name, runs=runs, stage=stage, mean=mean,
                                       mean_interval=(mean - half, mean + half),

@@ -167,8 +167,12 @@ def rejection_power(shift: float, standard_error: float, degrees_of_freedom: flo
     if standard_error <= 0:
         return 1.0 if shift > 0 else 0.0
     critical = critical_value(false_fail_rate, degrees_of_freedom)
-    centre = shift / standard_error
-    return _t_sf(critical - centre, degrees_of_freedom) + _t_sf(critical + centre, degrees_of_freedom)
+    return beyond_either_side(critical, shift / standard_error, degrees_of_freedom)
+
+
+def beyond_either_side(threshold: float, centre: float, degrees_of_freedom: float) -> float:
+    """P(|centre + T| > threshold), T Student's t on the degrees of freedom (normal where they are infinite)."""
+    return _t_sf(threshold - centre, degrees_of_freedom) + _t_sf(threshold + centre, degrees_of_freedom)
 
 
 def samples_needed(standard_deviation: float, resolution: float, false_fail_rate: float,
