@@ -9,7 +9,9 @@ compared to its stated accuracy). `run_check` does the rest, in one direction:
 2. evaluate the assumptions (outside them the verdict says so, with reasons, but the predictions
    are still evaluated so that a user can see what happens);
 3. for each prediction: its target interval, then observations in sequential stages (each stage
-   draws fresh samples at a larger budget, and only while the previous one was inconclusive);
+   draws fresh samples at a larger budget, and only while the previous one was inconclusive); where the prediction
+   owns its observable, the reader measures and the statement's observable gives the value, for the tested claim
+   and, on the same measurements, for every mutant;
 4. the family false-fail rate is split (Bonferroni) over stochastic predictions x stages.
 
 Errors are errors: an exception raised by a statement or a reader (other than the simulation's own
@@ -71,12 +73,30 @@ def bracket_share(lower: float, centre: float, value: float, upper: float) -> fl
 
 @dataclass(frozen=True)
 class Exact:
-    """A deterministic observation: `value`, correct to within `tolerance`; for an inequality, how tight it got."""
+    """A deterministic observation: `value`, correct to within `tolerance`; for an inequality, how tight it got; for
+    a prediction that owns its observable, the measurements the value was attained on (`witnesses`, by name: the
+    search's extreme example, a construction), on which every mutant's claim is judged as well."""
 
     value: mpmath.mpf
     tolerance: float
     method: str = ""
     tightness: Tightness | None = None
+    witnesses: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Measured:
+    """Deterministic measurements (named numbers) for a prediction that owns its observable
+    (`theorems.statement.Prediction.observable`), accurate enough that the observable on them is correct to within
+    `tolerance`: `run_check` applies each version's observable."""
+
+    values: Mapping[str, Any]
+    tolerance: float
+    method: str = ""
+
+    def exact(self, observable: Callable[[Mapping[str, Any]], Any], witness: str = "measured") -> Exact:
+        return Exact(observable(self.values), tolerance=self.tolerance, method=self.method,
+                     witnesses={witness: self.values})
 
 
 Observation = Estimate | Exact
@@ -87,14 +107,18 @@ class Unresolved(Exception):
     spike that has not yet separated from the bulk): the prediction is inconclusive, with this reason."""
 
 
-Reader = Callable[[Instance, Budget, np.random.SeedSequence], Observation]
+# A reader: reader(instance, budget, seed) -> Observation; for a prediction that owns its observable,
+# reader(instance, budget, seed, observable) -> Exact or Measured, where observable(measurements) is the tested
+# version's (a search minimizes it; `run_check` applies it to what a reader measured)
+Reader = Callable[..., "Observation | Measured"]
 
 
 @dataclass(frozen=True, kw_only=True)
 class Checker:
     """How one theorem is checked: its simulation, in words, and one reader per prediction.
 
-    `readers` maps each prediction's name to `reader(instance, budget, seed) -> Observation`. The keys
+    `readers` maps each prediction's name to `reader(instance, budget, seed) -> Observation`, or, for a prediction
+    that owns its observable, `reader(instance, budget, seed, observable) -> Exact | Measured` (`Reader`). The keys
     must be exactly the theorem's prediction names: a checker that misses one, or names one the theorem
     does not have, is refused when it is built (`DeclarationError`), so a renamed prediction can never
     be read by another prediction's reader.
@@ -176,10 +200,15 @@ class Checker:
     def id(self) -> str:
         return self.theorem.id
 
-    def read(self, instance: Instance, prediction: str, budget: Budget, seed: np.random.SeedSequence
-             ) -> Observation:
-        """The observation of one prediction."""
-        return self.readers[prediction](instance, budget, seed)
+    def read(self, instance: Instance, prediction: str, budget: Budget, seed: np.random.SeedSequence,
+             observable: Callable[[Mapping[str, Any]], Any] | None = None) -> Observation:
+        """The observation of one prediction; with `observable` (the tested version's, for a prediction that owns
+        it), the reader measures and the observable makes the value."""
+        reader = self.readers[prediction]
+        if observable is None:
+            return reader(instance, budget, seed)
+        observation = reader(instance, budget, seed, observable)
+        return observation.exact(observable) if isinstance(observation, Measured) else observation
 
     def simulations_changed(self, truth: Instance, version: Instance) -> list[str]:
         """The predictions whose simulation reads a constant (`simulation_constants`) that `version` (a mutant's
@@ -310,6 +339,24 @@ def _power_against_mutants(checker: Checker, claims: ClaimsTable, prediction: Pr
     return powers or None
 
 
+def _rejected_by_witnesses(claims: ClaimsTable, prediction: Prediction, observation: Exact) -> dict[str, float] | None:
+    """For a prediction that owns its observable: 1 for each claim mutant whose observable lies outside its own target
+    on this run's witnesses by more than the observation's tolerance (this run rejects it; its own run, which
+    searches its own observable, can only go farther). None on a mutant's own run, under an override, or without
+    witnesses."""
+    if claims.conjecture is not None or not observation.witnesses or prediction.observable is None:
+        return None
+    powers = {}
+    for name, row in claims.claim_mutants().items():
+        try:
+            shift = max(row.claimed(prediction.name, measured) for measured in observation.witnesses.values())
+        except (ThmcheckError, ArithmeticError):  # not evaluable for this mutant: no power is claimed
+            continue
+        if shift > observation.tolerance:
+            powers[name] = 1.0
+    return powers or None
+
+
 def _described(error: BaseException) -> str:
     """An error's message, or what it is where it has none (mpmath divides by zero without a word)."""
     if str(error):
@@ -373,9 +420,10 @@ def _check_prediction(checker: Checker, claims: ClaimsTable, prediction: Predict
     for stage in range(stages):
         budget = Budget(fidelity, stage)
         scope = () if checker.shared_draws else (prediction.name,)
+        observable = (lambda measured: tested.observe(prediction.name, measured)) if prediction.observable else None
         try:
             observation = checker.read(instance, prediction.name, budget,
-                                       seed_sequence(seed, instance.theorem.id, *scope, stage))
+                                       seed_sequence(seed, instance.theorem.id, *scope, stage), observable)
         except NumericalError as error:  # a simulation that diverged, said so by the simulation: no evidence
             return PredictionResult(outcome=INCONCLUSIVE, message=f"no observation: {error}", **common)
         except Unresolved as reason:
@@ -401,7 +449,8 @@ def _check_prediction(checker: Checker, claims: ClaimsTable, prediction: Predict
                 observed=float(observation.value), method=observation.method, distance=float(comparison.distance),
                 statistic=comparison.statistic, p_value=comparison.p_value, detectable=comparison.detectable,
                 resolution=resolution, false_fail_rate=0.0, stages=1, message=target.note,
-                tolerance=float(observation.tolerance), tightness=_tightness(observation), **common)
+                tolerance=float(observation.tolerance), tightness=_tightness(observation),
+                power=_rejected_by_witnesses(claims, prediction, observation), **common)
         comparison = compare_to_target(observation, lower, upper, false_fail_rate=rate_each, resolution=resolution)
         if comparison.outcome != INCONCLUSIVE:
             break

@@ -5,7 +5,8 @@ In the spirit of scikit-learn's estimator checks, one set of clauses runs agains
     declared      the statement names its provenance, source, claim, predictions and mutants; the checker's own
                   declarations (`resolves_at`, `claims_in_checker`, `second_point`) name what exists
     builds        the statement and every mutant build at the defaults: each target an ordered interval around its
-                  value, each of the statement's resolutions positive and finite
+                  value, each of the statement's resolutions positive and finite, and the statement's observables
+                  within their targets on its own reference measurements (else they are no true measurements)
     reasons       every resolution states what it rests on, in words
     near-mutant   a plausible error at most three resolutions from a target, computed from the claims table, or the
                   theorem's `nearness` note saying where its near mutant shows instead (never both)
@@ -70,6 +71,13 @@ def _builds(checker: Checker, **_) -> list[str]:
             resolution = float(prediction.resolution(instance))
             if not math.isfinite(resolution) or (version is theorem and resolution <= 0):
                 problems.append(f"{name}: {prediction.name}'s resolution is {resolution:g}")
+    stated = theorem.claims().stated
+    for prediction in theorem.predictions:
+        if stated.applies(prediction.name) is None:
+            for reference, measured in stated.references(prediction.name).items():
+                if (off := stated.claimed(prediction.name, measured)) > stated.resolution(prediction.name):
+                    problems.append(f"{prediction.name}: the statement's own observable on its reference {reference} "
+                                    f"lies {off:g} outside its target")
     return problems
 
 

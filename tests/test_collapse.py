@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 
-from checkers.collapse.head_search import build_head, head_settings
+from checkers.collapse.head_search import build_head, head_settings, tight_settings
 from checkers.collapse.heads import measure_head
 from theorems.collapse import bounds as collapse
 from theorems.collapse import nc1_bound
@@ -49,3 +49,17 @@ def test_corollary_a_prime_is_never_sharper_than_theorem_a(settings_):
     corollary = collapse.nc1_bound_radius(measured["eps1"], measured["eps2"], measured["radius"], 2, 3,
                                           head.inputs.shape[0], 6)
     assert theorem_a <= corollary * (1 + 1e-9)
+
+
+@pytest.mark.parametrize("eps1_fraction", [0.0, 0.05, 0.5])
+def test_shrinking_heads_realize_the_references_of_nc1_bound(eps1_fraction):
+    """The references of nc1-bound are true measurements: at kappa = 1, with an output error that only shrinks the
+    class separation and an adversarial spread, the generated heads measure NC1_J = s^2 eps2 omega^2/(sqrt(n(K-1)) -
+    eps1)^2, whatever eps1, eps2 and the spread."""
+    instance = nc1_bound.THEOREM.instance()
+    head = build_head(instance, tight_settings(error="shrink", eps1_fraction=eps1_fraction, spread=7.0,
+                                               eps2_exponent=-1.0))
+    measured = measure_head(head)
+    assert measured["s_first"] == pytest.approx(measured["s_last"], rel=1e-13)
+    assert measured["nc1"] == pytest.approx(measured["s_first"] ** 2 * measured["eps2"] * measured["omega"] ** 2
+                                            / (np.sqrt(2 * (3 - 1)) - measured["eps1"]) ** 2, rel=1e-11)

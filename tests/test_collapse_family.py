@@ -35,7 +35,8 @@ def _heads(instance):
 
 
 def _theorem_a(instance):
-    return (lambda s: nc1_checker.nc1_margin(instance, s, corollary=False)), _heads(instance)
+    observable = nc1_bound.THEOREM.prediction("theorem-a").observable
+    return (lambda s: float(observable(instance, nc1_checker.head_measurements(instance, s)))), _heads(instance)
 
 
 def _pseudo_inverse(instance):

@@ -11,8 +11,10 @@ statement's error propagates to the caller, who decides what it means there). A 
 it changes what is predicted (a constant, a prediction, a definition), or on the **simulation** when it changes
 the setting the check simulates (a parameter, a dropped assumption): such a mutant is judged by its own run. A claim
 mutant's `moves` are, per prediction it moves, the distance from the stated value to its claimed interval in the
-stated prediction's resolutions; the near mutants are those within `NEAR_RESOLUTIONS`. A check's power against each
-mutant is its comparison applied to that mutant's row (`checkers.check`).
+stated prediction's resolutions (for a prediction that owns its observable, how far the mutant's observable lies
+outside its target on the statement's reference measurements); the near mutants are those within
+`NEAR_RESOLUTIONS`. A check's power against each mutant is its comparison applied to that mutant's row
+(`checkers.check`).
 """
 
 from __future__ import annotations
@@ -88,6 +90,23 @@ class Row:
         return self._once("resolution", prediction,
                           lambda: float(self.theorem.prediction(prediction).resolution(self.instance)))
 
+    def observe(self, prediction: str, measurements: Mapping[str, Any]):
+        """This version's observable of `prediction` on measured quantities (`Prediction.observable`)."""
+        return self.theorem.prediction(prediction).observable(self.instance, measurements)
+
+    def references(self, prediction: str) -> Mapping[str, Mapping[str, Any]]:
+        """The prediction's reference measurements here (`Prediction.references`), none where it states none."""
+        declared = self.theorem.prediction(prediction).references
+        return self._once("references", prediction, lambda: dict(declared(self.instance)) if declared else {})
+
+    def claimed(self, prediction: str, measurements: Mapping[str, Any] | None = None) -> float:
+        """How far this version's claim on `prediction` lies outside its own target, in the observable's units: on
+        `measurements` for a prediction with an observable, else at `measurements["value"]` (0 inside the target)."""
+        target = self.target(prediction)
+        value = self.observe(prediction, measurements) if self.theorem.prediction(prediction).observable \
+            else measurements["value"]
+        return float(max(target.lower - value, value - target.upper, 0))
+
 
 @dataclass(frozen=True)
 class ClaimsTable:
@@ -129,17 +148,22 @@ class ClaimsTable:
         return {name: row for name, row in self.mutants.items() if row.acts_on == "claim" and row.built()}
 
     def moves(self, mutant: str) -> dict[str, float]:
-        """How far mutant `mutant` moves each prediction's target, in the stated prediction's resolutions: the
-        distance from the stated value to the mutant's interval, both at the mutant's parameters, for the
-        predictions that apply on both sides and that it moves. A statement's error propagates."""
+        """How far mutant `mutant` moves each prediction, in the stated prediction's resolutions, at the mutant's
+        parameters, for the predictions that apply on both sides and that it moves. For a prediction with an
+        observable, the farthest its claim lies outside its own target on the statement's reference measurements
+        (none without references); else the distance from the stated value to the mutant's interval. A statement's
+        error propagates."""
         wrong, true = self.mutants[mutant], self.truths[mutant]
         distances = {}
         for prediction in self.theorem.predictions:
             name = prediction.name
             if true.applies(name) is not None or wrong.applies(name) is not None:
                 continue
-            stated, claimed = true.target(name), wrong.target(name)
-            shift = float(max(claimed.lower - stated.value, stated.value - claimed.upper, 0))
+            if prediction.observable is not None:
+                shift = max((wrong.claimed(name, measured) for measured in true.references(name).values()),
+                            default=0.0)
+            else:
+                shift = wrong.claimed(name, {"value": true.target(name).value})
             if shift > 0:
                 distances[name] = shift / true.resolution(name)
         return distances

@@ -315,6 +315,13 @@ class Prediction:
     check must be able to detect to pass rather than be inconclusive; `resolution_reason` says why it is that
     (every registered theorem states one: a contract test). `applies(instance)` returns None when the
     prediction applies, else why not (e.g. no closed form to compare with).
+
+    Where the statement owns its formula, `observable(instance, measurements)` is the value the target bounds (a
+    margin, a ratio, a gap), computed from named quantities the checker measures (`measurements`, a mapping of
+    numbers); a mutant that changes the formula's constants or definitions then changes this value, not the
+    checker. `references(instance)` names measurements known without a draw (an equality case, a construction in
+    closed form, derived in docs/derivations): the claims table evaluates every version's observable there, so how
+    far a mutant's claim lies is known before any check runs.
     """
 
     name: str
@@ -324,8 +331,13 @@ class Prediction:
     resolution: Callable[["Instance"], float]
     resolution_reason: ResolutionReason | None = None
     applies: Callable[["Instance"], str | None] = lambda instance: None
+    observable: Callable[["Instance", Mapping[str, Any]], Any] | None = None
+    references: Callable[["Instance"], Mapping[str, Mapping[str, Any]]] | None = None
 
     def __post_init__(self):
+        if self.references is not None and self.observable is None:
+            raise DeclarationError(f"prediction {self.name}: references are measurements for an observable, and it "
+                                   "has none")
         if self.kind not in KINDS:
             raise DeclarationError(f"prediction {self.name}: kind must be one of {', '.join(KINDS)}, got {self.kind!r}")
         object.__setattr__(self, "kind", Kind(self.kind))
@@ -360,8 +372,9 @@ class Theorem:
     parameters -> that tuple. The statement model applies overrides and mutants to it (see
     `Instance.constants`).
 
-    `definitions` are named pieces of the statement that a checker uses to build its observable (for
-    example the direction of a spike); a mutant may replace them.
+    `definitions` are named pieces of the statement (a bound as a function of measured quantities, the direction
+    of a spike) that its observables read, or, where a prediction does not own its observable yet, its checker;
+    a mutant may replace them.
     """
 
     id: str

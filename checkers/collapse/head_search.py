@@ -76,11 +76,13 @@ def build_head(instance: Instance, settings: dict, backend=Float64):
 
 
 def search_margin(instance: Instance, budget: Budget, seed: np.random.SeedSequence, margin, strategy, explicit, what,
-                  *, ratio=None, construction=None, construction_name: str = "", bounds=HEAD_BOUNDS):
+                  *, ratio=None, construction=None, construction_name: str = "", bounds=HEAD_BOUNDS, measure=None):
     """The smallest margin over the searched examples, the best one refined locally within `bounds` (the ranges
     of the strategy's float entries; `checkers.search.refine_locally`). With `ratio` (margin -> the ratio of the
     inequality's two sides, smaller over larger), the observation also reports how tight the inequality got, and with
-    `construction` (an example known to be near-tight) the ratio it attains."""
+    `construction` (an example known to be near-tight) the ratio it attains. With `measure` (example -> the
+    measurements the margin is the statement's observable of), the smallest margin's example, the construction and
+    the explicit examples are kept as the observation's witnesses."""
     result = search_counterexample(margin, strategy, max_examples=budget.scaled(BASE_EXAMPLES),
                                    seed=int(seed.generate_state(1)[0]), explicit=explicit,
                                    tolerance=MARGIN_TOLERANCE, refine=bounds)
@@ -89,10 +91,23 @@ def search_margin(instance: Instance, budget: Budget, seed: np.random.SeedSequen
         attainable = None if construction is None else float(ratio(margin(construction)))
         tightness = Tightness(float(ratio(result.smallest_margin)), str(result.example), attainable,
                               construction_name)
+    witnesses = {}
+    if measure is not None:
+        examples = {"smallest margin": result.example, "construction": construction,
+                    **{f"explicit example {number}": example for number, example in enumerate(explicit, 1)}}
+        witnesses = {name: measure(example) for name, example in examples.items() if example is not None}
     return Exact(mpmath.mpf(result.smallest_margin), tolerance=MARGIN_TOLERANCE,
                  method=f"Hypothesis search over {result.examples} {what} ({result.refined} of them in a local "
                         f"refinement); smallest margin at {result.example}",
-                 tightness=tightness)
+                 tightness=tightness, witnesses=witnesses)
+
+
+def search_observable(instance: Instance, budget: Budget, seed: np.random.SeedSequence, observable, measure, strategy,
+                      explicit, what, **options) -> Exact:
+    """`search_margin` of a statement's observable (measurements -> margin) on what `measure` (example ->
+    measurements) reads, the witnesses kept."""
+    return search_margin(instance, budget, seed, lambda example: float(observable(measure(example))), strategy,
+                         explicit, what, measure=measure, **options)
 
 
 def upper_bound_ratio(instance: Instance):

@@ -18,9 +18,14 @@ and, under the paper's hypothesis ||Z_{L-2}||_op, ||Z_{L-1}||_op, ||W_L||_op <= 
 Proof in one line: Z_{L-1} = W_L^+ Z_L + (I - P) W_{L-1} Z_{L-2} with ||(I - P) W_{L-1}||_op^2 <= eps2.
 The bound is attained (ratio 1) at kappa(W_L) = 1, eps1 = 0, with a rank-one within-class spread along
 the imbalance outside the row space of W_L: the check evaluates that instance in mpmath at `digits`.
+
+Each prediction's observable is a function of the measured quantities {eps1, eps2, s_first, s_last, omega, radius,
+input_width, nc1}; the references are the shrinking heads of docs/derivations/collapse.md#nc1-bound.
 """
 
 from __future__ import annotations
+
+import math
 
 import mpmath
 
@@ -34,6 +39,49 @@ def _margin_target(instance):
 
 def _tight_target(instance):
     return Target.point(1, note="NC1 / (bound_scale * bound) on the tight instance")
+
+
+def _bound(instance, measured):
+    return instance.definition("nc1_bound")(measured["eps1"], measured["eps2"], measured["s_first"],
+                                            measured["s_last"], measured["omega"], instance["per_class"],
+                                            instance["classes"])
+
+
+def theorem_a_margin(instance, measured):
+    """bound_scale - NC1_J / bound; +inf where eps1 >= sqrt(n(K-1)), outside the hypothesis (nothing is claimed)."""
+    if measured["eps1"] >= math.sqrt(instance["per_class"] * (instance["classes"] - 1)):
+        return mpmath.inf
+    return instance.constant("bound_scale") - measured["nc1"] / _bound(instance, measured)
+
+
+def corollary_margin(instance, measured):
+    """bound_scale - NC1_J / (the bound in terms of r); +inf where eps1 >= sqrt(n), outside the hypothesis."""
+    classes, per_class = instance["classes"], instance["per_class"]
+    if measured["eps1"] >= math.sqrt(per_class):
+        return mpmath.inf
+    bound = instance.definition("nc1_bound_radius")(measured["eps1"], measured["eps2"], measured["radius"],
+                                                    per_class, classes, measured["input_width"], classes * per_class)
+    return instance.constant("bound_scale") - measured["nc1"] / bound
+
+
+def tight_ratio(instance, measured):
+    """NC1_J / (bound_scale * bound), at `digits` digits."""
+    with mpmath.workdps(instance["digits"]):
+        return measured["nc1"] / (instance.constant("bound_scale") * _bound(instance, measured))
+
+
+def shrinking_heads(instance):
+    """Heads with kappa(W_L) = 1 whose output error only shrinks the class separation (Z_L (I - Pi) = Y (I - Pi))
+    and whose within-class spread lies on the imbalance outside W_L's row space: with s = s_1 = s_K,
+    NC1_J = s^2 eps2 omega^2 / (sqrt(n(K-1)) - eps1)^2 (docs/derivations/collapse.md#nc1-bound). At eps1 = 0 this is
+    the bound's equality case; at eps1 = sqrt(n(K-1))/20 it shows the -eps1 of the denominator."""
+    with mpmath.workdps(instance["digits"]):
+        separation = collapse.between_class_norm(instance["per_class"], instance["classes"])
+        scale = mpmath.mpf(13) / 10
+        eps2, omega = scale**2 / 10, mpmath.mpf(10)
+        return {name: {"eps1": eps1, "eps2": eps2, "s_first": scale, "s_last": scale, "omega": omega,
+                       "nc1": scale**2 * eps2 * omega**2 / (separation - eps1) ** 2}
+                for name, eps1 in (("equality", mpmath.mpf(0)), ("shrinking", separation / 20))}
 
 
 def _without_sqrt(eps1, eps2, s_first, s_last, omega, per_class, classes):
@@ -64,7 +112,7 @@ THEOREM = Theorem(
                              "ones "
                    "included), "
                    "NC1_J <= bound_scale * bound, with eps1, eps2, s_1, s_K, omega measured from the matrices",
-                   predict=_margin_target,
+                   predict=_margin_target, observable=theorem_a_margin, references=shrinking_heads,
                    resolution_reason=ResolutionReason("numerical-accuracy",
                                                       "the margin is float64 linear algebra on the searched instance "
                                                       "(about 1e-13); 1e-6 leaves room; the tight instance (in "
@@ -72,7 +120,7 @@ THEOREM = Theorem(
                    resolution=lambda instance: 1e-6),
         Prediction(name="corollary-a-prime", kind="inequality",
                    statement="the same heads with eps1 < sqrt(n): NC1_J <= bound_scale * (the bound in terms of r)",
-                   predict=_margin_target,
+                   predict=_margin_target, observable=corollary_margin,
                    resolution_reason=ResolutionReason("numerical-accuracy",
                                                       "the margin is float64 linear algebra on the searched instance "
                                                       "(about 1e-13); 1e-6 leaves room"),
@@ -80,7 +128,8 @@ THEOREM = Theorem(
         Prediction(name="tight", kind="identity",
                    statement="at kappa(W_L) = 1, eps1 = 0 and adversarial within-class spread the bound is attained: "
                    "NC1_J / bound = 1 (mpmath at `digits` digits)",
-                   predict=_tight_target,
+                   predict=_tight_target, observable=tight_ratio,
+                   references=lambda instance: {"equality": shrinking_heads(instance)["equality"]},
                    resolution_reason=ResolutionReason("numerical-accuracy",
                                                       "the tight instance is evaluated in mpmath at `digits` digits; "
                                                       "five digits are left for cancellation"),

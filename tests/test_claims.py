@@ -1,0 +1,69 @@
+"""The claims table of theorems/claims.py: a prediction that owns its observable is moved by a mutant of its formula,
+on the statement's reference measurements, before any draw; and a check applies each version's observable."""
+
+import mpmath
+import pytest
+
+from checkers.check import Checker, Exact, Measured, run_check
+from theorems.errors import DeclarationError
+from theorems.statement import Constant, Mutant, Prediction, ResolutionReason, Target, Theorem
+
+
+def _ratio(instance, measured):
+    return measured["side"] / (instance.constant("scale") * instance.definition("area")(measured["base"]))
+
+
+def _theorem(references=lambda instance: {"unit square": {"side": 1, "base": 1}}, **changes) -> Theorem:
+    prediction = Prediction(name="ratio", kind="identity", statement="side = scale area(base)",
+                            predict=lambda instance: Target.point(1), observable=_ratio, references=references,
+                            resolution=lambda instance: 1e-9,
+                            resolution_reason=ResolutionReason("numerical-accuracy", "float64 arithmetic on a "
+                                                               "handful of numbers"))
+    return Theorem(id="toy-ratio", title="a toy ratio", source="this test", provenance="derived",
+                   statement="side = area(base)", parameters=(), assumptions=(),
+                   constants=(Constant.exactly("scale", 1),), predictions=(prediction,),
+                   definitions={"area": lambda base: base**2},
+                   mutants=(Mutant(name="scale-up", description="the scale 1% high",
+                                   constant_factors={"scale": 1.01}),
+                            Mutant(name="linear-area", description="area(base) = base",
+                                   definitions={"area": lambda base: base})), **changes)
+
+
+def test_a_mutant_of_the_formula_moves_the_prediction_on_its_references():
+    claims = _theorem().claims()
+    assert claims.moves("scale-up")["ratio"] == pytest.approx((1 - 1 / 1.01) / 1e-9, rel=1e-9)
+    # the unit square cannot tell base from base^2: without another reference the mutant moves nothing
+    assert claims.moves("linear-area") == {}
+    wider = _theorem(references=lambda instance: {"unit": {"side": 1, "base": 1}, "double": {"side": 4, "base": 2}})
+    assert wider.claims().moves("linear-area")["ratio"] == pytest.approx(1 / 1e-9)
+
+
+def test_references_need_an_observable():
+    with pytest.raises(DeclarationError, match="references are measurements for an observable"):
+        Prediction(name="p", kind="identity", statement="s", predict=lambda instance: Target.point(1),
+                   resolution=lambda instance: 1, references=lambda instance: {})
+
+
+def test_a_check_applies_each_versions_observable_and_judges_mutants_on_its_witnesses():
+    measured = {"side": mpmath.mpf(9), "base": mpmath.mpf(3)}
+    checker = Checker(theorem=_theorem(), simulation="a square measured",
+                      readers={"ratio": lambda instance, budget, seed, observable: Measured(measured, 1e-12, "read")})
+    stated = run_check(checker, fidelity="quick").predictions[0]
+    assert stated.outcome == "pass" and stated.observed == 1
+    assert stated.power == {"scale-up": 1.0, "linear-area": 1.0}  # both are outside their target on this square
+    mutant = run_check(checker, fidelity="quick", mutant="linear-area").predictions[0]
+    assert mutant.outcome == "fail" and mutant.observed == 3 and mutant.power is None
+
+
+def test_a_search_reader_gets_the_tested_versions_observable():
+    seen = []
+
+    def search(instance, budget, seed, observable):
+        values = {"side": 4, "base": 2}
+        seen.append(float(observable(values)))
+        return Exact(observable(values), 1e-12, "searched", witnesses={"found": values})
+
+    checker = Checker(theorem=_theorem(), simulation="a search", readers={"ratio": search})
+    run_check(checker, fidelity="quick", overrides={"scale": "2"})
+    run_check(checker, fidelity="quick", mutant="linear-area")
+    assert seen == [0.5, 2.0]
