@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from checkers.collapse.head_search import build_head, head_settings, tight_settings
 from checkers.collapse.heads import measure_head
 from theorems.collapse import bounds as collapse
-from theorems.collapse import nc1_bound
+from theorems.collapse import nc1_bound, nc3_bound, pseudo_inverse_features
 
 
 def test_kantorovich_floor_values():
@@ -63,3 +63,33 @@ def test_shrinking_heads_realize_the_references_of_nc1_bound(eps1_fraction):
     assert measured["s_first"] == pytest.approx(measured["s_last"], rel=1e-13)
     assert measured["nc1"] == pytest.approx(measured["s_first"] ** 2 * measured["eps2"] * measured["omega"] ** 2
                                             / (np.sqrt(2 * (3 - 1)) - measured["eps1"]) ** 2, rel=1e-11)
+
+
+def test_an_input_the_head_cannot_see_realizes_the_reference_of_pseudo_inverse_features():
+    """pseudo-inverse-features' reference is a true measurement: an input Z_{L-2} wholly in the directions that
+    W_{L-1} maps outside W_L's row space (the right singular vectors of (I - P) W_{L-1} at sqrt(eps2)) gives Z_L = 0
+    and a residual of exactly sqrt(eps2) ||Z_{L-2}||_F."""
+    instance = pseudo_inverse_features.THEOREM.instance()
+    head = build_head(instance, tight_settings(extra=3, eps2_exponent=-1.0))
+    outside = head.previous - np.linalg.pinv(head.last) @ head.last @ head.previous
+    _, singular, right = np.linalg.svd(outside)
+    unseen = right[:3].T  # the three directions at sqrt(eps2) (extra = 3, adversarial: all at full norm)
+    assert singular[:3] == pytest.approx(np.sqrt(measure_head(head)["eps2"]) * np.ones(3), rel=1e-12)
+    inputs = unseen @ np.random.default_rng(0).standard_normal((3, head.inputs.shape[1]))
+    blind = type(head)(head.last, head.previous, inputs, head.labels, head.per_class)
+    assert np.linalg.norm(blind.outputs) < 1e-13
+    residual = np.linalg.norm(blind.features - np.linalg.pinv(blind.last) @ blind.outputs)
+    assert residual == pytest.approx(np.sqrt(measure_head(head)["eps2"]) * np.linalg.norm(inputs), rel=1e-12)
+
+
+def test_an_exact_head_realizes_the_reference_of_nc3_bound():
+    """nc3-bound's reference is a true measurement: at rho = 0 and eps2 = 0, z = W_L^+ e_c gives
+    cos(z, w_c) = 1/(||w_c|| ||W_L^+ e_c||); W_L with rows (2, 0) and (sqrt 5, 2) has ||w_1|| = 2 and
+    ||W_L^+ e_1|| = 3/4, so cos = 2/3 there, as the reference states."""
+    last = np.array([[2.0, 0.0], [np.sqrt(5), 2.0]])
+    feature = np.linalg.pinv(last)[:, 0]
+    cosine = last[0] @ feature / (np.linalg.norm(last[0]) * np.linalg.norm(feature))
+    assert np.linalg.norm(last[0]) == 2 and np.linalg.norm(feature) == pytest.approx(0.75, rel=1e-15)
+    reference = nc3_bound.exact_heads(nc3_bound.THEOREM.instance())["equality"]
+    assert cosine == pytest.approx(float(reference["cosines"][0]), rel=1e-15)
+    assert (reference["row_norms"][0], float(reference["pinv_norms"][0])) == (2, 0.75)

@@ -34,13 +34,21 @@ def _heads(instance):
     return head_search.head_settings(instance["classes"], instance["per_class"])
 
 
+def _observed(instance, prediction, measure):
+    """The statement's observable of `prediction` on what `measure` reads of a head, and the head strategy."""
+    observable = instance.theorem.prediction(prediction).observable
+    return (lambda settings: float(observable(instance, measure(instance, settings)))), _heads(instance)
+
+
 def _theorem_a(instance):
     observable = nc1_bound.THEOREM.prediction("theorem-a").observable
     return (lambda s: float(observable(instance, nc1_checker.head_measurements(instance, s)))), _heads(instance)
 
 
 def _pseudo_inverse(instance):
-    return (lambda s: pseudo_inverse_checker.pseudo_inverse_margin(instance, s)), _heads(instance)
+    observable = pseudo_inverse_features.THEOREM.prediction("bound").observable
+    return (lambda s: float(observable(instance, pseudo_inverse_checker.head_measurements(instance, s)))), \
+        _heads(instance)
 
 
 CASES = [
@@ -51,9 +59,9 @@ CASES = [
     (pseudo_inverse_features, "halved", _pseudo_inverse),
     (nc2_bracket, "orthogonal-frame-regardless", lambda i: (lambda s: nc2_checker.nc2_margin(i, s), _heads(i))),
     (nc2_bracket, "perturbation-dropped", lambda i: (lambda s: nc2_checker.nc2_margin(i, s), _heads(i))),
-    (nc3_bound, "doubled", lambda i: (lambda s: nc3_checker.nc3_margin(i, s), _heads(i))),
-    (nc3_bound, "perfect-alignment", lambda i: (lambda s: nc3_checker.kantorovich_margin(i, s), _heads(i))),
-    (nc3_bound, "inverse-square-floor", lambda i: (lambda s: nc3_checker.kantorovich_margin(i, s), _heads(i))),
+    (nc3_bound, "doubled", lambda i: _observed(i, "per-sample", nc3_checker.sample_measurements)),
+    (nc3_bound, "perfect-alignment", lambda i: _observed(i, "kantorovich-floor", nc3_checker.exact_measurements)),
+    (nc3_bound, "inverse-square-floor", lambda i: _observed(i, "kantorovich-floor", nc3_checker.exact_measurements)),
     (head_conditioning, "delta-halved", lambda i: (lambda s: head_conditioning_checker.chain_margin(i, s, weyl=True),
                                                    head_conditioning_checker.chain_settings())),
 ]

@@ -30,6 +30,32 @@ def _floor_target(instance):
     return Target.point(floor, note="2 kappa/(1 + kappa^2), attained")
 
 
+def per_sample_margin(instance, measured):
+    """min over samples with rho < 1 of cos(z_ci, w_c)/bound - bound_scale; +inf where no sample has rho < 1. Each
+    entry of `measured` but s_last and eps2 is a per-sample sequence: cosines, distances (rho), row_norms (||w_c||),
+    pinv_norms (||W_L^+ e_c||), input_norms (||z^{L-2}_ci||)."""
+    bound = instance.definition("nc3_sample_bound")
+    margins = [cosine / float(bound(distance, row, pinv, measured["s_last"], measured["eps2"], norm))
+               for cosine, distance, row, pinv, norm in zip(measured["cosines"], measured["distances"],
+                                                            measured["row_norms"], measured["pinv_norms"],
+                                                            measured["input_norms"])
+               if distance < 1]
+    return min(margins) - instance.constant("bound_scale") if margins else mpmath.inf
+
+
+def floor_margin(instance, measured):
+    """min_c cos(W_L^+ e_c, w_c) / floor(kappa(W_L)) - 1, kappa measured."""
+    return min(measured["cosines"]) / instance.definition("kantorovich_floor")(measured["kappa"]) - 1
+
+
+def exact_heads(instance):
+    """At eps1 = eps2 = 0 (rho = 0), z = W_L^+ e_c and w_c . z = 1, so cos = 1/(||w_c|| ||W_L^+ e_c||) and the
+    per-sample bound holds with equality (docs/derivations/collapse.md#nc3-bound); here ||w_c|| = 2, ||W_L^+ e_c|| =
+    3/4."""
+    return {"equality": {"cosines": [mpmath.mpf(2) / 3], "distances": [0], "row_norms": [2],
+                         "pinv_norms": [mpmath.mpf(3) / 4], "input_norms": [1], "s_last": 1, "eps2": 0}}
+
+
 def _inverse_square_floor(kappa):
     return 1 / mpmath.mpf(kappa) ** 2 + mpmath.mpf("0.01")
 
@@ -53,6 +79,7 @@ THEOREM = Theorem(
                    statement="for every generated head and every sample with rho < 1: cos(z_ci, w_c) >= bound_scale * "
                              "bound",
                    predict=lambda instance: Target.at_least(0, note="smallest margin cos/bound - bound_scale"),
+                   observable=per_sample_margin, references=exact_heads,
                    resolution_reason=ResolutionReason("numerical-accuracy",
                                                       "the margin is float64 linear algebra on the searched instance "
                                                       "(about 1e-13); 1e-6 leaves room; the search reaches 0.997 of "
@@ -62,6 +89,7 @@ THEOREM = Theorem(
                    statement="for every exactly interpolating, exactly balanced head: min_c cos(W_L^+ e_c, w_c) >= "
                    "floor(kappa(W_L))",
                    predict=lambda instance: Target.at_least(0, note="smallest margin cos/floor - 1"),
+                   observable=floor_margin,
                    resolution_reason=ResolutionReason("numerical-accuracy",
                                                       "the margin is float64 arithmetic on the searched instance "
                                                       "(about 1e-13); 1e-6 leaves room"),

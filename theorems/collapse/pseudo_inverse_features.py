@@ -20,6 +20,20 @@ from theorems.collapse import bounds as collapse
 from theorems.statement import Mutant, Nearness, Prediction, ResolutionReason, Target, Theorem
 
 
+def bound_margin(instance, measured):
+    """bound_scale - ||Z_{L-1} - W_L^+ Z_L||_F / (sqrt(eps2) ||Z_{L-2}||_F)."""
+    bound = instance.definition("pseudo_inverse_bound")(measured["eps2"], measured["input_norm"])
+    return instance.constant("bound_scale") - measured["residual"] / bound
+
+
+def unseen_input(instance):
+    """A head whose input Z_{L-2} lies wholly in the directions W_{L-1} maps outside W_L's row space, each at the
+    imbalance's full norm: Z_L = 0 and the residual is sqrt(eps2) ||Z_{L-2}||_F, the bound's equality case
+    (docs/derivations/collapse.md#pseudo-inverse-features)."""
+    eps2, input_norm = mpmath.mpf(1) / 100, mpmath.mpf(3)
+    return {"equality": {"eps2": eps2, "input_norm": input_norm, "residual": mpmath.sqrt(eps2) * input_norm}}
+
+
 def _without_sqrt(eps2, input_frobenius_norm):
     return mpmath.mpf(eps2) * mpmath.mpf(input_frobenius_norm)
 
@@ -40,6 +54,7 @@ THEOREM = Theorem(
                              "||Z_{L-2}||_F "
                    "(eps2 measured)",
                    predict=lambda instance: Target.at_least(0, note="smallest margin bound_scale - residual/bound"),
+                   observable=bound_margin, references=unseen_input,
                    resolution_reason=ResolutionReason("numerical-accuracy",
                                                       "the margin is float64 linear algebra on the searched instance "
                                                       "(about 1e-13); 1e-6 leaves room; the search reaches 0.99997 "
