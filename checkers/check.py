@@ -61,16 +61,6 @@ class Tightness:
     construction: str = ""
 
 
-def bracket_share(lower: float, centre: float, value: float, upper: float) -> float:
-    """How much of a bracket lower <= value <= upper a value uses, measured from the bracket's centre (the value it
-    pins at zero perturbation): (value - centre)/(upper - centre) above it, (centre - value)/(centre - lower) below.
-    It is the ratio of the two sides of |value - centre| <= the bracket's extent on that side, so 1 is the
-    bracket attained; a narrow bracket around a close value is not tight unless the value fills it."""
-    if value >= centre:
-        return (value - centre) / (upper - centre) if upper > centre else (0.0 if value == centre else math.inf)
-    return (centre - value) / (centre - lower) if centre > lower else math.inf
-
-
 @dataclass(frozen=True)
 class Exact:
     """A deterministic observation: `value`, correct to within `tolerance`; for an inequality, how tight it got; for

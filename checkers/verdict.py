@@ -34,13 +34,14 @@ NUMBERS = ("predicted", "observed", "standard_error", "systematic", "degrees_of_
            "p_value", "detectable", "resolution", "false_fail_rate", "tolerance")
 
 
-def _json_safe(value):
+def json_safe(value):
+    """`value` with every float JSON-safe (`_number`), through lists, tuples and dicts."""
     if isinstance(value, float):
         return _number(value)
     if isinstance(value, (list, tuple)):
-        return [_json_safe(item) for item in value]
+        return [json_safe(item) for item in value]
     if isinstance(value, dict):
-        return {key: _json_safe(item) for key, item in value.items()}
+        return {key: json_safe(item) for key, item in value.items()}
     return value
 
 
@@ -76,7 +77,7 @@ class PredictionResult:
     tightness: dict | None = None
 
     def to_dict(self) -> dict:
-        return _json_safe(asdict(self))
+        return json_safe(asdict(self))
 
     @classmethod
     def from_dict(cls, data: dict) -> "PredictionResult":

@@ -7,25 +7,9 @@ import mpmath
 import pytest
 
 from checkers import registry
-from checkers.check import FIDELITIES, Budget, Checker, Exact, Tightness, _tightness, bracket_share, run_check
+from checkers.check import FIDELITIES, Budget, Checker, Exact, Tightness, _tightness, run_check
 from checkers.stats import Estimate
 from theorems.errors import CheckError, DeclarationError, NumericalError
-
-
-def test_the_share_of_a_bracket_is_measured_from_its_centre_on_the_side_the_value_lies():
-    assert bracket_share(0.5, 1.0, 1.25, 2.0) == 0.25  # binary fractions: exact
-    assert bracket_share(0.5, 1.0, 0.75, 2.0) == 0.5
-    assert bracket_share(0.5, 1.0, 2.0, 2.0) == 1.0 and bracket_share(0.5, 1.0, 0.5, 2.0) == 1.0  # attained
-    assert bracket_share(0.5, 1.0, 2.5, 2.0) == 1.5  # outside: a violation reads above 1
-    # a bracket of no width around its centre: the centre itself uses none of it, any other value infinitely much
-    assert bracket_share(1.0, 1.0, 1.0, 1.0) == 0.0 and math.isinf(bracket_share(1.0, 1.0, 1.01, 1.0))
-
-
-def test_a_narrow_bracket_is_not_tight_unless_the_value_fills_it():
-    # the ends' ratios to the value are both near 1 here, yet the value uses 1% of the room
-    lower, centre, upper = 1.0 - 1e-3, 1.0, 1.0 + 1e-3
-    assert min(lower / 1.00001, 1.00001 / upper) > 0.998
-    assert abs(bracket_share(lower, centre, 1.00001, upper) - 0.01) < 1e-9
 
 
 def test_a_non_finite_ratio_is_not_recorded():

@@ -1,5 +1,7 @@
 """The bounds of theorems/collapse.py: limits, closed forms, and their order between Theorem A and Corollary A'."""
 
+import math
+
 import mpmath
 import numpy as np
 import pytest
@@ -9,6 +11,23 @@ from checkers.collapse.head_search import build_head, head_settings, tight_setti
 from checkers.collapse.heads import measure_head
 from theorems.collapse import bounds as collapse
 from theorems.collapse import nc1_bound, nc3_bound, pseudo_inverse_features
+
+
+def test_the_share_of_a_bracket_is_measured_from_its_centre_on_the_side_the_value_lies():
+    assert collapse.bracket_share(0.5, 1.0, 1.25, 2.0) == 0.25  # binary fractions: exact
+    assert collapse.bracket_share(0.5, 1.0, 0.75, 2.0) == 0.5
+    assert collapse.bracket_share(0.5, 1.0, 2.0, 2.0) == 1.0  # attained, above and below
+    assert collapse.bracket_share(0.5, 1.0, 0.5, 2.0) == 1.0
+    assert collapse.bracket_share(0.5, 1.0, 2.5, 2.0) == 1.5  # outside: a violation reads above 1
+    # a bracket of no width around its centre: the centre itself uses none of it, any other value infinitely much
+    assert collapse.bracket_share(1.0, 1.0, 1.0, 1.0) == 0.0 and math.isinf(collapse.bracket_share(1.0, 1.0, 1.01, 1.0))
+
+
+def test_a_narrow_bracket_is_not_tight_unless_the_value_fills_it():
+    # the ends' ratios to the value are both near 1 here, yet the value uses 1% of the room
+    lower, centre, upper = 1.0 - 1e-3, 1.0, 1.0 + 1e-3
+    assert min(lower / 1.00001, 1.00001 / upper) > 0.998
+    assert abs(collapse.bracket_share(lower, centre, 1.00001, upper) - 0.01) < 1e-9
 
 
 def test_kantorovich_floor_values():
@@ -93,3 +112,17 @@ def test_an_exact_head_realizes_the_reference_of_nc3_bound():
     reference = nc3_bound.exact_heads(nc3_bound.THEOREM.instance())["equality"]
     assert cosine == pytest.approx(float(reference["cosines"][0]), rel=1e-15)
     assert (reference["row_norms"][0], float(reference["pinv_norms"][0])) == (2, 0.75)
+
+
+@pytest.mark.parametrize("kappa, error, eps1, eps2", [(3.0, "random", 0.0, 1e-2), (1.0, "shrink", 0.5, 0.0)])
+def test_known_heads_realize_the_references_of_nc2_bracket(kappa, error, eps1, eps2):
+    """nc2-bracket's references are true measurements: a head that interpolates exactly has class means W_L^+ (its
+    hidden spread has no class mean), so NC2_J = kappa(W_L) whatever eps2; at kappa(W_L) = 1 and eps2 = 0, an output
+    error that shrinks the class separation by c = eps1/sqrt(n(K-1)) gives NC2_J = 1/(1 - c)."""
+    from checkers.collapse import nc2_bracket as checker
+    from checkers.collapse.heads import generate_head
+
+    head = generate_head(np.random.default_rng(3), classes=3, per_class=2, width=5, input_width=6, kappa=kappa,
+                         scale=1.3, eps1=eps1, eps2=eps2, spread=4.0, adversarial=False, error=error)
+    nc2 = checker._mean_condition(head)
+    assert nc2 == pytest.approx(kappa / (1 - eps1 / np.sqrt(2 * (3 - 1))), rel=1e-12)

@@ -13,7 +13,7 @@ from checkers.budget import ANNOUNCE_SECONDS
 from checkers.check import run_check
 from checkers.cost import duration
 from checkers.outcome import EXIT_PASS
-from checkers.verdict import describe_tightness
+from checkers.verdict import describe_tightness, json_safe
 from theorems.activations import Activation, activation
 from theorems.claims import near_moves
 from theorems.errors import InvalidInput, WorkRefused
@@ -73,7 +73,7 @@ def show(arguments) -> int:
         "expected_failure": theorem.expected_failure or None,
     }
     if arguments.json:
-        print(json.dumps(data, indent=2, allow_nan=False))
+        print(json.dumps(json_safe(data), indent=2, allow_nan=False))
         return EXIT_PASS
     print(f"{theorem.id}: {theorem.title}")
     print(f"  provenance: {theorem.provenance} ({PROVENANCES[theorem.provenance]})")
@@ -109,7 +109,8 @@ def show(arguments) -> int:
         if m["acts_on"] == "simulation":
             where = "; acts on the simulation (judged by its own run)"
         elif moved:
-            where = "; moves " + ", ".join(f"{name} by {value:.3g}" for name, value in moved.items()) + " resolutions"
+            where = "; moves " + ", ".join(f"{name} by {value:.3g} resolutions" if math.isfinite(value) else
+                                           f"{name} beyond any resolution" for name, value in moved.items())
         else:
             where = "; moves no target (its claim lives in what the check computes)"
         print(f"    {m['name']}: {m['description']}{where if moved is not None else ''}")
@@ -144,11 +145,11 @@ def _simulated_by(checker, theorem, claims, name: str) -> list[str]:
 
 
 def _moves(claims, name: str) -> dict[str, float | None] | None:
-    """How far the mutant moves each prediction's target, in resolutions (None where its statement is undefined
-    at its parameters; a bug in it still propagates as an internal error)."""
+    """How far the mutant moves each prediction's target, in resolutions (inf where its claim excludes what the
+    statement allows by any margin: a bracket of no width; None where its statement is undefined at its parameters,
+    and a NaN; a bug in it still propagates as an internal error)."""
     try:
-        return {prediction: value if math.isfinite(value) else None
-                for prediction, value in claims.moves(name).items()}
+        return {prediction: None if math.isnan(value) else value for prediction, value in claims.moves(name).items()}
     except (ArithmeticError, InvalidInput):
         return None
 

@@ -11,12 +11,12 @@ from __future__ import annotations
 import mpmath
 import numpy as np
 
-from checkers.check import Budget, Checker, Exact, Tightness, bracket_share
+from checkers.check import Budget, Checker, Exact, Tightness
 from checkers.collapse import metrics
 from checkers.collapse.training import Network, gaussian_classes, train
 from checkers.shared_draws import cached
 from theorems.collapse import collapse_training
-from theorems.collapse.bounds import nc2_bracket, nc2_perturbation
+from theorems.collapse.bounds import bracket_share, nc2_bracket, nc2_perturbation
 from theorems.errors import InvalidInput, NumericalError
 from theorems.statement import Instance
 

@@ -8,11 +8,10 @@ import math
 import mpmath
 import numpy as np
 
-from checkers.check import Budget, Checker, Exact, bracket_share
-from checkers.collapse.head_search import EXPLICIT, build_head, exact_head, head_settings, search_margin
+from checkers.check import Budget, Checker, Exact
+from checkers.collapse.head_search import EXPLICIT, build_head, exact_head, head_settings, search_observable
 from checkers.collapse.heads import Float64, Head, Mpmath, measure_head
 from theorems.collapse import nc2_bracket
-from theorems.collapse.bounds import nc2_perturbation
 from theorems.statement import Instance
 
 
@@ -23,26 +22,18 @@ def _mean_condition(head: Head, backend=Float64):
     return singular[0] / singular[head.classes - 1]
 
 
-def nc2_margin(instance: Instance, settings: dict) -> float:
-    """1 - the share of Theorem C's bracket that NC2_J uses, measured from the bracket's centre kappa(W_L) = s_1/s_K
-    (`bracket_share`); -inf where NC2_J sits off a bracket of no width. It is >= 0 exactly when the bracket holds,
-    and steers the search towards heads that use the perturbation delta_2, not towards the bracket's ends (at small
-    eps both ends are close to kappa, and a margin relative to NC2_J would be small whether or not the bracket is
-    sharp)."""
+def head_measurements(instance: Instance, settings: dict) -> dict:
+    """eps1, eps2, s_1, s_K, ||Z_{L-2} B||_op and NC2_J of the head the settings generate. The statement's margin is
+    measured from the bracket's centre, so the search is steered towards heads that use delta_2, not towards the
+    bracket's ends (docs/derivations/collapse.md#nc2-bracket)."""
     head = build_head(instance, settings)
-    measured = measure_head(head)
-    delta2 = nc2_perturbation(measured["eps1"], measured["eps2"], instance["per_class"], measured["s_last"],
-                              measured["input_means_norm"]) * instance.constant("bound_scale")
-    lower, upper = instance.definition("nc2_bracket")(measured["s_first"], measured["s_last"], delta2)
-    share = bracket_share(float(lower), float(measured["s_first"] / measured["s_last"]), float(_mean_condition(head)),
-                          float(upper))
-    return 1 - share if np.isfinite(share) else -np.inf
+    return {**measure_head(head), "nc2": _mean_condition(head)}
 
 
-def read_bracket(instance: Instance, budget: Budget, seed: np.random.SeedSequence) -> Exact:
-    return search_margin(instance, budget, seed, lambda settings: nc2_margin(instance, settings),
-                         head_settings(instance["classes"], instance["per_class"]), EXPLICIT, "heads",
-                         ratio=lambda margin: 1 - margin)
+def read_bracket(instance: Instance, budget: Budget, seed: np.random.SeedSequence, observable) -> Exact:
+    return search_observable(instance, budget, seed, observable, lambda settings: head_measurements(instance, settings),
+                             head_settings(instance["classes"], instance["per_class"]), EXPLICIT, "heads",
+                             ratio=lambda margin: 1 - margin)
 
 
 def read_exact(instance: Instance, budget: Budget, seed: np.random.SeedSequence) -> Exact:
@@ -67,7 +58,6 @@ CHECKER = Checker(
     theorem=nc2_bracket.THEOREM,
     simulation="Hypothesis over generated heads; the bracket closes at eps1 = eps2 = 0 (mpmath)",
     readers={"bracket": read_bracket, "exact": read_exact},
-    claims_in_checker=frozenset({"orthogonal-frame-regardless", "perturbation-dropped"}),
     second_point={"classes": "4", "kappa": "10"},
     calibration_seeds=50,
 )

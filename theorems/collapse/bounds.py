@@ -22,6 +22,8 @@ Scalars may be floats or mpmath numbers; the bounds are computed in mpmath at th
 
 from __future__ import annotations
 
+import math
+
 import mpmath
 
 from theorems.statement import Constant, Parameter
@@ -113,3 +115,13 @@ def nc3_sample_bound(distance, row_norm, pinv_column_norm, s_last, eps2, input_n
     distance, row_norm, pinv_column_norm, s_last, eps2, input_norm = map(
         mpmath.mpf, (distance, row_norm, pinv_column_norm, s_last, eps2, input_norm))
     return (1 - distance) / (row_norm * (pinv_column_norm + distance / s_last + mpmath.sqrt(eps2) * input_norm))
+
+
+def bracket_share(lower: float, centre: float, value: float, upper: float) -> float:
+    """How much of a bracket lower <= value <= upper a value uses, measured from the bracket's centre (the value it
+    pins at zero perturbation): (value - centre)/(upper - centre) above it, (centre - value)/(centre - lower) below.
+    It is the ratio of the two sides of |value - centre| <= the bracket's extent on that side, so 1 is the
+    bracket attained; a narrow bracket around a close value is not tight unless the value fills it."""
+    if value >= centre:
+        return (value - centre) / (upper - centre) if upper > centre else (0.0 if value == centre else math.inf)
+    return (centre - value) / (centre - lower) if centre > lower else math.inf

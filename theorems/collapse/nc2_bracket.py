@@ -21,6 +21,10 @@ too small by a factor 2 or more may be caught, a few percent never.
 
 from __future__ import annotations
 
+import math
+
+import mpmath
+
 from theorems.collapse import bounds as collapse
 from theorems.statement import Mutant, Nearness, Parameter, Prediction, ResolutionReason, Target, Theorem
 
@@ -28,6 +32,32 @@ from theorems.statement import Mutant, Nearness, Parameter, Prediction, Resoluti
 def _orthogonal_frame(s_first, s_last, delta2):
     """The mutant: the bracket of a perfectly conditioned head, i.e. NC2_J -> 1 whatever kappa(W_L)."""
     return collapse.nc2_bracket(s_last, s_last, delta2)
+
+
+def bracket_margin(instance, measured):
+    """1 - the share of the bracket that NC2_J = kappa(Zbar) uses from its centre kappa(W_L) = s_1/s_K
+    (`bounds.bracket_share`): >= 0 exactly where the bracket holds; -inf where NC2_J sits off a bracket of no width.
+    A bracket that misses its centre (a mutant's) has no share: 0 where NC2_J lies in it, -inf where not."""
+    delta2 = collapse.nc2_perturbation(measured["eps1"], measured["eps2"], instance["per_class"], measured["s_last"],
+                                       measured["input_means_norm"]) * instance.constant("bound_scale")
+    lower, upper = map(float, instance.definition("nc2_bracket")(measured["s_first"], measured["s_last"], delta2))
+    centre, value = float(measured["s_first"] / measured["s_last"]), float(measured["nc2"])
+    if not lower <= centre <= upper:
+        return 0.0 if lower <= value <= upper else -math.inf
+    share = collapse.bracket_share(lower, centre, value, upper)
+    return 1 - share if math.isfinite(share) else -math.inf
+
+
+def known_heads(instance):
+    """Two heads whose NC2_J is known in closed form (docs/derivations/collapse.md#nc2-bracket): an exact one (eps1 =
+    eps2 = 0), where NC2_J = kappa(W_L), here 3; and one with kappa(W_L) = 1, eps2 = 0 and an output error that only
+    shrinks the class separation by c = eps1/sqrt(n(K-1)), whose means W_L^+ (I - c(I - 11^T/K)) have
+    NC2_J = 1/(1 - c)."""
+    eps1 = mpmath.mpf(1) / 2
+    shrink = eps1 / collapse.between_class_norm(instance["per_class"], instance["classes"])
+    return {"exact": {"eps1": 0, "eps2": 0, "s_first": 3, "s_last": 1, "input_means_norm": 1, "nc2": 3},
+            "shrinking": {"eps1": eps1, "eps2": 0, "s_first": 1, "s_last": 1, "input_means_norm": 1,
+                          "nc2": 1 / (1 - shrink)}}
 
 
 THEOREM = Theorem(
@@ -49,6 +79,7 @@ THEOREM = Theorem(
                    statement="for every generated head, both sides of the bracket hold (measured eps1, eps2, s_1, s_K)",
                    predict=lambda instance: Target.at_least(0, note="smallest 1 - (share of the bracket "
                                                             "kappa(Zbar) uses, from its centre kappa(W_L))"),
+                   observable=bracket_margin, references=known_heads,
                    resolution_reason=ResolutionReason("numerical-accuracy",
                                                       "the share of the bracket used is float64 linear algebra "
                                                       "(about 1e-13); 1e-6 leaves room; delta_2 is about 2x loose on "
