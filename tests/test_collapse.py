@@ -126,3 +126,14 @@ def test_known_heads_realize_the_references_of_nc2_bracket(kappa, error, eps1, e
                          scale=1.3, eps1=eps1, eps2=eps2, spread=4.0, adversarial=False, error=error)
     nc2 = checker._mean_condition(head)
     assert nc2 == pytest.approx(kappa / (1 - eps1 / np.sqrt(2 * (3 - 1))), rel=1e-12)
+
+
+@pytest.mark.parametrize("eps1", [1e-1, 1e-2])
+def test_a_within_class_error_realizes_the_eps1_path_of_balanced_collapse(eps1):
+    """balanced-collapse's eps1 path is a true measurement: at kappa(W_L) = 1, eps2 = 0 and an output error inside
+    the classes, NC1_J = eps1^2/(n(K-1)) exactly."""
+    from checkers.collapse.heads import generate_head
+
+    head = generate_head(np.random.default_rng(5), classes=3, per_class=2, width=5, input_width=6, kappa=1.0,
+                         scale=1.3, eps1=eps1, eps2=0.0, spread=4.0, adversarial=True, error="within")
+    assert measure_head(head)["nc1"] == pytest.approx(eps1**2 / (2 * (3 - 1)), rel=1e-10)

@@ -22,12 +22,31 @@ from __future__ import annotations
 import mpmath
 
 from theorems.collapse import bounds as collapse
-from theorems.statement import Constant, Mutant, Nearness, Prediction, ResolutionReason, Target, Theorem
+from theorems.statement import Constant, Mutant, Prediction, ResolutionReason, Target, Theorem
 
 
 def reported_shape(eps1, eps2, power=2):
     """(eps1 + sqrt(eps2))^power; power 2 is the order the reviews give for the paper's NC1 bound."""
     return (mpmath.mpf(eps1) + mpmath.sqrt(mpmath.mpf(eps2))) ** power
+
+
+def slope(instance, measured):
+    """The log-log slope of NC1_J against shape(eps1, eps2) between two heads: each entry of `measured` (eps1, eps2,
+    nc1) is a pair, the first head's value and the second's."""
+    shape = instance.definition("shape")
+    logs = [(mpmath.log(shape(eps1, eps2, instance.constant("power"))), mpmath.log(nc1))
+            for eps1, eps2, nc1 in zip(measured["eps1"], measured["eps2"], measured["nc1"])]
+    return (logs[1][1] - logs[0][1]) / (logs[1][0] - logs[0][0])
+
+
+def exact_paths(instance):
+    """Two pairs of heads with kappa(W_L) = 1 (docs/derivations/collapse.md#balanced-collapse), t = 1/10 then 1/100:
+    on the eps1 path (eps2 = 0, a within-class output error) NC1_J = eps1^2/(n(K-1)); on the eps2 path (eps1 = 0, the
+    shrinking heads of nc1-bound) NC1_J = s^2 eps2 omega^2/(n(K-1)), here with s omega = 1. Both give slope 1."""
+    separation = mpmath.mpf(instance["per_class"] * (instance["classes"] - 1))
+    t = (mpmath.mpf(1) / 10, mpmath.mpf(1) / 100)
+    return {"eps1 path": {"eps1": t, "eps2": (0, 0), "nc1": tuple(x**2 / separation for x in t)},
+            "eps2 path": {"eps1": (0, 0), "eps2": tuple(x**2 for x in t), "nc1": tuple(x**2 / separation for x in t)}}
 
 
 CONSTANTS = (Constant.exactly("power", 2, "the exponent in O((eps1 + sqrt(eps2))^power), 2 as reported"),)
@@ -55,9 +74,9 @@ THEOREM = Theorem(
                                                       "the order's exponent 5% off (2.1 for 2) moves the fitted "
                                                       "slope by 0.048, one resolution; the kept near mutant (2.2) "
                                                       "lies 1.8 resolutions away"),
+                   observable=slope, references=exact_paths,
                    resolution=lambda instance: 0.05),
     ),
-    nearness=Nearness("simulation", "power-ten-percent-high acts through the fitted slope: 1.8 resolutions, measured"),
     mutants=(
         Mutant(name="eps2-unrooted", description="NC1 = O((eps1 + eps2)^2)",
                definitions={"shape": lambda eps1, eps2, power: (mpmath.mpf(eps1) + mpmath.mpf(eps2)) ** power}),
