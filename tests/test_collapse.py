@@ -137,3 +137,17 @@ def test_a_within_class_error_realizes_the_eps1_path_of_balanced_collapse(eps1):
     head = generate_head(np.random.default_rng(5), classes=3, per_class=2, width=5, input_width=6, kappa=1.0,
                          scale=1.3, eps1=eps1, eps2=0.0, spread=4.0, adversarial=True, error="within")
     assert measure_head(head)["nc1"] == pytest.approx(eps1**2 / (2 * (3 - 1)), rel=1e-10)
+
+
+def test_the_graded_chain_realizes_the_reference_of_head_conditioning():
+    """head-conditioning's reference is the graded chain the checker builds, in closed form."""
+    from checkers.collapse import head_conditioning as checker
+    from theorems.collapse import head_conditioning
+
+    instance = head_conditioning.THEOREM.instance({"depth": "4", "classes": "3"})
+    measured = checker.chain_measurements(instance, {"graded": 1e-4})
+    reference = head_conditioning.graded_chain(instance)["graded"]
+    for name in ("eps2", "radius"):
+        assert measured[name] == pytest.approx(float(reference[name]), rel=1e-9), name
+    for name in ("product_singular", "last_singular"):
+        assert measured[name] == pytest.approx([float(v) for v in reference[name]], rel=1e-12), name

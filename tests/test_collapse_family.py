@@ -40,6 +40,12 @@ def _observed(instance, prediction, measure):
     return (lambda settings: float(observable(instance, measure(instance, settings)))), _heads(instance)
 
 
+def _weyl_margin(instance):
+    """Theorem B's Weyl margin, the statement's observable, on a chain the settings give."""
+    observable = head_conditioning.weyl_margin
+    return lambda s: float(observable(instance, head_conditioning_checker.chain_measurements(instance, s)))
+
+
 def _theorem_a(instance):
     observable = nc1_bound.THEOREM.prediction("theorem-a").observable
     return (lambda s: float(observable(instance, nc1_checker.head_measurements(instance, s)))), _heads(instance)
@@ -62,8 +68,7 @@ CASES = [
     (nc3_bound, "doubled", lambda i: _observed(i, "per-sample", nc3_checker.sample_measurements)),
     (nc3_bound, "perfect-alignment", lambda i: _observed(i, "kantorovich-floor", nc3_checker.exact_measurements)),
     (nc3_bound, "inverse-square-floor", lambda i: _observed(i, "kantorovich-floor", nc3_checker.exact_measurements)),
-    (head_conditioning, "delta-halved", lambda i: (lambda s: head_conditioning_checker.chain_margin(i, s, weyl=True),
-                                                   head_conditioning_checker.chain_settings())),
+    (head_conditioning, "delta-halved", lambda i: (_weyl_margin(i), head_conditioning_checker.chain_settings())),
 ]
 
 
@@ -80,13 +85,13 @@ def test_head_conditioning_search_alone_comes_within_five_percent_of_the_near_ti
     """Issue's criterion: Hypothesis with the local refinement, not shown the graded chain, reaches gap/delta within
     5% of what the construction attains; and so it rejects delta 10% low on its own."""
     instance, bounds = head_conditioning.THEOREM.instance(), head_conditioning_checker.CHAIN_BOUNDS
-    attained = 1 - head_conditioning_checker.chain_margin(instance, head_conditioning_checker.GRADED[0], weyl=True)
-    result = search_counterexample(lambda s: head_conditioning_checker.chain_margin(instance, s, weyl=True),
+    attained = 1 - _weyl_margin(instance)(head_conditioning_checker.GRADED[0])
+    result = search_counterexample(_weyl_margin(instance),
                                    head_conditioning_checker.chain_settings(), max_examples=100, seed=0,
                                    tolerance=head_search.MARGIN_TOLERANCE, refine=bounds)
     assert attained > 0.9999 and 1 - result.smallest_margin >= 0.95 * attained, result
     low = head_conditioning.THEOREM.mutated("delta-ten-percent-low").instance()
-    result = search_counterexample(lambda s: head_conditioning_checker.chain_margin(low, s, weyl=True),
+    result = search_counterexample(_weyl_margin(low),
                                    head_conditioning_checker.chain_settings(), max_examples=100, seed=0,
                                    tolerance=head_search.MARGIN_TOLERANCE, refine=bounds)
     assert result.violated, result
@@ -140,12 +145,12 @@ def test_the_exact_root_holds_where_float64_cannot_resolve_kappa_of_the_product(
     """kappa = 100 at depth 8: kappa(A) = 1e16, where float64's smallest singular value of the product is off by
     about its own size (float64 read a residual of 0.0075 and failed the identity). In mpmath at 52 digits the
     residual is at round-off, and the wrong root exponent is still rejected there."""
-    instance = head_conditioning.THEOREM.instance({"kappa": "100", "depth": "8", "classes": "8"})
-    exact = head_conditioning_checker.read_exact_root(instance, None, None)
-    assert abs(exact.value) < 1e-20 and "52 digits" in exact.method
-    wrong = head_conditioning.THEOREM.mutated("root-exponent-off").instance({"kappa": "100", "depth": "8",
-                                                                              "classes": "8"})
-    assert abs(head_conditioning_checker.read_exact_root(wrong, None, None).value) > 0.1
+    point = {"kappa": "100", "depth": "8", "classes": "8"}
+    instance = head_conditioning.THEOREM.instance(point)
+    measured = head_conditioning_checker.read_exact_root(instance, None, None, None)
+    assert abs(head_conditioning.root_residual(instance, measured.values)) < 1e-20 and "52 digits" in measured.method
+    wrong = head_conditioning.THEOREM.mutated("root-exponent-off").instance(point)
+    assert abs(head_conditioning.root_residual(wrong, measured.values)) > 0.1
 
 
 def test_the_deeper_head_claim_compares_the_extreme_depths_and_reports_the_steps():
