@@ -155,3 +155,14 @@ def test_the_floor_is_read_with_the_runs_round_off_bounded_and_stays_tight_at_th
     assert floor.tightness["best_ratio"] == pytest.approx(1, abs=1e-11)
     mutant = run_check(CHECKER, {"weight_decay": "0.3162"}, fidelity="quick", mutant="source-five-percent-low")
     assert next(p for p in mutant.predictions if p.name == "floor").outcome == FAIL
+
+
+def test_the_linear_pair_reference_is_the_gradient_of_a_linear_loss():
+    """balancedness-identity's reference is a true measurement: for the loss e_2 . (W_{l+1} W_l x) at x = e_1, the
+    gradients are grad W_{l+1} = e_2 (W_l x)^T and grad W_l = W_{l+1}^T e_2 x^T, as the reference states."""
+    from theorems.collapse import balancedness_identity
+
+    reference = balancedness_identity.linear_pair(balancedness_identity.THEOREM.instance())["linear pair"]
+    x, output_gradient = np.array([1.0, 0.0]), np.array([0.0, 1.0])
+    assert np.array_equal(reference["g_next"], np.outer(output_gradient, reference["w"] @ x))
+    assert np.array_equal(reference["g"], np.outer(reference["w_next"].T @ output_gradient, x))

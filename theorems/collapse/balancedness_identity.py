@@ -17,6 +17,7 @@ diagonal when sigma is positively homogeneous.
 
 from __future__ import annotations
 
+import numpy as np
 import sympy
 
 from theorems.statement import (
@@ -33,8 +34,13 @@ from theorems.statement import (
 )
 
 
+def left_side(w_next, gradient_next):
+    """W_{l+1}^T grad W_{l+1}, for numpy arrays and sympy matrices alike."""
+    return w_next.T @ gradient_next
+
+
 def symbolic_identity_residual(between: str = "linear", size: int = 2, samples: int = 2,
-                               left_side=lambda w_next, gradient_next: w_next.T * gradient_next) -> sympy.Matrix:
+                               left_side=left_side) -> sympy.Matrix:
     """The identity's residual for symbolic size x size layers and an arbitrary downstream function phi
     (an undefined sympy Function), expanded; the zero matrix proves the identity for linear links."""
     phi = sympy.Function("phi")
@@ -78,6 +84,30 @@ def _zero(instance: Instance) -> Target:
     return Target.point(0, note="residual, zero in exact arithmetic")
 
 
+def symbolic_nonzero(instance: Instance, measured) -> int:
+    """The number of entries of the expanded symbolic residual that are not 0 (nothing is measured)."""
+    residual = symbolic_identity_residual(instance["between"], left_side=instance.definition("left_side"))
+    return sum(entry != 0 for entry in residual)
+
+
+def relative_residual(instance: Instance, measured) -> float:
+    """||W_{l+1}^T G_{l+1} - coefficient G_l W_l^T|| / (||W_{l+1}|| ||G_{l+1}||) for measured weights w, w_next and
+    gradients g, g_next."""
+    left = instance.definition("left_side")(measured["w_next"], measured["g_next"])
+    coefficient = float(instance.constant("coefficient"))
+    return np.linalg.norm(left - coefficient * measured["g"] @ measured["w"].T) / (
+        np.linalg.norm(measured["w_next"]) * np.linalg.norm(measured["g_next"]))
+
+
+def linear_pair(instance: Instance):
+    """f = W_{l+1} W_l x with x = e_1, W_l = I, W_{l+1} = [[1, 1], [0, 1]] and the loss's gradient e_2 at the output:
+    grad W_{l+1} = e_2 e_1^T and grad W_l = W_{l+1}^T e_2 e_1^T, both [[0, 0], [1, 0]]; the identity holds, and
+    G_{l+1}^T W_{l+1} = [[0, 1], [0, 0]] does not equal them."""
+    gradient = np.array([[0.0, 0.0], [1.0, 0.0]])
+    return {"linear pair": {"w": np.eye(2), "w_next": np.array([[1.0, 1.0], [0.0, 1.0]]), "g": gradient,
+                            "g_next": gradient}}
+
+
 THEOREM = Theorem(
     id="balancedness-identity",
     title="W_{l+1}^T grad W_{l+1} = grad W_l W_l^T for a linear layer pair and any downstream loss",
@@ -93,6 +123,7 @@ THEOREM = Theorem(
                    statement="sympy: the residual expands to 0 for 2 x 2 layers and an arbitrary downstream function "
                              "phi "
                    "(observed: the number of non-zero entries)", predict=_zero,
+                   observable=symbolic_nonzero, references=lambda instance: {"symbolic": {}},
                    resolution_reason=ResolutionReason("numerical-accuracy",
                                                       "a count of matrix entries that sympy does not simplify to 0: "
                                                       "exact, any failure moves it by 1"),
@@ -101,7 +132,7 @@ THEOREM = Theorem(
         Prediction(name="float64", kind="identity",
                    statement="a network with the pair, then tanh and a linear read-out, square loss: "
                    "||W_{l+1}^T G_{l+1} - coefficient G_l W_l^T|| / (||W_{l+1}|| ||G_{l+1}||) <= 1e-12",
-                   predict=_zero,
+                   predict=_zero, observable=relative_residual, references=linear_pair,
                    resolution_reason=ResolutionReason("numerical-accuracy",
                                                       "the identity on O(1) random matrices in float64 holds to "
                                                       "round-off, near 1e-15 relative; 1e-12 leaves room"),
@@ -110,10 +141,10 @@ THEOREM = Theorem(
     nearness=Nearness("exact"),
     mutants=(
         Mutant(name="transposed", description="G_{l+1}^T W_{l+1} in place of W_{l+1}^T G_{l+1}",
-               definitions={"left_side": "transposed"}),
+               definitions={"left_side": lambda w_next, gradient_next: gradient_next.T @ w_next}),
         Mutant(name="through-tanh",
                description="the identity claimed for a pair linked through tanh (assumption dropped)",
                dropped_assumptions=("linear-link",), parameters={"between": "tanh"}),
     ),
-    definitions={"left_side": "as stated"},
+    definitions={"left_side": left_side},
 )
