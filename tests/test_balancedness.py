@@ -166,3 +166,23 @@ def test_the_linear_pair_reference_is_the_gradient_of_a_linear_loss():
     x, output_gradient = np.array([1.0, 0.0]), np.array([0.0, 1.0])
     assert np.array_equal(reference["g_next"], np.outer(output_gradient, reference["w"] @ x))
     assert np.array_equal(reference["g"], np.outer(reference["w_next"].T @ output_gradient, x))
+
+
+def test_the_attaining_point_of_stationary_balanced_is_a_true_measurement():
+    """stationary-balanced's reference: at W_l = 0 the data gradient of W_{l+1} vanishes, so with W_{l+1} of rank one
+    the statement's margin is 0 and its identity residual is 0 on the small network's own gradients."""
+    from checkers.collapse.small_network import gradients, imbalance, network
+    from theorems.collapse import stationary_balanced
+
+    instance = stationary_balanced.THEOREM.instance({"weight_decay": "0.3"})
+    weights, x, y = network(instance, np.random.SeedSequence(1))
+    left, singular, right = np.linalg.svd(weights[1])
+    weights = [np.zeros_like(weights[0]), singular[0] * np.outer(left[:, 0], right[0]), weights[2]]
+    data = gradients(weights, x, y, "linear", np)
+    assert np.linalg.norm(data[1]) == 0
+    full = [g + 0.3 * w for g, w in zip(data, weights)]
+    measured = {"D_norm": np.linalg.norm(imbalance(weights)), "upper_norm": np.linalg.norm(weights[1], 2),
+                "upper_gradient": np.linalg.norm(full[1]), "lower_norm": 0.0, "lower_gradient": np.linalg.norm(full[0])}
+    assert abs(stationary_balanced.bound_margin(instance, measured)) < 1e-12
+    identity = {"D": imbalance(weights), "upper": weights[1].T @ full[1], "lower": full[0] @ weights[0].T}
+    assert stationary_balanced.identity_residual(instance, identity) < 1e-15

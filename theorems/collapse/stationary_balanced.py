@@ -21,6 +21,10 @@ has rank one. The check evaluates the bound there as well as along a run.
 
 from __future__ import annotations
 
+import math
+
+import numpy as np
+
 from theorems.collapse.balancedness_identity import BETWEEN, LINEAR_LINK, WIDTH
 from theorems.statement import Constant, Mutant, Nearness, Parameter, Prediction, ResolutionReason, Target, Theorem
 
@@ -28,6 +32,36 @@ CONSTANTS = (
     Constant.formula("stationary_coefficient", (), lambda decay: decay, parameters=("weight_decay",),
                      description="lambda in lambda D = W^T grad L_lambda - grad L_lambda W^T"),
 )
+
+
+def identity_residual(instance, measured):
+    """||stationary_coefficient D - (upper - lower)||_F over the larger of lambda ||D||_F and ||upper|| + ||lower||
+    (the scale of the round-off of their difference), with upper = W_{l+1}^T grad_{W_{l+1}} L_lambda and lower =
+    grad_{W_l} L_lambda W_l^T measured."""
+    coefficient = float(instance.constant("stationary_coefficient"))
+    difference, upper, lower = measured["D"], measured["upper"], measured["lower"]
+    residual = coefficient * difference - (upper - lower)
+    scale = float(instance["weight_decay"]) * np.linalg.norm(difference)
+    return np.linalg.norm(residual) / max(scale, np.linalg.norm(upper) + np.linalg.norm(lower))
+
+
+def bound_margin(instance, measured):
+    """1 - ||D||_F / bound at one point, from ||D||_F, the operator norms of W_{l+1}, W_l and the Frobenius norms of
+    their regularized gradients; -inf where the bound is 0 and D is not, +inf where both are 0 (nothing to bound)."""
+    bound = (measured["upper_norm"] * measured["upper_gradient"] + measured["lower_norm"] * measured["lower_gradient"]
+             ) / float(instance.constant("stationary_coefficient"))
+    if bound > 0:
+        return 1 - measured["D_norm"] / bound
+    return -math.inf if measured["D_norm"] > 0 else math.inf
+
+
+def attaining_point(instance):
+    """W_l = 0 and W_{l+1} = e_1 e_1^T: grad_{W_{l+1}} L_lambda = lambda W_{l+1}, the W_l term is 0, D = e_1 e_1^T, and
+    the bound is attained: ||D|| = 1 = ||W_{l+1}||_op ||lambda W_{l+1}||_F / lambda."""
+    decay, difference = float(instance["weight_decay"]), np.diag([1.0, 0.0])
+    return {"identity": {"attained": {"D": difference, "upper": decay * difference, "lower": np.zeros((2, 2))}},
+            "bound": {"attained": {"D_norm": 1.0, "upper_norm": 1.0, "upper_gradient": decay, "lower_norm": 0.0,
+                                   "lower_gradient": 1.0}}}
 
 
 THEOREM = Theorem(
@@ -48,6 +82,7 @@ THEOREM = Theorem(
                    statement="at random weights (float64): ||stationary_coefficient D - (W_{l+1}^T grad L_lambda - "
                    "grad L_lambda W_l^T)||_F / (lambda ||D||_F) <= 1e-12",
                    predict=lambda instance: Target.point(0, note="relative residual"),
+                   observable=identity_residual, references=lambda instance: attaining_point(instance)["identity"],
                        resolution_reason=ResolutionReason("numerical-accuracy",
                                                           "the identity lambda D = W^T grad - grad W^T is float64 "
                                                           "arithmetic on O(1) matrices, exact up to round-off near "
@@ -63,6 +98,7 @@ THEOREM = Theorem(
                    "W_{l+1} of rank one (where it is attained): ||D||_F <= (||W_{l+1}|| ||grad_{l+1} L_lambda|| + "
                    "||W_l|| ||grad_l L_lambda||) / stationary_coefficient",
                    predict=lambda instance: Target.at_least(0, note="smallest margin 1 - ||D||/bound along the run"),
+                   observable=bound_margin, references=lambda instance: attaining_point(instance)["bound"],
                    resolution_reason=ResolutionReason("numerical-accuracy",
                                                       "the margin is float64 arithmetic (round-off near 1e-15 "
                                                       "relative); 1e-12 leaves room; the bound is attained at W_l = "
