@@ -10,8 +10,9 @@ from checkers import registry
 from checkers.check import run_check
 from checkers.collapse import balancedness_recurrence as balancedness_recurrence_checker
 from checkers.collapse.balancedness_recurrence import ORDER_ACCURACY
-from checkers.collapse.small_network import residual as _residual
+from checkers.collapse.small_network import one_step
 from checkers.outcome import FAIL, INCONCLUSIVE, OUTSIDE, PASS
+from theorems.collapse import balancedness_recurrence
 from theorems.collapse.balancedness_identity import symbolic_identity_residual
 from theorems.errors import InvalidInput
 
@@ -31,8 +32,7 @@ def test_recurrence_holds_for_any_step_and_decay(eta, lam, seed):
     rng = np.random.default_rng(seed)
     weights = [rng.standard_normal(shape) for shape in [(5, 4), (4, 5), (3, 4)]]
     x, y = rng.standard_normal((4, 6)), rng.standard_normal((3, 6))
-    decay = float(instance.constant("decay_factor"))
-    assert _residual(instance, weights, x, y, np, float, decay) < 1e-12
+    assert balancedness_recurrence.float64_residual(instance, one_step(instance, weights, x, y, np, float)) < 1e-12
 
 
 @pytest.mark.parametrize("between", ["tanh", "relu"])
@@ -186,3 +186,22 @@ def test_the_attaining_point_of_stationary_balanced_is_a_true_measurement():
     assert abs(stationary_balanced.bound_margin(instance, measured)) < 1e-12
     identity = {"D": imbalance(weights), "upper": weights[1].T @ full[1], "lower": full[0] @ weights[0].T}
     assert stationary_balanced.identity_residual(instance, identity) < 1e-15
+
+
+def test_the_references_of_balancedness_recurrence_are_true_runs():
+    """Where the data gradients vanish (weights at zero fit zero targets), one GD step only decays D by
+    (1 - eta lambda)^2, as the decaying step states; and the first step from D_0 = 0 is D_1 = eta^2 S_0, the floor
+    reference's equality."""
+    instance = CHECKER.theorem.instance({"learning_rate": "0.05", "weight_decay": "0.3"})
+    rng = np.random.default_rng(0)
+    weights = [np.zeros((5, 4)), rng.standard_normal((4, 5)), np.zeros((3, 4))]
+    x, y = rng.standard_normal((4, 6)), np.zeros((3, 6))
+    step = one_step(instance, weights, x, y, np, float)
+    assert np.linalg.norm(step["S"]) == 0
+    assert step["D_next"] == pytest.approx((1 - 0.05 * 0.3) ** 2 * step["D"], rel=1e-14)
+    balanced = balancedness_recurrence_checker._balanced(
+        [rng.standard_normal(shape) / 2 for shape in [(5, 4), (4, 5), (3, 4)]])
+    start = one_step(instance, balanced, x, rng.standard_normal((3, 6)), np, float)
+    assert np.linalg.norm(start["D"]) < 1e-14
+    # D_0 is formed from O(1) weights: round-off near 1e-15 absolute, 1e-13 of this D_1
+    assert np.linalg.norm(start["D_next"] - 0.05**2 * start["S"]) < 1e-12 * np.linalg.norm(start["D_next"])

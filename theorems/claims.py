@@ -150,9 +150,9 @@ class ClaimsTable:
     def moves(self, mutant: str) -> dict[str, float]:
         """How far mutant `mutant` moves each prediction, in the stated prediction's resolutions, at the mutant's
         parameters, for the predictions that apply on both sides and that it moves. For a prediction with an
-        observable, the farthest its claim lies outside its own target on the statement's reference measurements
-        (none without references); else the distance from the stated value to the mutant's interval. A statement's
-        error propagates."""
+        observable, the farthest its claim lies outside its own target on the statement's reference measurements,
+        beyond where the statement's own lies (its round-off there; none without references); else the distance from
+        the stated value to the mutant's interval. A statement's error propagates."""
         wrong, true = self.mutants[mutant], self.truths[mutant]
         distances = {}
         for prediction in self.theorem.predictions:
@@ -160,8 +160,8 @@ class ClaimsTable:
             if true.applies(name) is not None or wrong.applies(name) is not None:
                 continue
             if prediction.observable is not None:
-                shift = max((wrong.claimed(name, measured) for measured in true.references(name).values()),
-                            default=0.0)
+                shift = max((wrong.claimed(name, measured) - true.claimed(name, measured)
+                             for measured in true.references(name).values()), default=0.0)
             else:
                 shift = wrong.claimed(name, {"value": true.target(name).value})
             if shift > 0:

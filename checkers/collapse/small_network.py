@@ -44,20 +44,16 @@ def gradients(weights, x, y, between, library):
     return g1, g2, g3
 
 
-def residual(instance: Instance, weights, x, y, library, to_float, decay, *, diagonal: bool = False) -> float:
+def one_step(instance: Instance, weights, x, y, library, to_float) -> dict:
+    """D_0, D_1 after one GD step with weight decay, and S_0 = G_2^T G_2 - G_1 G_1^T, for the statement's recurrence;
+    numpy arrays, or object arrays of mpf (`library` MpmathArrays, `to_float` to the working precision)."""
     eta, lam = instance["learning_rate"], instance["weight_decay"]
     eta, lam = (to_float(eta), to_float(lam))
     g1, g2, _ = gradients(weights, x, y, instance["between"], library)
     w1, w2 = weights[0], weights[1]
-    imbalance = w2.T @ w2 - w1 @ w1.T
     w1_next, w2_next = (1 - eta * lam) * w1 - eta * g1, (1 - eta * lam) * w2 - eta * g2
-    imbalance_next = w2_next.T @ w2_next - w1_next @ w1_next.T
-    source = g2.T @ g2 - g1 @ g1.T
-    residual = imbalance_next - decay * imbalance - eta**2 * source
-    if diagonal:  # per-neuron law: what survives a homogeneous link
-        residual, imbalance_next = residual.diagonal(), imbalance_next.diagonal()
-    norm = library.sqrt((imbalance_next**2).sum())
-    return library.sqrt((residual**2).sum()) / norm
+    return {"D": w2.T @ w2 - w1 @ w1.T, "D_next": w2_next.T @ w2_next - w1_next @ w1_next.T,
+            "S": g2.T @ g2 - g1 @ g1.T}
 
 
 def network(instance: Instance, seed: np.random.SeedSequence):

@@ -26,6 +26,10 @@ tested); the floor along a run; the flow limit as the observed order of converge
 
 from __future__ import annotations
 
+import math
+
+import mpmath
+import numpy as np
 import sympy
 
 from theorems.collapse.balancedness_identity import BETWEEN, LINEAR_LINK, WIDTH
@@ -80,6 +84,112 @@ def _doubled(parameters, digits):
                     digits=digits)
 
 
+def _step_residual(measured, decay, eta, sqrt, *, diagonal: bool):
+    """||D_1 - decay D_0 - eta^2 S_0|| / ||D_1||, of the whole matrices or (`diagonal`) of their diagonals."""
+    residual, following = measured["D_next"] - decay * measured["D"] - eta**2 * measured["S"], measured["D_next"]
+    if diagonal:
+        residual, following = residual.diagonal(), following.diagonal()
+    return sqrt((residual**2).sum()) / sqrt((following**2).sum())
+
+
+def float64_residual(instance: Instance, measured):
+    """The recurrence's relative residual on one measured step (D, D_next, S) in float64."""
+    return _step_residual(measured, float(instance.constant("decay_factor")), float(instance["learning_rate"]),
+                          np.sqrt, diagonal=False)
+
+
+def diagonal_residual(instance: Instance, measured):
+    """The same on the diagonals, the per-neuron law."""
+    return _step_residual(measured, float(instance.constant("decay_factor")), float(instance["learning_rate"]),
+                          np.sqrt, diagonal=True)
+
+
+def mpmath_residual(instance: Instance, measured):
+    """The recurrence's relative residual on one step measured in mpmath, at `digits` digits (decay_factor from its
+    exact form where it has one, not from the constants' 30 digits)."""
+    digits = instance["digits"]
+    with mpmath.workdps(digits):
+        exact = instance.constants["decay_factor"].exact
+        decay = to_mpf(exact, digits) if exact is not None else mpmath.mpf(instance.constant("decay_factor"))
+        return _step_residual(measured, decay, to_mpf(instance["learning_rate"], digits), mpmath.sqrt,
+                              diagonal=False)
+
+
+def decaying_step(instance: Instance, *, digits: int | None = None):
+    """A step at a point the network fits exactly (its data gradients vanish, S_0 = 0): D_1 = (1 - eta lambda)^2 D_0,
+    here with D_0 = [[1]]; in float64, or in mpmath at `digits`."""
+    eta, decay = exact_number(instance["learning_rate"]), exact_number(instance["weight_decay"])
+    if digits is None:
+        factor = float((1 - eta * decay) ** 2)
+        return {"fitted": {"D": np.array([[1.0]]), "D_next": np.array([[factor]]), "S": np.array([[0.0]])}}
+    with mpmath.workdps(digits):
+        one, zero = mpmath.mpf(1), mpmath.mpf(0)
+        factor = to_mpf((1 - eta * decay) ** 2, digits)
+        matrix = lambda value: np.array([[value]], dtype=object)  # noqa: E731
+        return {"fitted": {"D": matrix(one), "D_next": matrix(factor), "S": matrix(zero)}}
+
+
+def floor_bounds(instance: Instance, measured) -> list[float]:
+    """The floor bound at each step of a run from its measured first ||D||, per-step ||S|| and the run's round-off
+    allowances (formed: of D as computed; updated: of one update; the allowance of S is in `sources`):
+    bound_0 = ||D_0|| + formed_0, bound_{k+1} = decay_factor bound_k + source_weight eta^2 ||S_k|| + updated_k."""
+    decay, eta = float(instance.constant("decay_factor")), float(instance["learning_rate"])
+    source_weight = instance.definition("source_weight")
+    bounds = [measured["norms"][0] + measured["formed"][0]]
+    for source, updated in zip(measured["sources"][:-1], measured["updated"][:-1]):
+        bounds.append(decay * bounds[-1] + source_weight * eta**2 * source + updated)
+    return bounds
+
+
+def floor_margin(instance: Instance, measured):
+    """The smallest 1 - (the smallest ||D_k|| the computed one allows) / bound_k over the run; -inf where a bound of
+    0 meets a D that cannot be 0."""
+    margin = math.inf
+    for norm, formed, bound in zip(measured["norms"], measured["formed"], floor_bounds(instance, measured)):
+        reachable = max(norm - formed, 0.0)
+        if bound > 0:
+            margin = min(margin, 1 - reachable / bound)
+        elif reachable > 0:
+            margin = -math.inf
+    return margin
+
+
+def floor_attained(instance: Instance) -> float | None:
+    """||D_1|| / bound_1 from D_0 = 0, where D_1 = eta^2 S_0: 1 / source_weight (none without a source term)."""
+    source_weight = instance.definition("source_weight")
+    return 1 / source_weight if source_weight else None
+
+
+def first_step(instance: Instance):
+    """A run's first step from D_0 = 0 in exact arithmetic, where D_1 = eta^2 S_0 attains the bound (||S_0|| = 1)."""
+    eta = float(instance["learning_rate"])
+    return {"first step": {"norms": [0.0, eta**2], "formed": [0.0, 0.0], "updated": [0.0, 0.0],
+                           "sources": [1.0, 0.0]}}
+
+
+def flow_error(instance: Instance, initial, final) -> float:
+    """||D(k eta) - flow_decay D(0)||_F / ||D(0)||_F."""
+    return np.linalg.norm(final - float(instance.constant("flow_decay")) * initial) / np.linalg.norm(initial)
+
+
+def flow_order(instance: Instance, measured):
+    """The observed order log2(e(eta)/e(eta/2)) of the distance to the flow between two step sizes: `measured` holds
+    D(0) (initial) and D at flow_time after the coarser and the finer runs (finals)."""
+    coarse, fine = (flow_error(instance, measured["initial"], final) for final in measured["finals"])
+    return np.log2(coarse / fine)
+
+
+def pure_decay(instance: Instance):
+    """Runs where the data gradients vanish: D_k = (1 - eta lambda)^(2k) D_0 exactly, at eta and eta/2 (k eta =
+    flow_time); the distance to exp(-2 lambda t) D_0 is O(eta)."""
+    eta, decay, time = (exact_number(instance[name]) for name in ("learning_rate", "weight_decay", "flow_time"))
+    steps = max(int(round(time / eta)), 1)
+    with mpmath.workdps(30):
+        finals = [np.array([[float(to_mpf(1 - time / (steps * 2**level) * decay, 30) ** (2 * steps * 2**level))]])
+                  for level in (0, 1)]
+    return {"pure decay": {"initial": np.array([[1.0]]), "finals": finals}}
+
+
 THEOREM = Theorem(
     id="balancedness-recurrence",
     title="Balancedness of a linear layer pair under gradient descent with weight decay",
@@ -107,7 +217,7 @@ THEOREM = Theorem(
     predictions=(
         Prediction(name="recurrence-float64", kind="identity",
                    statement="one GD step in float64: ||D_1 - decay_factor D_0 - eta^2 S_0|| / ||D_1|| <= 1e-12",
-                   predict=_zero,
+                   predict=_zero, observable=float64_residual, references=decaying_step,
                    resolution_reason=ResolutionReason("numerical-accuracy",
                                                       "one GD step in float64 on O(1) matrices: the residual is "
                                                       "round-off, near 1e-15 relative; 1e-12 leaves room"),
@@ -116,14 +226,15 @@ THEOREM = Theorem(
                    statement="the diagonal of the law (per neuron: ||row of W_l||^2 - ||column of W_{l+1}||^2) holds "
                              "for a "
                    "linear or a positively homogeneous (relu) link; relative residual <= 1e-12",
-                   predict=_zero,
+                   predict=_zero, observable=diagonal_residual, references=decaying_step,
                    resolution_reason=ResolutionReason("numerical-accuracy",
                                                       "one GD step in float64 on O(1) matrices: the residual is "
                                                       "round-off, near 1e-15 relative; 1e-12 leaves room"),
                    resolution=_float64_resolution, applies=_homogeneous_link),
         Prediction(name="recurrence-mpmath", kind="identity",
                    statement="the same step in mpmath at `digits` digits: relative residual <= 10^(5 - digits)",
-                   predict=_zero,
+                   predict=_zero, observable=mpmath_residual,
+                   references=lambda instance: decaying_step(instance, digits=instance["digits"]),
                    resolution_reason=ResolutionReason("numerical-accuracy",
                                                       "the step is computed at `digits` digits, so the residual is "
                                                       "near 10^-digits; five digits are left for cancellation in D_1 "
@@ -134,6 +245,7 @@ THEOREM = Theorem(
                              "||D_0||_F "
                    "+ eta^2 sum_j decay_factor^(k-1-j) ||S_j||_F",
                    predict=lambda instance: Target.at_least(0, note="smallest margin 1 - ||D_k||/bound_k over the run"),
+                   observable=floor_margin, references=first_step,
                    resolution_reason=ResolutionReason("numerical-accuracy",
                                                       "the run is float64: the law is read with the run's round-off "
                                                       "bounded (Higham's gamma_n on D and S, 4u ||W|| (||W|| + eta "
@@ -145,6 +257,7 @@ THEOREM = Theorem(
                    statement="||D_k - flow_decay D_0|| at k eta = flow_time vanishes at order 1 in eta (eta, eta/2, "
                              "..., eta/8)",
                    predict=lambda instance: Target.point(1, note="observed order of convergence in eta"),
+                   observable=flow_order, references=pure_decay,
                    resolution_reason=ResolutionReason("nearest-error",
                                                       "the claimed order of convergence in eta is 1; the nearest "
                                                       "plausible error, an O(eta^2) or O(1) discrepancy, gives order "
