@@ -151,3 +151,14 @@ def test_the_graded_chain_realizes_the_reference_of_head_conditioning():
         assert measured[name] == pytest.approx(float(reference[name]), rel=1e-9), name
     for name in ("product_singular", "last_singular"):
         assert measured[name] == pytest.approx([float(v) for v in reference[name]], rel=1e-12), name
+
+
+def test_a_two_class_head_attains_the_kantorovich_floor_in_both_classes():
+    """collapse-training's Kantorovich reference: with the one-hot targets at (u_1 +- u_2)/sqrt 2 of W_L's left
+    singular vectors, both classes attain the floor, so the mean cosine NC3_J is 2 kappa/(1 + kappa^2) = 4/5 at
+    kappa = 2."""
+    rotation = np.array([[1.0, 1.0], [1.0, -1.0]]) / np.sqrt(2)  # columns u_1, u_2 in the target basis
+    last = rotation @ np.diag([2.0, 1.0]) @ np.linalg.qr(np.random.default_rng(2).standard_normal((4, 2)))[0].T
+    pinv = np.linalg.pinv(last)
+    cosines = [last[c] @ pinv[:, c] / (np.linalg.norm(last[c]) * np.linalg.norm(pinv[:, c])) for c in range(2)]
+    assert cosines == pytest.approx([0.8, 0.8], rel=1e-14)

@@ -16,7 +16,7 @@ from checkers.collapse import metrics
 from checkers.collapse.training import Network, gaussian_classes, train
 from checkers.shared_draws import cached
 from theorems.collapse import collapse_training
-from theorems.collapse.bounds import bracket_share, nc2_bracket, nc2_perturbation
+from theorems.collapse.bounds import bracket_share
 from theorems.errors import InvalidInput, NumericalError
 from theorems.statement import Instance
 
@@ -114,13 +114,12 @@ def _runs(instance: Instance, seed: np.random.SeedSequence, depths) -> dict[int,
                        instance["activation"], depth, entropy) for depth in depths}
 
 
-def _slope_deviation(instance: Instance, result: dict) -> float:
+def _slopes(result: dict) -> list[float]:
+    """The least-squares slope of ln ||D_l|| per step over 20-60% of the run, per linear pair."""
     steps = result["steps"]
     window = np.arange(int(0.2 * steps), int(0.6 * steps) + 1)
-    predicted = float(mpmath.log(instance.constant("decay_factor")))
-    slopes = [np.polyfit(window, np.log(result["imbalance"][window, column]), 1)[0]
-              for column in range(result["imbalance"].shape[1])]
-    return max(abs(slope / predicted - 1) for slope in slopes)
+    return [np.polyfit(window, np.log(result["imbalance"][window, column]), 1)[0]
+            for column in range(result["imbalance"].shape[1])]
 
 
 def _timescale_ratio(result: dict) -> float:
@@ -130,14 +129,9 @@ def _timescale_ratio(result: dict) -> float:
     return interpolated / (balanced[0] if balanced.size else np.inf)
 
 
-def _theorem_a_ratios(instance: Instance, result: dict) -> list[tuple[float, int]]:
-    """(NC1_J / Theorem A's bound, step) at every logged step where the bound applies (eps1 < sqrt(n))."""
-    bound_of = instance.definition("nc1_bound")
-    per_class, classes = PER_CLASS, 4
-    return [(record["nc1"] / float(bound_of(eps1, record["eps2"], record["s_first"], record["s_last"],
-                                            record["omega"], per_class, classes)), step)
-            for record, eps1, step in zip(result["logged"], _logged_eps1(result), _logged_steps(result))
-            if eps1 < np.sqrt(per_class * (classes - 1))]
+def _logged(result: dict) -> dict:
+    """What Theorem A reads at each logged step: the records, eps1, and the protocol's n and K."""
+    return {"records": result["logged"], "eps1": list(_logged_eps1(result)), "per_class": PER_CLASS, "classes": 4}
 
 
 def _logged_steps(result: dict) -> list[int]:
@@ -149,37 +143,32 @@ def _logged_eps1(result: dict) -> np.ndarray:
     return result["eps1"][_logged_steps(result)]
 
 
-def _root_bracket(instance: Instance, result: dict, depth: int) -> tuple[float, float, float, float]:
-    """(lower end, centre kappa(A)^(1/L2), kappa(W_L), upper end) of the measured Weyl bracket at the end of the
-    run."""
-    first, last = result["product_singular"][0], result["product_singular"][-1]
-    gap = result["gap"]
-    exponent = float(instance.definition("root_exponent")(depth)) / 2
-    lower = ((first**2 - gap) / (last**2 + gap)) ** exponent
-    upper = ((first**2 + gap) / (last**2 - gap)) ** exponent if gap < last**2 else np.inf
-    return lower, (first / last) ** (2 * exponent), result["kappa_last"], upper
-
-
-def _bracket_margin_and_share(lower: float, centre: float, value: float, upper: float) -> tuple[float, float]:
-    """A bracket lower <= value <= upper as (relative margin, share of the bracket used from its centre)."""
-    return min(value - lower, upper - value) / value, bracket_share(lower, centre, value, upper)
+def _root_measurements(result: dict) -> dict:
+    """The extreme singular values of the head product A, the gap ||A A^T - (W_L W_L^T)^L2||_op and kappa(W_L)."""
+    return {"first": result["product_singular"][0], "last": result["product_singular"][-1], "gap": result["gap"],
+            "kappa": result["kappa_last"]}
 
 
 def _at_every_depth(measure):
-    """A reader of `measure(instance, results) -> (value, method, tightness)` over the runs at L2 = 2, 3, 5."""
-    def read(instance: Instance, budget: Budget, seed: np.random.SeedSequence) -> Exact:
-        value, method, tightness = measure(instance, _runs(instance, seed, collapse_training.DEPTHS))
-        return Exact(mpmath.mpf(value), tolerance=1e-9, method=method, tightness=tightness)
+    """A reader of `measure(instance, results, observable) -> (value, method, tightness, witness)` over the runs at
+    L2 = 2, 3, 5."""
+    def read(instance: Instance, budget: Budget, seed: np.random.SeedSequence, observable=None) -> Exact:
+        value, method, tightness, witness = measure(instance, _runs(instance, seed, collapse_training.DEPTHS),
+                                                    observable)
+        return Exact(mpmath.mpf(value), tolerance=1e-9, method=method, tightness=tightness,
+                     witnesses={"the runs": witness} if witness is not None else {})
     return read
 
 
 def _at_head_depth(measure):
-    """A reader of `measure(instance, result) -> (value, method, tightness)` on the run at the instance's head depth
-    (tightness None for the predictions that are not inequalities)."""
-    def read(instance: Instance, budget: Budget, seed: np.random.SeedSequence) -> Exact:
+    """A reader of `measure(instance, result, observable) -> (value, method, tightness, witness)` on the run at the
+    instance's head depth (tightness None for the predictions that are not inequalities; witness, the measurements
+    the statement's observable read, None where the prediction has none)."""
+    def read(instance: Instance, budget: Budget, seed: np.random.SeedSequence, observable=None) -> Exact:
         depth = int(instance["head_depth"])
-        value, method, tightness = measure(instance, _runs(instance, seed, (depth,))[depth])
-        return Exact(mpmath.mpf(value), tolerance=1e-9, method=method, tightness=tightness)
+        value, method, tightness, witness = measure(instance, _runs(instance, seed, (depth,))[depth], observable)
+        return Exact(mpmath.mpf(value), tolerance=1e-9, method=method, tightness=tightness,
+                     witnesses={"the run": witness} if witness is not None else {})
     return read
 
 
@@ -204,12 +193,12 @@ def _read_deeper_head(instance: Instance, budget: Budget, seed: np.random.SeedSe
                  tightness=Tightness(readings[tightest][2].best_ratio, witness))
 
 
-def _head_root(instance: Instance, results):
-    brackets = {d: _bracket_margin_and_share(*_root_bracket(instance, results[d], d)) for d in collapse_training.DEPTHS}
-    tightest = max(brackets, key=lambda d: brackets[d][1])
-    return (min(margin for margin, _ in brackets.values()),
-            "measured Weyl bracket at the end of the runs with L2 = 2, 3, 5",
-            Tightness(float(brackets[tightest][1]), f"L2 = {tightest}"))
+def _head_root(instance: Instance, results, observable):
+    measured = {d: _root_measurements(results[d]) for d in collapse_training.DEPTHS}
+    shares = {d: bracket_share(*collapse_training.root_bracket(instance, measured[d], d)) for d in measured}
+    tightest = max(shares, key=lambda d: shares[d])
+    return (observable(measured), "measured Weyl bracket at the end of the runs with L2 = 2, 3, 5",
+            Tightness(float(shares[tightest]), f"L2 = {tightest}"), measured)
 
 
 def _deeper_head(instance: Instance, results):
@@ -228,43 +217,46 @@ def _deeper_head(instance: Instance, results):
             + f" (decrease {steps})", Tightness(float(ratio), f"L2 = {shallow} and {deep}"))
 
 
-def _balancedness_rate(instance: Instance, result):
-    return _slope_deviation(instance, result), f"least-squares slope over steps 20-60% of {result['steps']}", None
+def _balancedness_rate(instance: Instance, result, observable):
+    measured = {"slopes": _slopes(result)}
+    return (observable(measured), f"least-squares slope over steps 20-60% of {result['steps']}", None, measured)
 
 
-def _timescales(instance: Instance, result):
-    return _timescale_ratio(result), "first crossing times of the per-step eps1 and ||D|| series", None
+def _timescales(instance: Instance, result, observable):
+    return _timescale_ratio(result), "first crossing times of the per-step eps1 and ||D|| series", None, None
 
 
-def _nc1_decreasing(instance: Instance, result):
+def _nc1_decreasing(instance: Instance, result, observable):
     value = np.log10(result["nc1_start"] / result["nc1_end"])
     return (value, f"NC1_J(Z_(L-1)) from {result['nc1_start']:.3g} to {result['nc1_end']:.3g}",
-            Tightness(float(result["nc1_end"] / result["nc1_start"]), "the end of the run against its start"))
+            Tightness(float(result["nc1_end"] / result["nc1_start"]), "the end of the run against its start"), None)
 
 
-def _nc2_bracket(instance: Instance, result):
-    final = result["final"]
-    delta2 = float(nc2_perturbation(final["eps1"], final["eps2"], PER_CLASS, final["s_last"],
-                                    final["hidden_means"])) * instance.definition("nc2_perturbation_scale")
-    lower, upper = (float(v) for v in nc2_bracket(final["s_first"], final["s_last"], delta2))
-    value, ratio = _bracket_margin_and_share(lower, final["s_first"] / final["s_last"], result["nc2"], upper)
-    return (value, f"NC2_J = {result['nc2']:.5f} in [{lower:.5f}, {upper:.5f}] (kappa(W_L) = "
-                   f"{result['kappa_last']:.5f})", Tightness(float(ratio), "the end of the run"))
+def _nc2_bracket(instance: Instance, result, observable):
+    measured = {**{name: result["final"][name] for name in ("eps1", "eps2", "s_first", "s_last", "hidden_means")},
+                "per_class": PER_CLASS, "nc2": result["nc2"]}
+    lower, centre, value, upper = collapse_training.nc2_end_bracket(instance, measured)
+    return (observable(measured), f"NC2_J = {value:.5f} in [{lower:.5f}, {upper:.5f}] (kappa(W_L) = "
+                                  f"{result['kappa_last']:.5f})",
+            Tightness(float(bracket_share(lower, centre, value, upper)), "the end of the run"), measured)
 
 
-def _theorem_a(instance: Instance, result):
+def _theorem_a(instance: Instance, result, observable):
     method = "Theorem A's bound from measured eps1, eps2, s_1, s_K, omega"
-    ratios = _theorem_a_ratios(instance, result)
+    measured = _logged(result)
+    ratios = [(ratio, step) for ratio, step in zip(collapse_training.theorem_a_ratios(instance, measured),
+                                                   _logged_steps(result)) if ratio is not None]
     if not ratios:  # eps1 never below sqrt(n(K - 1)): nothing claimed
-        return float("inf"), method, None
+        return float("inf"), method, None, measured
     worst, step = max(ratios)
-    return 1 - worst, method, Tightness(float(worst), f"step {step} of {result['steps']}")
+    return observable(measured), method, Tightness(float(worst), f"step {step} of {result['steps']}"), measured
 
 
-def _kantorovich_floor(instance: Instance, result):
-    floor = float(instance.definition("kantorovich_floor")(result["kappa_last"]))
-    return (result["nc3"] - floor, f"NC3_J = {result['nc3']:.6f}, kappa(W_L) = {result['kappa_last']:.4f}",
-            Tightness(floor / result["nc3"], "the end of the run"))
+def _kantorovich_floor(instance: Instance, result, observable):
+    measured = {"nc3": result["nc3"], "kappa": result["kappa_last"]}
+    floor = measured["nc3"] - observable(measured)
+    return (observable(measured), f"NC3_J = {result['nc3']:.6f}, kappa(W_L) = {result['kappa_last']:.4f}",
+            Tightness(floor / result["nc3"], "the end of the run"), measured)
 
 
 CHECKER = Checker(
@@ -276,9 +268,7 @@ CHECKER = Checker(
              "nc2-bracket": _at_head_depth(_nc2_bracket), "kantorovich-floor": _at_head_depth(_kantorovich_floor),
              "head-root": _at_every_depth(_head_root), "deeper-head": _read_deeper_head},
     shared_draws=True,
-    claims_in_checker=frozenset({
-        "decay-not-squared", "interpolation-dropped", "nc2-equals-kappa", "no-collapse", "perfect-alignment",
-        "root-exponent-off", "shallower-is-better"}),
+    claims_in_checker=frozenset({"no-collapse", "shallower-is-better"}),
     second_point={"head_depth": "2", "weight_decay": "0.1"},
     slow_rerun=True,
 )

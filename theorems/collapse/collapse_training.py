@@ -38,6 +38,8 @@ Claims checked on the run with L2 = `head_depth` (and across depths where said):
 
 from __future__ import annotations
 
+import math
+
 import mpmath
 
 from theorems.collapse import bounds as collapse
@@ -88,6 +90,106 @@ def _timescale_target(instance):
                   note="(first step with eps1 <= 2 eps1_final) / (first step with ||D|| <= ||D_0||/e)")
 
 
+def slope_deviation(instance, measured):
+    """The largest |fitted slope / ln(decay_factor) - 1| over the measured slopes of ln ||D_l|| per step."""
+    predicted = float(mpmath.log(instance.constant("decay_factor")))
+    return max(abs(slope / predicted - 1) for slope in measured["slopes"])
+
+
+def pure_decay(instance):
+    """A pair whose imbalance only decays (no data term): ln ||D|| falls by exactly ln(decay_factor) per step."""
+    return {"pure decay": {"slopes": [float(mpmath.log(instance.constant("decay_factor")))]}}
+
+
+def theorem_a_ratios(instance, measured) -> list[float | None]:
+    """NC1_J / Theorem A's bound at each logged step (measured records of nc1, eps2, s_first, s_last, omega, with
+    eps1, for per_class samples of each of the classes); None where eps1 >= sqrt(n(K-1)), where nothing is claimed."""
+    bound_of, per_class, classes = instance.definition("nc1_bound"), measured["per_class"], measured["classes"]
+    return [record["nc1"] / float(bound_of(eps1, record["eps2"], record["s_first"], record["s_last"],
+                                           record["omega"], per_class, classes))
+            if eps1 < math.sqrt(per_class * (classes - 1)) else None
+            for record, eps1 in zip(measured["records"], measured["eps1"])]
+
+
+def theorem_a_margin(instance, measured):
+    """1 - the largest of `theorem_a_ratios`; +inf where none is claimed."""
+    ratios = [ratio for ratio in theorem_a_ratios(instance, measured) if ratio is not None]
+    return 1 - max(ratios) if ratios else math.inf
+
+
+def shrinking_heads(instance):
+    """nc1-bound's shrinking heads at this protocol's K = 4 classes of n = 10 (s = 1, eps2 = 1/100, omega = 10):
+    NC1_J = s^2 eps2 omega^2/(sqrt(n(K-1)) - eps1)^2, Theorem A's equality at eps1 = 0 (docs/derivations/collapse.md
+    #nc1-bound)."""
+    separation = math.sqrt(10 * 3)
+    records, eps1 = [], [0.0, separation / 20]
+    for error in eps1:
+        records.append({"nc1": 0.01 * 100 / (separation - error) ** 2, "eps2": 0.01, "s_first": 1.0, "s_last": 1.0,
+                        "omega": 10.0})
+    return {"shrinking heads": {"records": records, "eps1": eps1, "per_class": 10, "classes": 4}}
+
+
+def nc2_end_bracket(instance, measured) -> tuple[float, float, float, float]:
+    """(lower end, centre kappa(W_L), NC2_J, upper end) of Theorem C's bracket at the end of the run, delta_2 from the
+    measured eps1, eps2, s_K and ||Z_{L-2} B||_op (hidden_means), scaled by nc2_perturbation_scale."""
+    delta2 = float(collapse.nc2_perturbation(measured["eps1"], measured["eps2"], measured["per_class"],
+                                             measured["s_last"], measured["hidden_means"])) \
+        * instance.definition("nc2_perturbation_scale")
+    lower, upper = (float(v) for v in collapse.nc2_bracket(measured["s_first"], measured["s_last"], delta2))
+    return lower, measured["s_first"] / measured["s_last"], measured["nc2"], upper
+
+
+def bracket_margin(lower, value, upper) -> float:
+    """A bracket lower <= value <= upper as its smallest relative margin."""
+    return min(value - lower, upper - value) / value
+
+
+def nc2_end_margin(instance, measured):
+    """The relative margin of NC2_J inside Theorem C's bracket at the end."""
+    lower, _, value, upper = nc2_end_bracket(instance, measured)
+    return bracket_margin(lower, value, upper)
+
+
+def shrinking_separation(instance):
+    """At kappa(W_L) = 1 and eps2 = 0, an output error that shrinks the class separation by c = eps1/sqrt(n(K-1))
+    gives NC2_J = 1/(1 - c) (docs/derivations/collapse.md#nc2-bracket); here K = 4, n = 10, eps1 = 1/2."""
+    return {"shrinking head": {"eps1": 0.5, "eps2": 0.0, "s_first": 1.0, "s_last": 1.0, "hidden_means": 1.0,
+                               "per_class": 10, "nc2": 1 / (1 - 0.5 / math.sqrt(10 * 3))}}
+
+
+def floor_margin(instance, measured):
+    """NC3_J - 2 kappa/(1 + kappa^2) at the end, kappa = kappa(W_L)."""
+    return measured["nc3"] - float(instance.definition("kantorovich_floor")(measured["kappa"]))
+
+
+def kantorovich_head(instance):
+    """Two classes whose one-hot targets are (u_1 +- u_2)/sqrt 2 for W_L's singular vectors: both attain
+    Kantorovich's equality, so NC3_J = 2 kappa/(1 + kappa^2), here 4/5 at kappa = 2 (docs/derivations/collapse.md
+    #nc3-bound)."""
+    return {"kantorovich head": {"nc3": 0.8, "kappa": 2.0}}
+
+
+def root_bracket(instance, measured, depth) -> tuple[float, float, float, float]:
+    """(lower end, centre kappa(A)^(1/L2), kappa(W_L), upper end) of the Weyl bracket at depth L2, from the measured
+    extreme singular values of A (first, last), gap ||A A^T - (W_L W_L^T)^L2||_op and kappa(W_L)."""
+    first, last, gap = measured["first"], measured["last"], measured["gap"]
+    exponent = float(instance.definition("root_exponent")(depth)) / 2
+    lower = ((first**2 - gap) / (last**2 + gap)) ** exponent
+    upper = ((first**2 + gap) / (last**2 - gap)) ** exponent if gap < last**2 else math.inf
+    return lower, (first / last) ** (2 * exponent), measured["kappa"], upper
+
+
+def root_margin(instance, measured):
+    """The smallest relative margin of kappa(W_L) inside its Weyl bracket over the depths (measured per depth)."""
+    return min(bracket_margin(lower, value, upper)
+               for depth, at in measured.items() for lower, _, value, upper in [root_bracket(instance, at, depth)])
+
+
+def balanced_heads(instance):
+    """Exactly balanced heads with kappa(W_L) = 2 at every depth: kappa(A) = 2^L2 and no gap."""
+    return {"balanced": {depth: {"first": 2.0**depth, "last": 1.0, "gap": 0.0, "kappa": 2.0} for depth in DEPTHS}}
+
+
 RUN_MARGINS_ACCURACY = ResolutionReason("numerical-accuracy",
                                         "the margins are float64 linear algebra on the trained weights (singular "
                                         "values accurate to about 1e-13 relative); 1e-6 leaves room, and how much of "
@@ -123,7 +225,7 @@ THEOREM = Theorem(
         Prediction(name="balancedness-rate", kind="rate",
                    statement="slope of ln ||D_l|| over 20-60% of the run = ln(decay_factor) within 5%, every linear "
                              "pair",
-                   predict=_slope_target,
+                   predict=_slope_target, observable=slope_deviation, references=pure_decay,
                    resolution_reason=ResolutionReason("nearest-error",
                                                       "the band of 5% is the reference protocol's criterion "
                                                       "(docs/derivations/collapse.md, the eta^2 floor bends the "
@@ -146,6 +248,7 @@ THEOREM = Theorem(
         Prediction(name="theorem-a", kind="inequality",
                    statement="NC1_J(Z_{L-1}) <= Theorem A's bound at every logged step",
                    predict=_margin_target("smallest 1 - NC1/bound over the logged steps"),
+                   observable=theorem_a_margin, references=shrinking_heads,
                    resolution_reason=RUN_MARGINS_ACCURACY,
                    resolution=lambda instance: 1e-6),
         Prediction(name="nc1-decreasing", kind="inequality",
@@ -161,16 +264,19 @@ THEOREM = Theorem(
                              "s_1, s_K)",
                    predict=lambda instance: Target.at_least(0, note="smallest relative distance of NC2_J inside the "
                                                                     "bracket"),
+                   observable=nc2_end_margin, references=shrinking_separation,
                    resolution_reason=RUN_MARGINS_ACCURACY,
                    resolution=lambda instance: 1e-6),
         Prediction(name="kantorovich-floor", kind="inequality", statement="NC3_J >= 2 kappa/(1 + kappa^2) at the end",
-                   predict=_margin_target("NC3_J - floor(kappa(W_L))"),
+                   predict=_margin_target("NC3_J - floor(kappa(W_L))"), observable=floor_margin,
+                   references=kantorovich_head,
                    resolution_reason=RUN_MARGINS_ACCURACY,
                    resolution=lambda instance: 1e-6),
         Prediction(name="head-root", kind="inequality",
                    statement="kappa(W_L) inside the measured Weyl bracket around kappa(A)^(1/L2), at the end, for "
                              "every depth",
                    predict=_margin_target("smallest relative distance of kappa(W_L) inside the bracket"),
+                   observable=root_margin, references=balanced_heads,
                    resolution_reason=RUN_MARGINS_ACCURACY,
                    resolution=lambda instance: 1e-6),
         Prediction(name="deeper-head", kind="inequality",
