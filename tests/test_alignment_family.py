@@ -21,7 +21,11 @@ DEFAULT_BUDGET = cones.BASE_EXAMPLES * 4  # default fidelity: level 2
 
 
 def _geometry(lemma: int):
-    return lambda instance: (lambda s: geometry_checker.geometry_margin(instance, s, lemma=lemma),
+    """The statement's margin of Lemma `lemma` on what the checker measures of a cone's data, and the strategy."""
+    def margin(instance):
+        observable = instance.theorem.prediction(f"lemma-{lemma}").observable
+        return lambda s: float(observable(instance, geometry_checker.geometry_measurements(s, lemma=lemma)))
+    return lambda instance: (margin(instance),
                              cones.geometry_settings(instance["max_points"], instance["max_dimension"]))
 
 
@@ -197,3 +201,18 @@ def test_activation_switches_count_where_they_hold_at_the_solvers_step_ends(muta
     assert failing[0].observed >= 1 and "of them confirmed at the solver's step ends" in failing[0].method
     true = run_check(monotonicity_checker.CHECKER, fidelity="quick")
     assert true.outcome == PASS and all("none in the dense output" in p.method for p in true.predictions)
+
+
+def test_unit_points_with_equal_cosines_realize_the_lemma_11_reference():
+    """alignment-geometry's reference: 100 unit points whose pairwise cosines are all mu = 1/100 (the Gram matrix
+    (1 - mu) I + mu 11^T, factored) have mu as their orthogonal separability, and w = their sum activates all of
+    them with ||x_a||^2 = n + n(n - 1) mu, as the reference states."""
+    from theorems.alignment.common import orthogonal_separability, signed_activated_sum
+
+    count, mu = 100, 0.01
+    points = np.linalg.cholesky((1 - mu) * np.eye(count) + mu * np.ones((count, count)))
+    labels = np.ones(count)
+    assert orthogonal_separability(points, labels) == pytest.approx(mu, rel=1e-12)
+    activated, active = signed_activated_sum(points.sum(axis=0), points, labels)
+    reference = alignment_geometry.equal_cosines(alignment_geometry.THEOREM.instance())["lemma-11"]["equal cosines"]
+    assert active == reference["counts"][0] and np.linalg.norm(activated) == pytest.approx(reference["norms"][0])

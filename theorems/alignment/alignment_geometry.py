@@ -22,6 +22,8 @@ so no data can reject it. The mutants are stronger versions, and the data do rej
 
 from __future__ import annotations
 
+import math
+
 import sympy
 
 from theorems.hermite import Quantity
@@ -37,6 +39,36 @@ CONSTANTS = (
 
 def _margin(note):
     return lambda instance: Target.at_least(0, note=note)
+
+
+def lemma_5_margin(instance, measured):
+    """min(cos(z1, z2), the smallest pairwise cosine) - mu^cone_power; +inf where mu <= 0 (outside Assumption 1)."""
+    mu = measured["mu"]
+    if mu <= 0:
+        return math.inf
+    return min(measured["cosine"], measured["extreme"]) - mu ** float(instance.constant("cone_power"))
+
+
+def lemma_11_margin(instance, measured):
+    """The smallest ||x_a(w)|| / (mu^mu_power n_a(w) X_min) - bound_scale over the measured w (activated-sum norms
+    and counts); +inf where mu <= 0 or no w activates a point."""
+    mu = measured["mu"]
+    if mu <= 0:
+        return math.inf
+    power, scale = float(instance.constant("mu_power")), float(instance.constant("bound_scale"))
+    return min((norm / (mu**power * count * measured["x_min"]) - scale
+                for norm, count in zip(measured["norms"], measured["counts"]) if count), default=math.inf)
+
+
+def equal_cosines(instance):
+    """Lemma 5 at the pair defining mu (cos = mu = 1/4); Lemma 11 at one point of norm X_min (ratio 1) and at 100
+    unit points with all pairwise cosines mu = 1/100 activated together: ||x_a||^2 = n_a + n_a (n_a - 1) mu
+    (docs/derivations/alignment.md#alignment-geometry)."""
+    mu, count = 0.01, 100
+    return {"lemma-5": {"defining pair": {"cosine": 0.25, "extreme": 0.25, "mu": 0.25}},
+            "lemma-11": {"one point": {"norms": [2.0], "counts": [1], "mu": 1.0, "x_min": 2.0},
+                         "equal cosines": {"norms": [math.sqrt(count + count * (count - 1) * mu)], "counts": [count],
+                                           "mu": mu, "x_min": 1.0}}}
 
 
 THEOREM = Theorem(
@@ -59,7 +91,8 @@ THEOREM = Theorem(
     predictions=(
         Prediction(name="lemma-5", kind="inequality",
                    statement="min over searched cones and pairs of cos(z1, z2) - mu^cone_power >= 0",
-                   predict=_margin("smallest margin found"),
+                   predict=_margin("smallest margin found"), observable=lemma_5_margin,
+                   references=lambda instance: equal_cosines(instance)["lemma-5"],
                    resolution_reason=ResolutionReason("numerical-accuracy",
                                                       "the margin is exact arithmetic on unit vectors in float64 "
                                                       "(errors near 1e-15); 1e-6 leaves room, and how close the "
@@ -67,7 +100,8 @@ THEOREM = Theorem(
                    resolution=lambda instance: 1e-6),
         Prediction(name="lemma-11", kind="inequality",
                    statement="min over searched data and w of ||x_a(w)|| / (mu^mu_power n_a X_min) - bound_scale >= 0",
-                   predict=_margin("smallest relative margin found"),
+                   predict=_margin("smallest relative margin found"), observable=lemma_11_margin,
+                   references=lambda instance: equal_cosines(instance)["lemma-11"],
                    resolution_reason=ResolutionReason("numerical-accuracy",
                                                       "the relative margin is exact arithmetic in float64 (errors "
                                                       "near 1e-15); 1e-6 leaves room, and how close the search came "
