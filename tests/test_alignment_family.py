@@ -32,7 +32,8 @@ def _geometry(lemma: int):
 def _lemma4(instance):
     strategy = st.builds(lambda base, scale: dict(base, log_scale=scale), cones.geometry_settings(8, 6),
                          st.floats(-9.0, 0.5))
-    return (lambda s: directional_checker._lemma4_margin(instance, s)), strategy
+    observable = directional_dynamics.lemma_4_margin
+    return (lambda s: float(observable(instance, directional_checker.lemma4_measurements(instance, s)))), strategy
 
 
 CASES = [
@@ -75,7 +76,9 @@ def test_half_time_interpolates_between_grid_points():
 def test_lemma_4_construction_comes_within_1e_6_of_the_lemmas_supremum(loss, supremum):
     """|g - y| / |f| peaks at e - 1 (y f = -1) for the exponential loss, and tends to 1/2 (f -> 0) for the paper's
     logistic loss, where |g - y| = tanh(|f|/2): with the constant 2, the ratios (e - 1)/2 and 1/4."""
-    margin, _ = directional_checker.lemma4_construction(directional_dynamics.THEOREM.instance({"loss": loss}))
+    instance = directional_dynamics.THEOREM.instance({"loss": loss})
+    margin, _, _ = directional_checker.lemma4_construction(
+        instance, lambda measured: directional_dynamics.lemma_4_margin(instance, measured))
     assert 1 - margin == pytest.approx(supremum, abs=1e-6) and 1 - margin <= supremum
 
 
@@ -216,3 +219,21 @@ def test_unit_points_with_equal_cosines_realize_the_lemma_11_reference():
     activated, active = signed_activated_sum(points.sum(axis=0), points, labels)
     reference = alignment_geometry.equal_cosines(alignment_geometry.THEOREM.instance())["lemma-11"]["equal cosines"]
     assert active == reference["counts"][0] and np.linalg.norm(activated) == pytest.approx(reference["norms"][0])
+
+
+@pytest.mark.parametrize("loss", ["exponential", "logistic", "square"])
+def test_directional_dynamics_references_are_states_of_the_flow(loss):
+    """The references of directional-dynamics: one neuron of norm 1/100 at 45 degrees to the one point x = e_1 misses
+    (4) by |g - 1| sin 45 (Lemma 1's reference), and the construction's tiny neuron at a near right angle comes
+    within 1e-6 of the supremum |g(1, -1) - 1| of Lemma 4's error at f = -1."""
+    instance = directional_dynamics.THEOREM.instance({"loss": loss})
+    x, y = np.array([[1.0, 0.0]]), np.array([1.0])
+    direction = np.array([[1.0, 1.0]]) / np.sqrt(2)
+    errors, _ = directional_checker.direction_errors(x, y, direction, np.array([np.log(0.01)]), np.array([1.0]), loss)
+    reference = directional_dynamics.one_neuron_start(instance)["one neuron at 45 degrees"]
+    assert errors[0] == pytest.approx(reference["errors"][0], rel=1e-9)
+    supremum = directional_dynamics.lemma_4_supremum(instance)["one point at f = -1"]["error"]
+    across = np.array([[1.0, 0.0], [1e-3, np.sqrt(1 - 1e-6)]])  # the construction's state at f = -1
+    errors, largest = directional_checker.direction_errors(x, y, across, np.array([0.0, -20.0]),
+                                                           np.array([-1.0, 1.0]), loss)
+    assert largest == pytest.approx(1.0) and errors.max() == pytest.approx(supremum, rel=1e-6)

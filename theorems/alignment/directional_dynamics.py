@@ -36,9 +36,17 @@ for 2 is (the construction exceeds it). The other mutants are stronger claims:
 
 from __future__ import annotations
 
+import math
+
 import sympy
 
-from theorems.alignment.common import LINEAR_EPSILON_LOWER, SEPARABLE, flow_parameters, instance_data
+from theorems.alignment.common import (
+    LINEAR_EPSILON_LOWER,
+    SEPARABLE,
+    flow_parameters,
+    instance_data,
+    negative_loss_derivative,
+)
 from theorems.statement import (
     Assumption,
     Constant,
@@ -81,6 +89,44 @@ def _margin(note):
     return lambda instance: Target.at_least(0, note=note)
 
 
+def lemma_4_margin(instance: Instance, measured):
+    """1 - the largest error of (4) over the neurons / (lemma4_constant n X_max max_i |f(x_i)|) at one state; +inf
+    outside the lemma (mu <= 0, max |f| > 1, or f = 0)."""
+    largest = measured["largest"]
+    if measured["mu"] <= 0 or largest > 1 or largest == 0:
+        return math.inf
+    return 1 - measured["error"] / (float(instance.constant("lemma4_constant")) * measured["n"] * measured["x_max"]
+                                    * largest)
+
+
+def lemma_4_supremum(instance: Instance):
+    """The limit of the construction of this module's docstring: one point x = e_1 with f = -1 and a neuron active on
+    it at a right angle, error |g(1, -1) - 1| X_max (n = X_max = 1)."""
+    error = abs(float(negative_loss_derivative(instance["loss"], 1.0, -1.0)) - 1)
+    return {"one point at f = -1": {"mu": 1.0, "error": error, "n": 1, "x_max": 1.0, "largest": 1.0}}
+
+
+def lemma_1_bound(measured) -> float:
+    """Lemma 1's 4 eps n sqrt(h) X_max^2 W_max^2, before lemma1_scale."""
+    return 4 * measured["epsilon"] * measured["n"] * math.sqrt(measured["width"]) * measured["x_max"] ** 2 \
+        * measured["w_max"] ** 2
+
+
+def lemma_1_margin(instance: Instance, measured):
+    """lemma1_scale - the largest error of (4) along the run / (4 eps n sqrt(h) X_max^2 W_max^2)."""
+    return float(instance.constant("lemma1_scale")) - max(measured["errors"]) / lemma_1_bound(measured)
+
+
+def one_neuron_start(instance: Instance):
+    """The start of a flow with one point x = e_1 (y = 1) and one neuron of norm eps = 1/100 at 45 degrees to it: f =
+    eps^2 cos(45), and (4) misses by |g(1, f) - 1| sin(45), which is not 0."""
+    epsilon, angle = 0.01, math.pi / 4
+    output = epsilon**2 * math.cos(angle)
+    error = abs(float(negative_loss_derivative(instance["loss"], 1.0, output)) - 1) * math.sin(angle)
+    return {"one neuron at 45 degrees": {"errors": [error], "epsilon": epsilon, "n": 1, "width": 1, "x_max": 1.0,
+                                         "w_max": 1.0}}
+
+
 RUN_MARGINS_ACCURACY = ResolutionReason("numerical-accuracy",
                                         "the margins are read along a polar-form ODE run at rtol 1e-11 (stated "
                                         "accuracy 1e-9, 100x rtol); 1e-6 leaves room over that; the lemma's slack is "
@@ -106,7 +152,7 @@ THEOREM = Theorem(
         Prediction(name="lemma-4", kind="inequality",
                    statement="min over searched states, and a construction near the lemma's supremum, of 1 - "
                              "error/(lemma4_constant n X_max max|f|) >= 0",
-                   predict=_margin("smallest margin found"),
+                   predict=_margin("smallest margin found"), observable=lemma_4_margin, references=lemma_4_supremum,
                    resolution_reason=ResolutionReason("numerical-accuracy",
                                                       "the margin is exact float64 arithmetic on unit vectors; "
                                                       "1e-6 leaves room over round-off. One point with f = -1 "
@@ -120,7 +166,8 @@ THEOREM = Theorem(
                    resolution=lambda instance: 1e-6),
         Prediction(name="lemma-1", kind="inequality",
                    statement="min over t <= T of lemma1_scale - error of (4) / (4 eps n sqrt(h) X_max^2 W_max^2) >= 0",
-                   predict=_margin("smallest relative margin along the run"),
+                   predict=_margin("smallest relative margin along the run"), observable=lemma_1_margin,
+                   references=one_neuron_start,
                    resolution_reason=RUN_MARGINS_ACCURACY,
                    resolution=lambda instance: 1e-6),
     ),
