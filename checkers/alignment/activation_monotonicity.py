@@ -15,7 +15,7 @@ from checkers.alignment.runs import (
     polar_run,
     switches_at_step_ends,
 )
-from checkers.check import Budget, Checker, Exact
+from checkers.check import Budget, Checker, Measured
 from theorems.alignment import activation_monotonicity
 from theorems.alignment.common import activation_pattern, region_codes
 from theorems.statement import Instance
@@ -42,36 +42,42 @@ def _run(instance: Instance, budget: Budget):
     return polar_run(key, log_epsilon, loss, times), x, y, signs, window
 
 
-def read_keeps_own_class(instance: Instance, budget: Budget, seed: np.random.SeedSequence) -> Exact:
+def read_keeps_own_class(instance: Instance, budget: Budget, seed: np.random.SeedSequence, observable) -> Measured:
+    """The switches against (7)/(8) for t <= T, and apart the own-class gains (7) allows, each counted where it holds
+    at the solver's own step ends (the grid is read off the dense output, which can wiggle across a switch)."""
     run, x, y, signs, window = _run(instance, budget)
     patterns = activation_pattern(run.directions, x)
-    forbidden = forbidden_switches(patterns, signs, y, run.times, window,
-                                   instance.definition("own_class_gains_allowed"))
-    # the grid is read off the dense output, which can wiggle across a switch: a switch counts where it holds at
-    # the solver's own step ends
-    count, on_grid = switches_at_step_ends(data_key(instance), float(instance["log_epsilon"]), instance["loss"],
-                                           run.times, patterns, x, forbidden)
-    return Exact(count, 0.0, f"polar flow, log epsilon {float(instance['log_epsilon']):g}, {len(run.times)} grid "
-                 f"times; switches counted for t <= T = {window:.4g}: {describe_confirmation(on_grid, count)}")
+    forbidden = forbidden_switches(patterns, signs, y, run.times, window, own_class_gains_allowed=True)
+    own_gains = forbidden_switches(patterns, signs, y, run.times, window, own_class_gains_allowed=False) & ~forbidden
+    confirm = lambda events: switches_at_step_ends(  # noqa: E731
+        data_key(instance), float(instance["log_epsilon"]), instance["loss"], run.times, patterns, x, events)
+    (count, on_grid), (gained, _) = confirm(forbidden), confirm(own_gains)
+    return Measured({"forbidden": count, "own gained": gained}, 0.0,
+                    f"polar flow, log epsilon {float(instance['log_epsilon']):g}, {len(run.times)} grid times; "
+                    f"switches counted for t <= T = {window:.4g}: {describe_confirmation(on_grid, count)}")
 
 
-def read_trapped_after_alignment(instance: Instance, budget: Budget, seed: np.random.SeedSequence) -> Exact:
+def read_trapped_after_alignment(instance: Instance, budget: Budget, seed: np.random.SeedSequence,
+                                 observable) -> Measured:
+    """Region changes through fitting, counted from the empirical t1 and from t = 0. A region changes only through a
+    switch of one of its neuron's indicators: those switches, confirmed at the solver's step ends."""
     run, x, y, signs, window = _run(instance, budget)
     log_epsilon = float(instance["log_epsilon"])
     patterns = activation_pattern(run.directions, x)
     codes = region_codes(run.directions, x, y)
-    start = 0 if instance.definition("trapped_from") == "start" else int(np.searchsorted(
-        run.times, empirical_alignment_time(run.times, run.directions, signs, x, y)))
-    # a region changes only through a switch of one of its neuron's indicators: those switches, confirmed at the
-    # solver's step ends like the ones above
-    moved = codes[1:] != codes[:-1]  # (T - 1, h)
-    moved[:start] = False
-    switched = (patterns[1:] != patterns[:-1]) & moved[..., None]
-    changes, on_grid = switches_at_step_ends(data_key(instance), log_epsilon, instance["loss"], run.times, patterns,
+    aligned = int(np.searchsorted(run.times, empirical_alignment_time(run.times, run.directions, signs, x, y)))
+    counts = {}
+    for name, start in (("from t1", aligned), ("from start", 0)):
+        moved = codes[1:] != codes[:-1]  # (T - 1, h)
+        moved[:start] = False
+        switched = (patterns[1:] != patterns[:-1]) & moved[..., None]
+        counts[name] = switches_at_step_ends(data_key(instance), log_epsilon, instance["loss"], run.times, patterns,
                                              x, switched)
-    return Exact(changes, 0.0, f"polar flow, log epsilon {log_epsilon:g}, to t = {run.times[-1]:.4g} (through "
-                 f"fitting); region changes counted from t = {run.times[start]:.4g}, through the switches that make "
-                 f"them: {describe_confirmation(on_grid, changes)}")
+    described = "; ".join(f"from t = {run.times[start]:.4g}: {describe_confirmation(counts[name][1], counts[name][0])}"
+                          for name, start in (("from t1", aligned), ("from start", 0)))
+    return Measured({name: count for name, (count, _) in counts.items()}, 0.0,
+                    f"polar flow, log epsilon {log_epsilon:g}, to t = {run.times[-1]:.4g} (through fitting); region "
+                    f"changes, through the switches that make them, {described}")
 
 
 CHECKER = Checker(
@@ -79,6 +85,5 @@ CHECKER = Checker(
     simulation="switches counted on a fine grid of one run through fitting",
     readers={"keeps-own-class": read_keeps_own_class, "trapped-after-alignment": read_trapped_after_alignment},
     shared_draws=True,
-    claims_in_checker=frozenset({"never-gains-own-class", "trapped-from-start"}),
     second_point={"configuration": "1", "loss": "logistic"},
 )

@@ -36,7 +36,6 @@ from theorems.statement import (
     Assumption,
     Constant,
     Mutant,
-    Nearness,
     Prediction,
     ResolutionReason,
     Target,
@@ -71,6 +70,24 @@ def _window_exists(instance) -> str | None:
     return None
 
 
+def switches_against(instance, measured) -> int:
+    """The confirmed switches against (7)/(8) for t <= T (a point of the neuron's own class lost, or one of the other
+    class gained), with the own-class gains where the claim forbids those too."""
+    return measured["forbidden"] + (0 if instance.definition("own_class_gains_allowed") else measured["own gained"])
+
+
+def region_changes(instance, measured) -> int:
+    """The confirmed region changes from the empirical t1, or from t = 0 where the claim says so."""
+    return measured["from start" if instance.definition("trapped_from") == "start" else "from t1"]
+
+
+def aligning_neuron(instance):
+    """A neuron of V+ during alignment (docs/derivations/alignment.md#activation-monotonicity): (7) lets it gain a
+    positive point and its region change before t1, and neither is against the statement; one of each."""
+    return {"keeps-own-class": {"gains its class": {"forbidden": 0, "own gained": 1}},
+            "trapped-after-alignment": {"changes while aligning": {"from t1": 0, "from start": 1}}}
+
+
 THEOREM = Theorem(
     id="activation-monotonicity",
     title="V+- neurons keep their class and shed the other while (4) holds; regions are trapped after t1",
@@ -86,7 +103,8 @@ THEOREM = Theorem(
     predictions=(
         Prediction(name="keeps-own-class", kind="identity",
                    statement="activation switches against (7)/(8) for t <= T: 0",
-                   predict=lambda instance: Target.point(0),
+                   predict=lambda instance: Target.point(0), observable=switches_against,
+                   references=lambda instance: aligning_neuron(instance)["keeps-own-class"],
                    resolution_reason=ResolutionReason("numerical-accuracy",
                                                       "a count of switches, an integer: any violation moves it by at "
                                                       "least 1 (the switches are read on a fine grid of an ODE run "
@@ -94,13 +112,13 @@ THEOREM = Theorem(
                    resolution=lambda instance: 0.5),
         Prediction(name="trapped-after-alignment", kind="identity",
                    statement="region changes after the empirical t1: 0",
-                   predict=lambda instance: Target.point(0),
+                   predict=lambda instance: Target.point(0), observable=region_changes,
+                   references=lambda instance: aligning_neuron(instance)["trapped-after-alignment"],
                    resolution_reason=ResolutionReason("numerical-accuracy",
                                                       "a count of region changes, an integer: any violation moves it "
                                                       "by at least 1 (read on a fine grid of the run)"),
                    resolution=lambda instance: 0.5),
     ),
-    nearness=Nearness("exact"),
     mutants=(
         Mutant(name="never-gains-own-class", description="V+- neurons also never gain a point of their own class",
                definitions={"own_class_gains_allowed": False}),
