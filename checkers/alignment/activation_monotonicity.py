@@ -51,10 +51,11 @@ def read_keeps_own_class(instance: Instance, budget: Budget, seed: np.random.See
     own_gains = forbidden_switches(patterns, signs, y, run.times, window, own_class_gains_allowed=False) & ~forbidden
     confirm = lambda events: switches_at_step_ends(  # noqa: E731
         data_key(instance), float(instance["log_epsilon"]), instance["loss"], run.times, patterns, x, events)
-    (count, on_grid), (gained, _) = confirm(forbidden), confirm(own_gains)
+    (count, on_grid), (gained, gains_on_grid) = confirm(forbidden), confirm(own_gains)
     return Measured({"forbidden": count, "own gained": gained}, 0.0,
                     f"polar flow, log epsilon {float(instance['log_epsilon']):g}, {len(run.times)} grid times; "
-                    f"switches counted for t <= T = {window:.4g}: {describe_confirmation(on_grid, count)}")
+                    f"switches counted for t <= T = {window:.4g}: {describe_confirmation(on_grid, count)}; own-class "
+                    f"gains: {describe_confirmation(gains_on_grid, gained)}")
 
 
 def read_trapped_after_alignment(instance: Instance, budget: Budget, seed: np.random.SeedSequence,
