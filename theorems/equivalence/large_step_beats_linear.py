@@ -50,7 +50,6 @@ from theorems.statement import (
     Assumption,
     Constant,
     Mutant,
-    Nearness,
     Parameter,
     Prediction,
     ResolutionReason,
@@ -216,6 +215,23 @@ def _beats_linear_applies(instance) -> str | None:
     return None
 
 
+def smoothing_defect(instance, measured) -> int:
+    """1 where the smoothing identity at the statement's variance does not simplify to 0 (sympy; nothing is
+    measured), else 0."""
+    return 0 if smoothing_identity_residual(instance.definition("smoothing_variance")) == 0 else 1
+
+
+def tau_at_kappa_star(instance, measured) -> float:
+    """tau(kappa_star) by the measured route to tau for erf/erf (a function of kappa)."""
+    return measured["tau"](float(instance.constant("kappa_star")))
+
+
+def tau_through_the_identity(instance):
+    """tau for erf/erf through the smoothing identity, E_xi[(erf(xi) - erf(kappa xi/sqrt 3))^2], in mpmath
+    (`tau_erf`): 0 at sqrt 3 and positive elsewhere."""
+    return {"the identity's tau": {"tau": lambda kappa: float(tau_erf(kappa, 20))}}
+
+
 def _unit(name):
     return lambda parameters, digits: Quantity.exactly(name, 1, digits)
 
@@ -254,14 +270,16 @@ THEOREM = Theorem(
     predictions=(
         Prediction(name="smoothing-identity", kind="identity",
                    statement="d/da [E erf(a + Z) - erf(a/sqrt 3)] simplifies to 0 (sympy)",
-                   predict=lambda instance: Target.point(0),
+                   predict=lambda instance: Target.point(0), observable=smoothing_defect,
+                   references=lambda instance: {"symbolic": {}},
                    resolution_reason=ResolutionReason("numerical-accuracy",
                                                       "sympy simplifies the derivative of the difference "
                                                       "symbolically: exactly 0 or not, so 0.5 separates the two"),
                    resolution=lambda instance: 0.5),
         Prediction(name="erf-tau-star", kind="identity",
                    statement="tau(kappa_star) for erf/erf: 0 (by two-dimensional quadrature, to 1e-13)",
-                   predict=lambda instance: Target.point(0),
+                   predict=lambda instance: Target.point(0), observable=tau_at_kappa_star,
+                   references=tau_through_the_identity,
                    resolution_reason=ResolutionReason("numerical-accuracy",
                                                       "tau(sqrt 3) by two-dimensional quadrature that never uses the "
                                                       "identity is 0 to 1e-13; 1e-6 leaves room"),
@@ -306,10 +324,6 @@ THEOREM = Theorem(
                                                       "the false-fail rate 1e-6 for a margin of +0.021"),
                    resolution=lambda instance: 0.01),
     ),
-    nearness=Nearness("simulation", "kappa-tanh-last-digit and tau-tanh-last-digit, one unit of a stated digit (about "
-                                    "one resolution), act on the mpmath quadrature; the others act on the quadrature "
-                                    "and the simulation; its Monte Carlo margins have an affordable resolution (a "
-                                    "quarter of the linear bound), said in their reasons"),
     mutants=(
         Mutant(name="kappa-one", description="tau_* claimed at kappa = 1 (for erf and tanh)",
                constants={"kappa_star": _unit("kappa_star"), "kappa_tanh": _unit("kappa_tanh")}),
