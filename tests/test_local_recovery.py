@@ -118,3 +118,14 @@ def test_more_teachers_than_dimensions_is_outside_the_assumptions_not_an_error()
     verdict = run_check(registry.checker("local-recovery"), {"dimension": "1"}, fidelity="quick")
     assert verdict.outcome == OUTSIDE
     assert all(p.outcome == SKIPPED and "do not exist in d = 1" in p.message for p in verdict.predictions)
+
+
+def test_a_flipped_neuron_recovers_its_teacher_as_the_reference_states():
+    """local-recovery's reference: the debiased ReLU neuron is even, so one neuron at -w*_1 carrying a*_1 recovers
+    the teacher exactly (zero population loss, as at +w*_1)."""
+    from theorems.elasticity import local_recovery
+
+    reference = local_recovery.flipped_teacher(local_recovery.THEOREM.instance())["flipped"]
+    flipped = population_loss_and_gradient(reference["a"], reference["weights"], reference["a_star"],
+                                           reference["teacher"])[0]
+    assert abs(flipped) < 1e-15

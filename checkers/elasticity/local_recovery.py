@@ -25,7 +25,9 @@ ROUND_OFF = 1e-12
 
 
 @cached(maxsize=8)
-def _run(key: tuple, up_to_sign: bool, entropy: tuple, steps: int):
+def _run(key: tuple, entropy: tuple, steps: int):
+    """The staged run; its records' metrics take T_i up to sign, as the statement does (the predictions that own
+    their observable recompute theirs from the stored networks)."""
     settings = dict(key)
     a_star, teacher = teacher_layout(settings["teacher_width"], settings["dimension"])
     rng = np.random.default_rng(np.random.SeedSequence(entropy))
@@ -34,7 +36,7 @@ def _run(key: tuple, up_to_sign: bool, entropy: tuple, steps: int):
     try:
         return a_star, run_stages(a, weights, a_star, teacher, regularization=settings["regularization"],
                                   stages=settings["stages"], steps=steps, step_size=STEP_SIZE,
-                                  near_angle=NEAR_ANGLE, up_to_sign=up_to_sign)
+                                  near_angle=NEAR_ANGLE, up_to_sign=True)
     except FloatingPointError as error:
         raise NumericalError(str(error)) from None
 
@@ -45,30 +47,31 @@ def _settle(final: float, before: float, halfway: float, scale: float = 1.0) -> 
 
 
 def _reader(settle):
-    """A reader of `settle(a_star, records, instance) -> (value, accuracy)` from the check's one staged run."""
-    def read(instance: Instance, budget: Budget, seed: np.random.SeedSequence) -> Exact:
+    """A reader of `settle(a_star, records, instance, observable) -> (value, accuracy, witnesses)` from the check's
+    one staged run."""
+    def read(instance: Instance, budget: Budget, seed: np.random.SeedSequence, observable=None) -> Exact:
         key = tuple((name, float(instance[name]) if name in ("start_angle", "regularization") else int(instance[name]))
                     for name in ("teacher_width", "dimension", "students_per_teacher", "far_neurons", "start_angle",
                                  "regularization", "stages"))
         steps = 2000 * 2 ** (budget.fidelity.level // 2)
-        a_star, records = _run(key, instance.definition("up_to_sign"), (seed.entropy, *seed.spawn_key), steps)
+        a_star, records = _run(key, (seed.entropy, *seed.spawn_key), steps)
         method = f"{len(records)} stages of {steps} GD steps (step {STEP_SIZE}), lambda " \
                  f"{records[0].regularization:g} halved to {records[-1].regularization:g}"
-        return Exact(*settle(a_star, records, instance), method)
+        value, accuracy, witnesses = settle(a_star, records, instance, observable)
+        return Exact(value, accuracy, method, witnesses=witnesses)
     return read
 
 
-def _directions(a_star, records, instance):
-    last = records[-1]
-    return _settle(last.angular_error, last.angular_error_before, last.angular_error_halfway)
+def _statement_at_the_last_stage(a_star, records, instance, observable):
+    """The statement's observable on the network at the end, 3/4 of the way through and halfway through the last
+    stage, settled; the final network is the witness."""
+    teacher = teacher_layout(len(a_star), records[-1].states[0][1].shape[1])[1]
+    measured = [{"a": a, "weights": weights, "a_star": a_star, "teacher": teacher, "near_angle": NEAR_ANGLE}
+                for a, weights in records[-1].states]
+    return (*_settle(*(float(observable(m)) for m in measured)), {"the last stage's end": measured[0]})
 
 
-def _far_mass(a_star, records, instance):
-    last = records[-1]
-    return _settle(last.far_mass, last.far_mass_before, last.far_mass_halfway)
-
-
-def _mass_deficit(a_star, records, instance):
+def _mass_deficit(a_star, records, instance, observable):
     """The deficit of the teacher farthest from the claim: each teacher must meet it, not only their mean."""
     last = records[-1]
     scale = float(np.max(np.abs(a_star))) / last.regularization
@@ -76,17 +79,18 @@ def _mass_deficit(a_star, records, instance):
                zip((a_star - last.mass) / last.regularization, (a_star - last.mass_before) / last.regularization,
                    (a_star - last.mass_halfway) / last.regularization)]
     claim = float(instance.constant("deficit"))
-    return max(settled, key=lambda pair: abs(pair[0] - claim))
+    return (*max(settled, key=lambda pair: abs(pair[0] - claim)), {})
 
 
-def _excess_loss(a_star, records, instance):
+def _excess_loss(a_star, records, instance, observable):
     # L is a difference of O(sum a*^2) kernel sums: its round-off is relative to those, not to L
     last = records[-1]
     lam2 = last.regularization**2
-    return _settle(last.loss / lam2, last.loss_before / lam2, last.loss_halfway / lam2, float(a_star @ a_star) / lam2)
+    return (*_settle(last.loss / lam2, last.loss_before / lam2, last.loss_halfway / lam2,
+                     float(a_star @ a_star) / lam2), {})
 
 
-def _loss_rate(a_star, records, instance):
+def _loss_rate(a_star, records, instance, observable):
     """Least-squares slope of log L on log lambda over the stages."""
     logs = np.log([r.regularization for r in records])
 
@@ -94,18 +98,18 @@ def _loss_rate(a_star, records, instance):
         return float(np.polyfit(logs, np.log(losses), 1)[0])
 
     # each log L carries round-off ~ (sum a*^2 / L) x machine precision
-    return _settle(slope([r.loss for r in records]), slope([r.loss_before for r in records]),
-                   slope([r.loss_halfway for r in records]), float(a_star @ a_star) / min(r.loss for r in records))
+    return (*_settle(slope([r.loss for r in records]), slope([r.loss_before for r in records]),
+                     slope([r.loss_halfway for r in records]), float(a_star @ a_star) / min(r.loss for r in records)),
+            {})
 
 
 CHECKER = Checker(
     theorem=local_recovery.THEOREM,
     simulation="staged GD on the regularized exact population loss (debiased ReLU) with lambda halved, no "
                "sampling; deterministic to round-off",
-    readers={"directions": _reader(_directions), "far-mass": _reader(_far_mass),
+    readers={"directions": _reader(_statement_at_the_last_stage), "far-mass": _reader(_statement_at_the_last_stage),
              "mass-deficit": _reader(_mass_deficit), "excess-loss": _reader(_excess_loss),
              "loss-rate": _reader(_loss_rate)},
     shared_draws=True,
-    claims_in_checker=frozenset({"signed-directions"}),
     second_point={"teacher_width": "2", "dimension": "12"},
 )

@@ -31,6 +31,8 @@ class StageRecord:
     mass_halfway: np.ndarray
     far_mass_halfway: float
     angular_error_halfway: float
+    # the network (a, W) at the end, 3/4 of the way through and halfway through the stage
+    states: tuple = ()
 
 
 def local_start(a_star, teacher, *, students_per_teacher: int, far_neurons: int, start_angle: float,
@@ -59,12 +61,13 @@ def run_stages(a, weights, a_star, teacher, *, regularization: float, stages: in
     a, weights = a.copy(), weights.copy()
     records, lam = [], regularization
     for _ in range(stages):
-        checkpoints = {}
+        checkpoints, states = {}, {}
         for step in range(steps):
             loss, gradient_a, gradient_w = population_loss_and_gradient(a, weights, a_star, teacher)
             if step in (steps // 2, (3 * steps) // 4):
                 checkpoints[step] = (loss, *recovery_metrics(a, weights, a_star, teacher, near_angle=near_angle,
                                                              up_to_sign=up_to_sign))
+                states[step] = (a.copy(), weights.copy())
             a = a - step_size * (gradient_a + lam * a)
             weights = weights - step_size * (gradient_w + lam * weights)
             if not (np.all(np.isfinite(a)) and np.all(np.isfinite(weights))):
@@ -72,6 +75,7 @@ def run_stages(a, weights, a_star, teacher, *, regularization: float, stages: in
         loss = population_loss_and_gradient(a, weights, a_star, teacher)[0]
         mass, far, angular = recovery_metrics(a, weights, a_star, teacher, near_angle=near_angle, up_to_sign=up_to_sign)
         records.append(StageRecord(lam, loss, mass, far, angular, *checkpoints[(3 * steps) // 4],
-                                   *checkpoints[steps // 2]))
+                                   *checkpoints[steps // 2],
+                                   states=((a.copy(), weights.copy()), states[(3 * steps) // 4], states[steps // 2])))
         lam /= 2
     return records

@@ -119,6 +119,27 @@ def recovery_metrics(a, weights, a_star, teacher, *, near_angle: float, up_to_si
     return mass, float(np.sum(np.abs(a * norms)[~near])), float(np.sum(np.abs(a) * norms * closest**2))
 
 
+def angular_error(instance: Instance, measured) -> float:
+    """(c) of `recovery_metrics` on a measured network (a, weights) against the teachers (a_star, teacher), with T_i
+    within near_angle of +-w*_i, or of +w*_i only where the claim ignores that the debiased neuron is even."""
+    return recovery_metrics(measured["a"], measured["weights"], measured["a_star"], measured["teacher"],
+                            near_angle=measured["near_angle"], up_to_sign=instance.definition("up_to_sign"))[2]
+
+
+def far_mass(instance: Instance, measured) -> float:
+    """(b) of `recovery_metrics` on a measured network, T_i as in `angular_error`."""
+    return recovery_metrics(measured["a"], measured["weights"], measured["a_star"], measured["teacher"],
+                            near_angle=measured["near_angle"], up_to_sign=instance.definition("up_to_sign"))[1]
+
+
+def flipped_teacher(instance: Instance):
+    """One neuron at -w*_1 carrying a*_1: the debiased ReLU neuron is even, so it computes w*_1's neuron exactly and
+    the network is recovered; its signed angle to w*_1 is pi."""
+    a_star, teacher = teacher_layout(1, 2)  # a*_1 = 1, w*_1 = e_1
+    return {"flipped": {"a": a_star.copy(), "weights": -teacher, "a_star": a_star, "teacher": teacher,
+                        "near_angle": 0.3}}
+
+
 def teacher_layout(teacher_width: int, dimension: int):
     """(a*, W*): orthonormal teacher directions e_1..e_m* and output weights spread over [0.8, 1.2]. There are no m*
     orthonormal directions in d < m* dimensions (InvalidInput)."""
@@ -195,7 +216,8 @@ THEOREM = Theorem(
     predictions=(
         Prediction(name="directions", kind="identity",
                    statement="(c) weighted angular error to the nearest +-w*_i at the last stage: 0",
-                   predict=_zero("sum_j |a_j| ||w_j|| min_i angle(w_j, +-w*_i)^2"),
+                   predict=_zero("sum_j |a_j| ||w_j|| min_i angle(w_j, +-w*_i)^2"), observable=angular_error,
+                   references=flipped_teacher,
                    resolution_reason=ResolutionReason("numerical-accuracy",
                                                       "the weighted angular error of a converged deterministic run "
                                                       "(tolerance: twice the change over the last quarter of the "
@@ -203,7 +225,8 @@ THEOREM = Theorem(
                                                       "error) give O(1)"),
                    resolution=lambda instance: 1e-3),
         Prediction(name="far-mass", kind="identity", statement="(b) mass far from every teacher at the last stage: 0",
-                   predict=_zero("sum over neurons outside every T_i of |a_j| ||w_j||"),
+                   predict=_zero("sum over neurons outside every T_i of |a_j| ||w_j||"), observable=far_mass,
+                   references=flipped_teacher,
                        resolution_reason=ResolutionReason("numerical-accuracy",
                                                           "the far mass of a converged deterministic run (tolerance: "
                                                           "twice the change over the last quarter of the stage); "
