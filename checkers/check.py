@@ -128,10 +128,11 @@ class Checker:
     What the contract (`checkers.contract`) and the calibration read of this check:
     `resolves_at`, the lowest fidelity whose samples resolve the true statement's stated resolution at the defaults
     (below it the check may be inconclusive, never failing); `claims_in_checker`, the claim mutants that move no
-    predicted target because their claim is still computed by a reader (the list must be exact, and shrinks as
-    predictions come to own their observables); `second_point`, the parameters of a second point the slow
-    calibration runs at; `calibration_seeds`, its seeds per version at quick fidelity; `slow_mutants` and
-    `slow_rerun`, where the mutants' runs (minutes at default) or a rerun (tens of seconds) belong to the slow tests.
+    prediction in the claims table: their claim is still computed by a reader, or the statement's references do not
+    tell them apart (the list must be exact, and shrinks as predictions come to own their observables);
+    `second_point`, the parameters of a second point the slow calibration runs at; `calibration_seeds`, its seeds
+    per version at quick fidelity; `slow_mutants` and `slow_rerun`, where the mutants' runs (minutes at default) or
+    a rerun (tens of seconds) belong to the slow tests.
     """
 
     theorem: Theorem
