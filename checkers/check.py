@@ -41,6 +41,7 @@ from checkers.stats import (
     allowance,
     compare_exact,
     compare_to_target,
+    mean_estimate,
     rejection_power,
     split_false_fail_rate,
 )
@@ -89,6 +90,20 @@ class Measured:
                      witnesses={witness: self.values})
 
 
+@dataclass(frozen=True)
+class Draws:
+    """Per-draw measurements of a Monte Carlo prediction that owns its observable: the observable gives each draw's
+    value (one number, or an array of independent terms), and `estimate` pools them into a mean with its standard
+    error (`mean_estimate`); `run_check` does so for the tested claim and, on the same draws, for every mutant."""
+
+    draws: tuple[Mapping[str, Any], ...]
+    method: str = ""
+
+    def estimate(self, observable: Callable[[Mapping[str, Any]], Any]) -> Estimate:
+        return mean_estimate(np.concatenate([np.atleast_1d(np.asarray(observable(draw), dtype=np.float64))
+                                             for draw in self.draws]), method=self.method)
+
+
 Observation = Estimate | Exact
 
 
@@ -98,9 +113,9 @@ class Unresolved(Exception):
 
 
 # A reader: reader(instance, budget, seed) -> Observation; for a prediction that owns its observable,
-# reader(instance, budget, seed, observable) -> Exact or Measured, where observable(measurements) is the tested
+# reader(instance, budget, seed, observable) -> Exact, Measured or Draws, where observable(measurements) is the tested
 # version's (a search minimizes it; `run_check` applies it to what a reader measured)
-Reader = Callable[..., "Observation | Measured"]
+Reader = Callable[..., "Observation | Measured | Draws"]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -108,7 +123,8 @@ class Checker:
     """How one theorem is checked: its simulation, in words, and one reader per prediction.
 
     `readers` maps each prediction's name to `reader(instance, budget, seed) -> Observation`, or, for a prediction
-    that owns its observable, `reader(instance, budget, seed, observable) -> Exact | Measured` (`Reader`). The keys
+    that owns its observable, `reader(instance, budget, seed, observable) -> Exact | Measured | Draws` (`Reader`). The
+    keys
     must be exactly the theorem's prediction names: a checker that misses one, or names one the theorem
     does not have, is refused when it is built (`DeclarationError`), so a renamed prediction can never
     be read by another prediction's reader.
@@ -192,14 +208,11 @@ class Checker:
         return self.theorem.id
 
     def read(self, instance: Instance, prediction: str, budget: Budget, seed: np.random.SeedSequence,
-             observable: Callable[[Mapping[str, Any]], Any] | None = None) -> Observation:
-        """The observation of one prediction; with `observable` (the tested version's, for a prediction that owns
-        it), the reader measures and the observable makes the value."""
+             observable: Callable[[Mapping[str, Any]], Any] | None = None) -> Observation | Measured | Draws:
+        """What the reader of one prediction returns; with `observable` (the tested version's, for a prediction that
+        owns it), the reader measures and the observable makes the value (`observed`)."""
         reader = self.readers[prediction]
-        if observable is None:
-            return reader(instance, budget, seed)
-        observation = reader(instance, budget, seed, observable)
-        return observation.exact(observable) if isinstance(observation, Measured) else observation
+        return reader(instance, budget, seed) if observable is None else reader(instance, budget, seed, observable)
 
     def simulations_changed(self, truth: Instance, version: Instance) -> list[str]:
         """The predictions whose simulation reads a constant (`simulation_constants`) that `version` (a mutant's
@@ -330,6 +343,39 @@ def _power_against_mutants(checker: Checker, claims: ClaimsTable, prediction: Pr
     return powers or None
 
 
+def _observed(read, observable) -> Observation:
+    """The observation a reader's return makes: Measured and Draws through the tested version's observable."""
+    if isinstance(read, Measured):
+        return read.exact(observable)
+    if isinstance(read, Draws):
+        return read.estimate(observable)
+    return read
+
+
+def _power_on_draws(checker: Checker, claims: ClaimsTable, prediction: Prediction, draws: Draws, rate: float
+                    ) -> dict[str, float] | None:
+    """For a Monte Carlo prediction that owns its observable: per claim mutant whose observable, pooled over the same
+    draws, lies outside its own target, the probability that the test at that standard error rejects it. None on a
+    mutant's own run or under an override, and none against mutants whose constants the simulation reads."""
+    if claims.conjecture is not None:
+        return None
+    powers = {}
+    for name, row in claims.claim_mutants().items():
+        if prediction.name in checker.simulations_changed(claims.stated.instance, row.instance):
+            continue
+        try:
+            estimate = draws.estimate(lambda measured, row=row: row.observe(prediction.name, measured))
+            target = row.target(prediction.name)
+        except (ThmcheckError, ArithmeticError):  # not evaluable for this mutant: no power is claimed
+            continue
+        lower, upper = float(target.lower), float(target.upper)
+        shift = max(lower - estimate.value, estimate.value - upper, 0.0)
+        if shift > 0:
+            powers[name] = rejection_power(max(shift - allowance(estimate, lower, upper), 0.0),
+                                           estimate.standard_error, estimate.degrees_of_freedom, rate)
+    return powers or None
+
+
 def _rejected_by_witnesses(claims: ClaimsTable, prediction: Prediction, observation: Exact) -> dict[str, float] | None:
     """For a prediction that owns its observable: 1 for each claim mutant whose observable lies outside its own target
     on this run's witnesses by more than the observation's tolerance (this run rejects it; its own run, which
@@ -413,8 +459,9 @@ def _check_prediction(checker: Checker, claims: ClaimsTable, prediction: Predict
         scope = () if checker.shared_draws else (prediction.name,)
         observable = (lambda measured: tested.observe(prediction.name, measured)) if prediction.observable else None
         try:
-            observation = checker.read(instance, prediction.name, budget,
-                                       seed_sequence(seed, instance.theorem.id, *scope, stage), observable)
+            read = checker.read(instance, prediction.name, budget, seed_sequence(seed, instance.theorem.id, *scope,
+                                                                                 stage), observable)
+            observation = _observed(read, observable)
         except NumericalError as error:  # a simulation that diverged, said so by the simulation: no evidence
             return PredictionResult(outcome=INCONCLUSIVE, message=f"no observation: {error}", **common)
         except Unresolved as reason:
@@ -452,4 +499,5 @@ def _check_prediction(checker: Checker, claims: ClaimsTable, prediction: Predict
         distance=comparison.distance, statistic=comparison.statistic, p_value=comparison.p_value,
         detectable=comparison.detectable, resolution=resolution, false_fail_rate=rate_each * stages,
         stages=stage + 1, message=target.note,
-        power=_power_against_mutants(checker, claims, prediction, (lower, upper), observation, rate_each), **common)
+        power=_power_on_draws(checker, claims, prediction, read, rate_each) if isinstance(read, Draws) else
+        _power_against_mutants(checker, claims, prediction, (lower, upper), observation, rate_each), **common)

@@ -1,7 +1,10 @@
 """The claims table of theorems/claims.py: a prediction that owns its observable is moved by a mutant of its formula,
 on the statement's reference measurements, before any draw; and a check applies each version's observable."""
 
+import dataclasses
+
 import mpmath
+import numpy as np
 import pytest
 
 from checkers.check import Checker, Exact, Measured, run_check
@@ -67,3 +70,24 @@ def test_a_search_reader_gets_the_tested_versions_observable():
     run_check(checker, fidelity="quick", overrides={"scale": "2"})
     run_check(checker, fidelity="quick", mutant="linear-area")
     assert seen == [0.5, 2.0]
+
+
+def test_a_monte_carlo_prediction_pools_each_versions_observable_over_the_same_draws():
+    """Draws: the observable gives each draw's terms; the tested claim and every mutant are pooled on the same draws,
+    and a mutant's power is its own comparison there."""
+    from checkers.check import Draws
+
+    prediction = Prediction(name="ratio", kind="limit", statement="side = scale area(base) on average",
+                            predict=lambda instance: Target.point(1), observable=_ratio,
+                            resolution=lambda instance: 0.05,
+                            resolution_reason=ResolutionReason("nearest-error", "a scale 10% off is two of them"))
+    theorem = dataclasses.replace(_theorem(), predictions=(prediction,), mutants=(
+        Mutant(name="scale-up", description="the scale 10% high", constant_factors={"scale": 1.1}),))
+    rng = np.random.default_rng(0)
+    draws = tuple({"side": 4 * (1 + 0.01 * rng.standard_normal(50)), "base": 2.0} for _ in range(8))
+    checker = Checker(theorem=theorem, simulation="noisy squares",
+                      readers={"ratio": lambda instance, budget, seed, observable: Draws(draws, "squares")})
+    stated = run_check(checker, fidelity="quick").predictions[0]
+    assert stated.outcome == "pass" and stated.samples == 400 and abs(stated.observed - 1) < 0.01
+    assert stated.power["scale-up"] > 0.99
+    assert run_check(checker, fidelity="quick", mutant="scale-up").predictions[0].outcome == "fail"

@@ -67,3 +67,17 @@ def test_kinked_integrands_are_cut_at_the_kinks():
     assert np.allclose(bivariate_expectation(smooth, means_u, means_v, var_u, var_v, cov, kinks=(0,)),
                        bivariate_expectation(smooth, means_u, means_v, var_u, var_v, cov, 200), rtol=1e-11,
                        atol=1e-14)
+
+
+def test_the_exact_draw_is_what_its_unseen_samples_average_to():
+    """elasticity-reference's reference draw: on its four-neuron network, the mean squared displacement over 200 000
+    unseen samples x ~ N(mu, I) agrees with the law's Elasticity (within four standard errors)."""
+    from theorems.elasticity import elasticity_reference
+
+    instance = elasticity_reference.THEOREM.instance({"activation": "tanh"})
+    draw = elasticity_reference.exact_draw(instance)["reference"]["exact draw"]
+    x = draw["mu"] + np.random.default_rng(0).standard_normal((200_000, 4))
+    u, v = x @ draw["w0"], x @ draw["delta"]
+    displacement = np.sum((np.tanh(u + v) - np.tanh(u)) ** 2, axis=1)
+    error = displacement.std(ddof=1) / np.sqrt(len(displacement))
+    assert abs(displacement.mean() - draw["displacement"][0]) < 4 * error

@@ -101,10 +101,13 @@ class Row:
 
     def claimed(self, prediction: str, measurements: Mapping[str, Any] | None = None) -> float:
         """How far this version's claim on `prediction` lies outside its own target, in the observable's units: on
-        `measurements` for a prediction with an observable, else at `measurements["value"]` (0 inside the target)."""
+        `measurements` for a prediction with an observable (the mean, where it gives one draw's terms), else at
+        `measurements["value"]` (0 inside the target)."""
         target = self.target(prediction)
         value = self.observe(prediction, measurements) if self.theorem.prediction(prediction).observable \
             else measurements["value"]
+        if hasattr(value, "mean"):
+            value = value.mean()
         return float(max(target.lower - value, value - target.upper, 0))
 
 
