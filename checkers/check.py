@@ -188,6 +188,11 @@ class Checker:
         if unknown or unread:
             raise DeclarationError(f"checker of {self.theorem.id}: simulation_constants names "
                                    f"{', '.join(unknown + unread)}, which are not its predictions or constants")
+        read = {name for names in self.simulation_constants.values() for name in names}
+        for mutant in self.theorem.mutants:
+            if mutant.simulated and not (set(mutant.constant_factors) | set(mutant.constants)) & read:
+                raise DeclarationError(f"checker of {self.theorem.id}: mutant {mutant.name} is declared simulated, but "
+                                       "none of the constants it changes is in simulation_constants")
         if self.resolves_at not in FIDELITIES:
             raise DeclarationError(f"checker of {self.theorem.id}: resolves_at must be one of "
                                    f"{', '.join(FIDELITIES)}, got {self.resolves_at!r}")

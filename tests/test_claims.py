@@ -91,3 +91,16 @@ def test_a_monte_carlo_prediction_pools_each_versions_observable_over_the_same_d
     assert stated.outcome == "pass" and stated.samples == 400 and abs(stated.observed - 1) < 0.01
     assert stated.power["scale-up"] > 0.99
     assert run_check(checker, fidelity="quick", mutant="scale-up").predictions[0].outcome == "fail"
+
+
+def test_a_simulated_mutant_acts_on_the_simulation_and_its_checker_must_read_its_constant():
+    """A mutant of the model the check simulates is judged by its own run; a checker whose simulation reads none of
+    its constants is refused, naming it."""
+    theorem = dataclasses.replace(_theorem(), mutants=(
+        Mutant(name="other-model", description="another scale simulated", constant_factors={"scale": 2.0},
+               simulated=True),))
+    assert theorem.mutant("other-model").acts_on == "simulation"
+    reader = {"ratio": lambda instance, budget, seed, observable: Measured({"side": 1, "base": 1}, 1e-12)}
+    Checker(theorem=theorem, simulation="s", readers=reader, simulation_constants={"ratio": ("scale",)})
+    with pytest.raises(DeclarationError, match="other-model is declared simulated"):
+        Checker(theorem=theorem, simulation="s", readers=reader)

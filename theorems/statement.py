@@ -345,7 +345,9 @@ class Prediction:
 
 @dataclass(frozen=True, kw_only=True)
 class Mutant:
-    """A named wrong version of a theorem, which its check must reject."""
+    """A named wrong version of a theorem, which its check must reject. `simulated`: what it changes (a constant) is
+    the model the check simulates (a surrogate of another degree), so only its own run shows it; its checker must
+    list that constant among those its simulation reads (`Checker.simulation_constants`)."""
 
     name: str
     description: str
@@ -355,12 +357,13 @@ class Mutant:
     parameters: Mapping[str, str] = field(default_factory=dict)
     definitions: Mapping[str, Any] = field(default_factory=dict)
     constants: Mapping[str, "Constant | Callable[[Mapping[str, Any], int], Quantity]"] = field(default_factory=dict)
+    simulated: bool = False
 
     @property
     def acts_on(self) -> str:
-        """"simulation" for a mutant that changes the simulated setting (a parameter, a dropped assumption), else
-        "claim" (see `theorems.claims`)."""
-        return "simulation" if self.parameters or self.dropped_assumptions else "claim"
+        """"simulation" for a mutant that changes the simulated setting (a parameter, a dropped assumption, the model
+        the check simulates), else "claim" (see `theorems.claims`)."""
+        return "simulation" if self.parameters or self.dropped_assumptions or self.simulated else "claim"
 
 
 @dataclass(frozen=True, kw_only=True)
