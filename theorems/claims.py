@@ -9,12 +9,12 @@
 A row gives, per prediction, whether it applies, its `Target` and its resolution, each evaluated once and kept (a
 statement's error propagates to the caller, who decides what it means there). A mutant acts on the **claim** when
 it changes what is predicted (a constant, a prediction, a definition), or on the **simulation** when it changes
-the setting the check simulates (a parameter, a dropped assumption): such a mutant is judged by its own run. A claim
-mutant's `moves` are, per prediction it moves, the distance from the stated value to its claimed interval in the
-stated prediction's resolutions (for a prediction that owns its observable, how far the mutant's observable lies
-outside its target on the statement's reference measurements); the near mutants are those within
-`NEAR_RESOLUTIONS`. A check's power against each mutant is its comparison applied to that mutant's row
-(`checkers.check`).
+the setting the check simulates (a parameter, a dropped assumption, the model it simulates: `Mutant.simulated`):
+such a mutant is judged by its own run. A claim mutant's `moves` are, per prediction it moves, the distance from
+the stated value to its claimed interval in the stated prediction's resolutions (for a prediction that owns its
+observable, how far the mutant's observable lies outside its target on the statement's reference measurements);
+the near mutants are those within `NEAR_RESOLUTIONS`. A check's power against each mutant is its comparison applied
+to that mutant's row (`checkers.check`).
 """
 
 from __future__ import annotations
