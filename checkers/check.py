@@ -123,11 +123,10 @@ class Checker:
     """How one theorem is checked: its simulation, in words, and one reader per prediction.
 
     `readers` maps each prediction's name to `reader(instance, budget, seed) -> Observation`, or, for a prediction
-    that owns its observable, `reader(instance, budget, seed, observable) -> Exact | Measured | Draws` (`Reader`). The
-    keys
-    must be exactly the theorem's prediction names: a checker that misses one, or names one the theorem
-    does not have, is refused when it is built (`DeclarationError`), so a renamed prediction can never
-    be read by another prediction's reader.
+    that owns its observable, `reader(instance, budget, seed, observable) -> Exact | Measured | Draws` (`Reader`).
+    The keys must be exactly the theorem's prediction names: a checker that misses one, or names one the theorem
+    does not have, is refused when it is built (`DeclarationError`), so a renamed prediction can never be read by
+    another prediction's reader.
 
     With `shared_draws`, every prediction of one check gets the same seed (per stage), so readers can
     share one simulation (see `checkers.shared_draws`).
@@ -383,9 +382,8 @@ def _power_on_draws(checker: Checker, claims: ClaimsTable, prediction: Predictio
 
 def _rejected_by_witnesses(claims: ClaimsTable, prediction: Prediction, observation: Exact) -> dict[str, float] | None:
     """For a prediction that owns its observable: 1 for each claim mutant whose observable lies outside its own target
-    on this run's witnesses by more than the observation's tolerance (this run rejects it; its own run, which
-    searches its own observable, can only go farther). None on a mutant's own run, under an override, or without
-    witnesses."""
+    on this run's witnesses by more than the observation's tolerance: this run rejects it (its own run searches its
+    own observable). None on a mutant's own run, under an override, or without witnesses."""
     if claims.conjecture is not None or not observation.witnesses or prediction.observable is None:
         return None
     powers = {}
