@@ -24,7 +24,7 @@ import mpmath
 import numpy as np
 
 from theorems.collapse import bounds as collapse
-from theorems.statement import Mutant, Nearness, Parameter, Prediction, ResolutionReason, Target, Theorem
+from theorems.statement import Mutant, Parameter, Prediction, ResolutionReason, Target, Theorem
 
 
 def _root_target(instance):
@@ -113,12 +113,12 @@ THEOREM = Theorem(
                                                          "the near-tight construction (graded diagonal chain) is "
                                                          "among the chains, so gap/delta reaches 1 - O(eps2/r^2)"),
                    observable=weyl_margin, references=graded_chain,
-                   resolution_reason=ResolutionReason("numerical-accuracy",
-                                                      "the margin is float64 linear algebra on O(1) matrices "
-                                                      "(accurate to about 1e-13); 1e-6 leaves room; the searched gap "
-                                                      "reaches 0.9999995 of delta, so delta 10% low, the kept near "
-                                                      "mutant, is rejected"),
-                   resolution=lambda instance: 1e-6),
+                   resolution_reason=ResolutionReason("nearest-error",
+                                                      "5%: delta 10% low (the kept near mutant) moves the margin on "
+                                                      "the graded chain by 0.11, two resolutions; the margin is "
+                                                      "float64 linear algebra on O(1) matrices (about 1e-13) and the "
+                                                      "searched gap reaches 0.9999995 of delta"),
+                   resolution=lambda instance: 0.05),
         Prediction(name="condition-bound", kind="inequality",
                    statement="for the same chains: kappa(W_L) <= ((s_1(A)^2 + delta)/(s_K(A)^2 - delta))^(1/(2 L2))",
                    predict=lambda instance: Target.at_least(0, note="smallest margin bound/kappa(W_L) - 1"),
@@ -140,7 +140,6 @@ THEOREM = Theorem(
                                                       "accurate to 1e-16 kappa^L2, would not at large kappa^L2"),
                    resolution=lambda instance: 1e-10),
     ),
-    nearness=Nearness("tightness", "delta-ten-percent-low, the search reaching 0.9999995 of delta"),
     mutants=(
         Mutant(name="root-exponent-off", description="kappa(W_L) = kappa(A)^(1/(L2 - 1))",
                definitions={"root_exponent": lambda depth: mpmath.mpf(1) / (depth - 1)}),

@@ -30,7 +30,7 @@ import math
 import mpmath
 
 from theorems.collapse import bounds as collapse
-from theorems.statement import Mutant, Nearness, Prediction, ResolutionReason, Target, Theorem
+from theorems.statement import Mutant, Prediction, ResolutionReason, Target, Theorem
 
 
 def _margin_target(instance):
@@ -130,12 +130,13 @@ THEOREM = Theorem(
                    "NC1_J / bound = 1 (mpmath at `digits` digits)",
                    predict=_tight_target, observable=tight_ratio,
                    references=lambda instance: {"equality": shrinking_heads(instance)["equality"]},
-                   resolution_reason=ResolutionReason("numerical-accuracy",
-                                                      "the tight instance is evaluated in mpmath at `digits` digits; "
-                                                      "five digits are left for cancellation"),
-                   resolution=lambda instance: 10.0 ** (5 - instance["digits"])),
+                   resolution_reason=ResolutionReason("nearest-error",
+                                                      "1%: the nearest plausible error of a sharp bound is a lossy "
+                                                      "step, and the kept one (the bound 2% weaker, loosened) is two "
+                                                      "resolutions away; the tight instance is evaluated in mpmath at "
+                                                      "`digits` digits, far below it"),
+                   resolution=lambda instance: 0.01),
     ),
-    nearness=Nearness("tightness", "loosened (2%), against the tight instance"),
     mutants=(
         Mutant(name="halved", description="the bound multiplied by 1/2", constant_factors={"bound_scale": 0.5}),
         Mutant(name="eps2-not-square-rooted", description="eps2 in place of sqrt(eps2)",

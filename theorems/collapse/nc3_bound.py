@@ -21,7 +21,7 @@ from __future__ import annotations
 import mpmath
 
 from theorems.collapse import bounds as collapse
-from theorems.statement import Mutant, Nearness, Parameter, Prediction, ResolutionReason, Target, Theorem
+from theorems.statement import Mutant, Parameter, Prediction, ResolutionReason, Target, Theorem
 
 
 def _floor_target(instance):
@@ -80,11 +80,12 @@ THEOREM = Theorem(
                              "bound",
                    predict=lambda instance: Target.at_least(0, note="smallest margin cos/bound - bound_scale"),
                    observable=per_sample_margin, references=exact_heads,
-                   resolution_reason=ResolutionReason("numerical-accuracy",
-                                                      "the margin is float64 linear algebra on the searched instance "
-                                                      "(about 1e-13); 1e-6 leaves room; the search reaches 0.997 of "
-                                                      "the bound, so 5% high, the kept near mutant, is rejected"),
-                   resolution=lambda instance: 1e-6),
+                   resolution_reason=ResolutionReason("nearest-error",
+                                                      "2.5%: the bound 5% high (the kept near mutant) is two "
+                                                      "resolutions away at the exact heads, where the bound is an "
+                                                      "equality; the margin is float64 linear algebra (about 1e-13) "
+                                                      "and the search reaches 0.997 of the bound"),
+                   resolution=lambda instance: 0.025),
         Prediction(name="kantorovich-floor", kind="inequality",
                    statement="for every exactly interpolating, exactly balanced head: min_c cos(W_L^+ e_c, w_c) >= "
                    "floor(kappa(W_L))",
@@ -102,7 +103,6 @@ THEOREM = Theorem(
                                                           "digits; five digits are left for cancellation"),
                        resolution=lambda instance: 10.0 ** (5 - instance["digits"])),
     ),
-    nearness=Nearness("tightness", "five-percent-high, the search reaching 0.997 of the bound"),
     mutants=(
         Mutant(name="inverse-square-floor", description="the floor replaced by 1/kappa^2 + 0.01",
                definitions={"kantorovich_floor": _inverse_square_floor}),

@@ -17,7 +17,7 @@ from __future__ import annotations
 import mpmath
 
 from theorems.collapse import bounds as collapse
-from theorems.statement import Mutant, Nearness, Prediction, ResolutionReason, Target, Theorem
+from theorems.statement import Mutant, Prediction, ResolutionReason, Target, Theorem
 
 
 def bound_margin(instance, measured):
@@ -55,11 +55,12 @@ THEOREM = Theorem(
                    "(eps2 measured)",
                    predict=lambda instance: Target.at_least(0, note="smallest margin bound_scale - residual/bound"),
                    observable=bound_margin, references=unseen_input,
-                   resolution_reason=ResolutionReason("numerical-accuracy",
-                                                      "the margin is float64 linear algebra on the searched instance "
-                                                      "(about 1e-13); 1e-6 leaves room; the search reaches 0.99997 "
-                                                      "of the bound, so 5% low, the kept near mutant, is rejected"),
-                   resolution=lambda instance: 1e-6),
+                   resolution_reason=ResolutionReason("nearest-error",
+                                                      "2.5%: the bound 5% low (the kept near mutant) is two "
+                                                      "resolutions away at the equality case; the margin is float64 "
+                                                      "linear algebra (about 1e-13) and the search reaches 0.99997 of "
+                                                      "the bound"),
+                   resolution=lambda instance: 0.025),
         Prediction(name="exact-balance", kind="identity",
                    statement="at eps2 = 0 (mpmath at `digits` digits): ||Z_{L-1} - W_L^+ Z_L||_F / ||Z_{L-1}||_F = 0",
                    predict=lambda instance: Target.point(0, note="relative residual at exact balance"),
@@ -68,7 +69,6 @@ THEOREM = Theorem(
                                                       "digits; five digits are left for cancellation"),
                    resolution=lambda instance: 10.0 ** (5 - instance["digits"])),
     ),
-    nearness=Nearness("tightness", "five-percent-low, the search reaching 0.99997 of the bound"),
     mutants=(
         Mutant(name="eps2-not-square-rooted", description="eps2 in place of sqrt(eps2)",
                definitions={"pseudo_inverse_bound": _without_sqrt}),

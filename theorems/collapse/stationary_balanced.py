@@ -26,7 +26,7 @@ import math
 import numpy as np
 
 from theorems.collapse.balancedness_identity import BETWEEN, LINEAR_LINK, WIDTH
-from theorems.statement import Constant, Mutant, Nearness, Parameter, Prediction, ResolutionReason, Target, Theorem
+from theorems.statement import Constant, Mutant, Parameter, Prediction, ResolutionReason, Target, Theorem
 
 CONSTANTS = (
     Constant.formula("stationary_coefficient", (), lambda decay: decay, parameters=("weight_decay",),
@@ -99,16 +99,13 @@ THEOREM = Theorem(
                    "||W_l|| ||grad_l L_lambda||) / stationary_coefficient",
                    predict=lambda instance: Target.at_least(0, note="smallest margin 1 - ||D||/bound along the run"),
                    observable=bound_margin, references=lambda instance: attaining_point(instance)["bound"],
-                   resolution_reason=ResolutionReason("numerical-accuracy",
-                                                      "the margin is float64 arithmetic (round-off near 1e-15 "
-                                                      "relative); 1e-12 leaves room; the bound is attained at W_l = "
-                                                      "0 with W_{l+1} of rank one, so the coefficient 5% high (the "
-                                                      "kept near mutant) is rejected there (along the run it "
-                                                      "reaches 0.53)"),
-                   resolution=lambda instance: 1e-12),
+                   resolution_reason=ResolutionReason("nearest-error",
+                                                      "2.5%: the coefficient 5% high (the kept near mutant) is two "
+                                                      "resolutions away where the bound is attained (W_l = 0, W_{l+1} "
+                                                      "of rank one); the margin is float64 arithmetic (round-off "
+                                                      "near 1e-15 relative), and along the run it reaches 0.53"),
+                   resolution=lambda instance: 0.025),
     ),
-    nearness=Nearness("tightness", "coefficient-five-percent-high, against the point where the bound is attained (the "
-                                   "identity rejects it too)"),
     mutants=(
         Mutant(name="penalty-without-half", description="2 lambda D, as for a penalty lambda ||W||^2",
                constant_factors={"stationary_coefficient": 2.0}),
