@@ -322,20 +322,24 @@ def _not_a_number(observation: Estimate | Exact) -> bool:
                for number in numbers)
 
 
+def _observed_mutants(checker: Checker, claims: ClaimsTable, prediction: Prediction):
+    """(name, row) of the claim mutants a run of the statement can claim power against on this prediction: none on a
+    mutant's own run or under an override (the tested claim is not the statement), and none whose constants the
+    simulation of this prediction reads (`Checker.simulation_constants`): their effect shows in their own runs."""
+    if claims.conjecture is not None:
+        return
+    for name, row in claims.claim_mutants().items():
+        if prediction.name not in checker.simulations_changed(claims.stated.instance, row.instance):
+            yield name, row
+
+
 def _power_against_mutants(checker: Checker, claims: ClaimsTable, prediction: Prediction,
                            interval: tuple[float, float], observation: Estimate, rate: float
                            ) -> dict[str, float] | None:
-    """For each claim mutant whose row places this prediction outside the tested interval: the probability that the
-    test, at this standard error, rejects it (the false-pass rate is one minus it). None on a mutant's own run or
-    under an override (the tested claim is not the statement), and none against mutants that change what is
-    observed rather than what is predicted: those acting on the simulation, and those whose constants the
-    simulation of this prediction reads (`Checker.simulation_constants`). Their effect shows in their own runs."""
-    if claims.conjecture is not None:
-        return None
+    """For each claim mutant (`_observed_mutants`) whose row places this prediction outside the tested interval: the
+    probability that the test, at this standard error, rejects it (the false-pass rate is one minus it)."""
     powers = {}
-    for name, row in claims.claim_mutants().items():
-        if prediction.name in checker.simulations_changed(claims.stated.instance, row.instance):
-            continue
+    for name, row in _observed_mutants(checker, claims, prediction):
         try:
             target = row.target(prediction.name)
         except (ThmcheckError, ArithmeticError):  # not evaluable for this mutant: no power is claimed
@@ -358,15 +362,11 @@ def _observed(read, observable) -> Observation:
 
 def _power_on_draws(checker: Checker, claims: ClaimsTable, prediction: Prediction, draws: Draws, rate: float
                     ) -> dict[str, float] | None:
-    """For a Monte Carlo prediction that owns its observable: per claim mutant whose observable, pooled over the same
-    draws, lies outside its own target, the probability that the test at that standard error rejects it. None on a
-    mutant's own run or under an override, and none against mutants whose constants the simulation reads."""
-    if claims.conjecture is not None:
-        return None
+    """For a Monte Carlo prediction that owns its observable: per claim mutant (`_observed_mutants`) whose
+    observable, pooled over the same draws, lies outside its own target, the probability that the test at that
+    standard error rejects it."""
     powers = {}
-    for name, row in claims.claim_mutants().items():
-        if prediction.name in checker.simulations_changed(claims.stated.instance, row.instance):
-            continue
+    for name, row in _observed_mutants(checker, claims, prediction):
         try:
             estimate = draws.estimate(lambda measured, row=row: row.observe(prediction.name, measured))
             target = row.target(prediction.name)
