@@ -91,8 +91,10 @@ def test_the_command_prints_the_markdown_table(capsys, tmp_path):
 def test_the_markdown_table_names_near_mutants_with_how_far_they_move_a_target():
     near = markdown_calibration([Calibration(**{**_calibration(0).__dict__, "theorem": "spike-strength"})])
     assert near.splitlines()[-1].endswith("| mu1-five-percent (1.25) | no Monte Carlo estimate |")
-    by_tightness = markdown_calibration([Calibration(**{**_calibration(0).__dict__, "theorem": "nc3-bound"})])
-    assert "by tightness: five-percent-high" in by_tightness.splitlines()[-1]
+    from_the_table = markdown_calibration([Calibration(**{**_calibration(0).__dict__, "theorem": "nc3-bound"})])
+    assert "| five-percent-high (2) |" in from_the_table.splitlines()[-1]
+    by_tightness = markdown_calibration([Calibration(**{**_calibration(0).__dict__, "theorem": "nc2-bracket"})])
+    assert "by tightness: delta_2 is about 2x loose" in by_tightness.splitlines()[-1]
 
 
 def _run(*predictions):
