@@ -242,3 +242,25 @@ def test_directional_dynamics_references_are_states_of_the_flow(loss):
     errors, largest = directional_checker.direction_errors(x, y, across, np.array([0.0, -20.0]),
                                                            np.array([-1.0, 1.0]), loss)
     assert largest == pytest.approx(1.0) and errors.max() == pytest.approx(supremum, rel=1e-6)
+
+
+def test_the_references_of_conservation_law_and_orthogonal_frozen_are_realized():
+    """conservation-law's reference: one GD step of a ReLU network changes v_j^2 - ||w_j||^2 by exactly
+    eta^2 (g_v^2 - ||g_w||^2), the cross term vanishing. orthogonal-frozen's: its run on orthogonal data switches
+    indicators off (what the reference counts), never on."""
+    from checkers.alignment import orthogonal_frozen as frozen_checker
+    from checkers.alignment.gradient_flow import loss_gradients
+    from checkers.check import FIDELITIES, Budget
+    from theorems.alignment import orthogonal_frozen
+
+    rng = np.random.default_rng(0)
+    x, y = rng.standard_normal((6, 3)), np.sign(rng.standard_normal(6))
+    w, v, eta = rng.standard_normal((4, 3)), rng.standard_normal(4), 0.1
+    gradient_w, gradient_v = loss_gradients(x, y, w, v, "exponential")
+    change = (v - eta * gradient_v) ** 2 - np.sum((w - eta * gradient_w) ** 2, axis=1) - (v**2 - np.sum(w**2, axis=1))
+    source = gradient_v**2 - np.sum(gradient_w**2, axis=1)
+    assert change == pytest.approx(eta**2 * source, abs=1e-14)
+    instance = orthogonal_frozen.THEOREM.instance()
+    measured = frozen_checker.read_no_activation_gained(instance, Budget(FIDELITIES["quick"], 0),
+                                                        np.random.SeedSequence(0), None).values
+    assert measured["gained"] == 0 and measured["lost"] >= 1
