@@ -46,23 +46,13 @@ def _weyl_margin(instance):
     return lambda s: float(observable(instance, head_conditioning_checker.chain_measurements(instance, s)))
 
 
-def _theorem_a(instance):
-    observable = nc1_bound.THEOREM.prediction("theorem-a").observable
-    return (lambda s: float(observable(instance, nc1_checker.head_measurements(instance, s)))), _heads(instance)
-
-
-def _pseudo_inverse(instance):
-    observable = pseudo_inverse_features.THEOREM.prediction("bound").observable
-    return (lambda s: float(observable(instance, pseudo_inverse_checker.head_measurements(instance, s)))), \
-        _heads(instance)
-
-
 CASES = [
-    (nc1_bound, "halved", _theorem_a),
-    (nc1_bound, "eps2-not-square-rooted", _theorem_a),
-    (nc1_bound, "denominator-eps1-dropped", _theorem_a),
-    (pseudo_inverse_features, "eps2-not-square-rooted", _pseudo_inverse),
-    (pseudo_inverse_features, "halved", _pseudo_inverse),
+    (nc1_bound, "halved", lambda i: _observed(i, "theorem-a", nc1_checker.head_measurements)),
+    (nc1_bound, "eps2-not-square-rooted", lambda i: _observed(i, "theorem-a", nc1_checker.head_measurements)),
+    (nc1_bound, "denominator-eps1-dropped", lambda i: _observed(i, "theorem-a", nc1_checker.head_measurements)),
+    (pseudo_inverse_features, "eps2-not-square-rooted",
+     lambda i: _observed(i, "bound", pseudo_inverse_checker.head_measurements)),
+    (pseudo_inverse_features, "halved", lambda i: _observed(i, "bound", pseudo_inverse_checker.head_measurements)),
     (nc2_bracket, "orthogonal-frame-regardless", lambda i: _observed(i, "bracket", nc2_checker.head_measurements)),
     (nc2_bracket, "perturbation-dropped", lambda i: _observed(i, "bracket", nc2_checker.head_measurements)),
     (nc3_bound, "doubled", lambda i: _observed(i, "per-sample", nc3_checker.sample_measurements)),
