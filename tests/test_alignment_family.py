@@ -244,6 +244,19 @@ def test_directional_dynamics_references_are_states_of_the_flow(loss):
     assert largest == pytest.approx(1.0) and errors.max() == pytest.approx(supremum, rel=1e-6)
 
 
+def test_the_true_flow_grows_past_the_lemma_3_reference():
+    """directional-dynamics' Lemma 3 reference, a neuron whose squared norm grew 1% from its t = 0 size (and with it
+    its output, f = v <w, x> = ||w||^2 for a balanced neuron along its point), is what the true run does: within T,
+    its largest squared norm exceeds eps^2 W_max^2 by more."""
+    from checkers.check import FIDELITIES, Budget
+
+    instance = directional_dynamics.THEOREM.instance()
+    measured = directional_checker.read_lemma_3(instance, Budget(FIDELITIES["quick"], 0), np.random.SeedSequence(0),
+                                                lambda measured: 0.0).witnesses["the run"]
+    epsilon, w_max = measured["epsilon"], measured["w_max"]
+    assert measured["squared_norm"] > 1.01 * epsilon**2 * w_max**2
+
+
 def test_the_references_of_conservation_law_and_orthogonal_frozen_are_realized():
     """conservation-law's reference: one GD step of a ReLU network changes v_j^2 - ||w_j||^2 by exactly
     eta^2 (g_v^2 - ||g_w||^2), the cross term vanishing. orthogonal-frozen's: its run on orthogonal data switches

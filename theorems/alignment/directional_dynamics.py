@@ -106,6 +106,29 @@ def lemma_4_supremum(instance: Instance):
     return {"one point at f = -1": {"mu": 1.0, "error": error, "n": 1, "x_max": 1.0, "largest": 1.0}}
 
 
+def lemma_3_bounds(instance: Instance, measured) -> tuple[float, float]:
+    """Lemma 3's bounds on max_j ||w_j||^2 and max_i |f(x_i)|: 2 eps W_max^2 / sqrt(h) and 2 eps sqrt(h) X_max W_max^2
+    (under `no-growth`, their t = 0 sizes eps^2 W_max^2 and h eps^2 X_max W_max^2)."""
+    epsilon, width, x_max, w_max = (measured[name] for name in ("epsilon", "width", "x_max", "w_max"))
+    if instance.definition("growth_allowed"):
+        return 2 * epsilon * w_max**2 / math.sqrt(width), 2 * epsilon * math.sqrt(width) * x_max * w_max**2
+    return epsilon**2 * w_max**2, width * epsilon**2 * x_max * w_max**2
+
+
+def lemma_3_margin(instance: Instance, measured):
+    """The smaller of 1 - max ||w_j||^2 / its bound and 1 - max |f| / its bound along the run."""
+    norm_bound, output_bound = lemma_3_bounds(instance, measured)
+    return min(1 - measured["squared_norm"] / norm_bound, 1 - measured["output"] / output_bound)
+
+
+def one_neuron_grown(instance: Instance):
+    """One point x = e_1 (y = 1) and one neuron along it started at norm eps = 1/100, once its squared norm (and so
+    its output) has grown by 1% from eps^2."""
+    epsilon = 0.01
+    return {"one neuron grown 1%": {"squared_norm": 1.01 * epsilon**2, "output": 1.01 * epsilon**2,
+                                    "epsilon": epsilon, "width": 1, "x_max": 1.0, "w_max": 1.0}}
+
+
 def lemma_1_bound(measured) -> float:
     """Lemma 1's 4 eps n sqrt(h) X_max^2 W_max^2, before lemma1_scale."""
     return 4 * measured["epsilon"] * measured["n"] * math.sqrt(measured["width"]) * measured["x_max"] ** 2 \
@@ -161,7 +184,8 @@ THEOREM = Theorem(
                                                       "unit vectors"),
                    resolution=lambda instance: 0.005),
         Prediction(name="lemma-3", kind="inequality", statement="min over t <= T of the norm and output margins >= 0",
-                   predict=_margin("smallest relative margin along the run"),
+                   predict=_margin("smallest relative margin along the run"), observable=lemma_3_margin,
+                   references=one_neuron_grown,
                    resolution_reason=RUN_MARGINS_ACCURACY,
                    resolution=lambda instance: 1e-6),
         Prediction(name="lemma-1", kind="inequality",
