@@ -190,6 +190,39 @@ def balanced_heads(instance):
     return {"balanced": {depth: {"first": 2.0**depth, "last": 1.0, "gap": 0.0, "kappa": 2.0} for depth in DEPTHS}}
 
 
+def nc1_drop(instance, measured):
+    """Orders of magnitude NC1_J(Z_{L-1}) fell over the run: log10 of its value at step 0 over its value at the end."""
+    return math.log10(measured["nc1_start"] / measured["nc1_end"])
+
+
+def fourfold_collapse(instance):
+    """A run whose NC1_J falls fourfold (0.6 orders of magnitude)."""
+    return {"fourfold": {"nc1_start": 1.0, "nc1_end": 0.25}}
+
+
+def nc2_decrease(instance, nc2) -> float:
+    """The relative decrease of NC2_J from the shallowest head (L2 = 2) to the deepest (L2 = 5), `nc2` per depth,
+    signed by the claimed trend (positive where the claim holds)."""
+    shallow, deep = nc2[DEPTHS[0]], nc2[DEPTHS[-1]]
+    return instance.definition("nc2_trend") * (shallow - deep) / shallow
+
+
+def deeper_head_sides(instance, nc2) -> tuple[float, float]:
+    """(the claimed smaller NC2_J, the claimed larger) of the shallowest and the deepest head."""
+    shallow, deep = nc2[DEPTHS[0]], nc2[DEPTHS[-1]]
+    return (deep, shallow) if instance.definition("nc2_trend") > 0 else (shallow, deep)
+
+
+def deeper_head_margin(instance, measured):
+    """The smallest `nc2_decrease` over the seeds' runs (measured["seeds"]: NC2_J per depth, one per seed)."""
+    return min(nc2_decrease(instance, nc2) for nc2 in measured["seeds"])
+
+
+def five_percent_deeper(instance):
+    """One seed whose NC2_J is 5% lower with L2 = 5 than with L2 = 2."""
+    return {"five percent lower": {"seeds": [{2: 1.0, 3: 0.97, 5: 0.95}]}}
+
+
 RUN_MARGINS_ACCURACY = ResolutionReason("numerical-accuracy",
                                         "the margins are float64 linear algebra on the trained weights (singular "
                                         "values accurate to about 1e-13 relative); 1e-6 leaves room, and how much of "
@@ -257,6 +290,7 @@ THEOREM = Theorem(
                                            lower=mpmath.mpf(instance.definition("nc1_drop")[0]),
                                            upper=mpmath.mpf(instance.definition("nc1_drop")[1]),
                                            note="orders of magnitude NC1_J fell over the run"),
+                   observable=nc1_drop, references=fourfold_collapse,
                    resolution_reason=RUN_MARGINS_ACCURACY,
                    resolution=lambda instance: 1e-6),
         Prediction(name="nc2-bracket", kind="inequality",
@@ -283,6 +317,7 @@ THEOREM = Theorem(
                    statement="NC2_J(L2 = 2) > NC2_J(L2 = 5) at the end, on every seed's runs (2 seeds at quick "
                              "fidelity, 4 at default)",
                    predict=_margin_target("smallest relative decrease of NC2_J from L2 = 2 to 5, over the seeds"),
+                   observable=deeper_head_margin, references=five_percent_deeper,
                    resolution_reason=RUN_MARGINS_ACCURACY,
                    resolution=lambda instance: 1e-6),
     ),
