@@ -41,6 +41,7 @@ from checkers.stats import (
     allowance,
     compare_exact,
     compare_to_target,
+    fit_rate,
     mean_estimate,
     rejection_power,
     split_false_fail_rate,
@@ -102,6 +103,20 @@ class Draws:
     def estimate(self, observable: Callable[[Mapping[str, Any]], Any]) -> Estimate:
         return mean_estimate(np.concatenate([np.atleast_1d(np.asarray(observable(draw), dtype=np.float64))
                                              for draw in self.draws]), method=self.method)
+
+
+@dataclass(frozen=True)
+class Fitted(Draws):
+    """Per-draw measurements at several sizes of a rate prediction whose observable is fitted across a size
+    (`Prediction.fitted_across`, the key of each draw's size): `estimate` fits the exponent of the observable's
+    per-draw values in log-log (`fit_rate`: a t interval on draws - 2 degrees of freedom)."""
+
+    size: str = "samples"
+
+    def estimate(self, observable: Callable[[Mapping[str, Any]], Any]) -> Estimate:
+        sizes = [draw[self.size] for draw in self.draws]
+        fit = fit_rate(sizes, [float(observable(draw)) for draw in self.draws])
+        return Estimate(fit.exponent, fit.standard_error, len(sizes) - 2, len(sizes), self.method)
 
 
 Observation = Estimate | Exact
@@ -360,11 +375,14 @@ def _observed(read, observable) -> Observation:
     return read
 
 
-def _power_on_draws(checker: Checker, claims: ClaimsTable, prediction: Prediction, draws: Draws, rate: float
-                    ) -> dict[str, float] | None:
+def _power_on_draws(checker: Checker, claims: ClaimsTable, prediction: Prediction, draws: Draws,
+                    observation: Estimate, rate: float) -> dict[str, float] | None:
     """For a Monte Carlo prediction that owns its observable: per claim mutant (`_observed_mutants`) whose
-    observable, pooled over the same draws, lies outside its own target, the probability that the test at that
+    observable, pooled over the same draws, lies farther outside its own target than the statement's `observation`
+    lies outside the statement's (as the claims table's moves count), the probability that the test at that
     standard error rejects it."""
+    stated = claims.stated.target(prediction.name)
+    own = max(float(stated.lower) - observation.value, observation.value - float(stated.upper), 0.0)
     powers = {}
     for name, row in _observed_mutants(checker, claims, prediction):
         try:
@@ -373,7 +391,7 @@ def _power_on_draws(checker: Checker, claims: ClaimsTable, prediction: Predictio
         except (ThmcheckError, ArithmeticError):  # not evaluable for this mutant: no power is claimed
             continue
         lower, upper = float(target.lower), float(target.upper)
-        shift = max(lower - estimate.value, estimate.value - upper, 0.0)
+        shift = max(lower - estimate.value, estimate.value - upper, 0.0) - own
         if shift > 0:
             powers[name] = rejection_power(max(shift - allowance(estimate, lower, upper), 0.0),
                                            estimate.standard_error, estimate.degrees_of_freedom, rate)
@@ -502,5 +520,5 @@ def _check_prediction(checker: Checker, claims: ClaimsTable, prediction: Predict
         distance=comparison.distance, statistic=comparison.statistic, p_value=comparison.p_value,
         detectable=comparison.detectable, resolution=resolution, false_fail_rate=rate_each * stages,
         stages=stage + 1, message=target.note,
-        power=_power_on_draws(checker, claims, prediction, read, rate_each) if isinstance(read, Draws) else
+        power=_power_on_draws(checker, claims, prediction, read, observation, rate_each) if isinstance(read, Draws) else
         _power_against_mutants(checker, claims, prediction, (lower, upper), observation, rate_each), **common)

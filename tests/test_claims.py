@@ -93,6 +93,47 @@ def test_a_monte_carlo_prediction_pools_each_versions_observable_over_the_same_d
     assert run_check(checker, fidelity="quick", mutant="scale-up").predictions[0].outcome == "fail"
 
 
+def _decay_theorem() -> Theorem:
+    """A rate: the error times n^power, fitted across n, has a non-positive exponent (power 1/2; a mutant says 1)."""
+    prediction = Prediction(name="decay", kind="rate", statement="error <= C n^-power",
+                            predict=lambda instance: Target(value=0, lower=-np.inf, upper=0),
+                            observable=lambda instance, measured: measured["error"] * np.asarray(
+                                measured["n"], dtype=float) ** instance.definition("power"),
+                            references=lambda instance: {"slowest": {"n": np.array([10.0, 40.0, 160.0]),
+                                                                     "error": np.array([10.0, 40.0, 160.0]) ** -0.5}},
+                            fitted_across="n", resolution=lambda instance: 0.25,
+                            resolution_reason=ResolutionReason("nearest-error", "half the exponent"))
+    return Theorem(id="toy-decay", title="a toy decay", source="this test", provenance="derived",
+                   statement="error <= C n^-1/2", parameters=(), assumptions=(), constants=(),
+                   predictions=(prediction,), definitions={"power": 0.5},
+                   mutants=(Mutant(name="faster", description="n^-1", definitions={"power": 1.0}),))
+
+
+def test_a_rate_is_fitted_across_its_size_in_the_table_and_in_a_check():
+    """On the slowest decay the claim allows the mutant's exponent is +1/2: two resolutions. A check fits each
+    version's per-draw values across n (`Fitted`), as the table's slope does on the same numbers."""
+    from checkers.check import Fitted
+    from checkers.stats import fit_rate
+    from theorems.statement import log_log_slope
+
+    theorem = _decay_theorem()
+    assert theorem.claims().moves("faster") == {"decay": pytest.approx(2.0, rel=1e-12)}
+    rng = np.random.default_rng(1)
+    draws = tuple({"n": n, "error": n ** -0.7 * np.exp(0.05 * rng.standard_normal())}
+                  for n in (10.0, 40.0, 160.0, 640.0) for _ in range(4))
+    sizes, errors = [d["n"] for d in draws], [d["error"] for d in draws]
+    assert log_log_slope(sizes, errors) == pytest.approx(fit_rate(sizes, errors).exponent, rel=1e-12)
+    checker = Checker(theorem=theorem, simulation="decaying errors",
+                      readers={"decay": lambda instance, budget, seed, observable: Fitted(draws, "fit", size="n")})
+    stated = run_check(checker, fidelity="quick").predictions[0]
+    assert stated.outcome == "pass" and stated.observed == pytest.approx(-0.2, abs=0.05)
+    assert stated.power["faster"] > 0.99
+    assert run_check(checker, fidelity="quick", mutant="faster").predictions[0].outcome == "fail"
+    with pytest.raises(DeclarationError, match="only a rate's observable is fitted across a size"):
+        Prediction(name="p", kind="limit", statement="s", predict=lambda instance: Target.point(1),
+                   observable=lambda instance, measured: 1, fitted_across="n", resolution=lambda instance: 1)
+
+
 def test_a_simulated_mutant_acts_on_the_simulation_and_its_checker_must_read_its_constant():
     """A mutant of the model the check simulates is judged by its own run; a checker whose simulation reads none of
     its constants is refused, naming it."""

@@ -173,3 +173,23 @@ def test_an_activation_without_a_first_coefficient_is_outside_the_spike_theorems
 
         with pytest.raises(Unresolved, match="no spike strength to read"):
             read_gradient_norm(instance, Budget(FIDELITIES["quick"], 0), np.random.SeedSequence(0))
+
+
+def test_a_gradient_that_is_its_spike_realizes_the_spike_coefficient_reference():
+    """spike-decomposition's reference, G_0 = A: for any zeta and a, the gradient mu1/sqrt(N) zeta a^T has spike
+    coefficient mu1 read the way its checker reads it (G_0 a/||a||), and along a fixed axis orthogonal to zeta (the
+    random-direction mutant) none."""
+    from theorems.onestep import spike_decomposition
+
+    instance = spike_decomposition.THEOREM.instance()
+    rng = np.random.default_rng(0)
+    zeta, a = rng.standard_normal(30), rng.standard_normal(50)
+    zeta[0] = 0.0
+    scale, left, right = spike_decomposition.spike(instance, zeta, a)
+    gradient = scale * np.outer(left, right)
+    measured = {"zeta": zeta, "gradient_along_a": gradient @ (a / np.linalg.norm(a)), "width": 50,
+                "second_layer_norm": np.linalg.norm(a)}
+    mu1 = float(instance.constant("mu1"))
+    assert spike_decomposition.spike_coefficient(instance, measured) == pytest.approx(mu1, rel=1e-12)
+    wrong = spike_decomposition.THEOREM.mutated("random-direction").instance()
+    assert spike_decomposition.spike_coefficient(wrong, measured) == pytest.approx(0.0, abs=1e-12)

@@ -101,12 +101,15 @@ class Row:
 
     def claimed(self, prediction: str, measurements: Mapping[str, Any] | None = None) -> float:
         """How far this version's claim on `prediction` lies outside its own target, in the observable's units: on
-        `measurements` for a prediction with an observable (the mean, where it gives one draw's terms), else at
-        `measurements["value"]` (0 inside the target)."""
-        target = self.target(prediction)
-        value = self.observe(prediction, measurements) if self.theorem.prediction(prediction).observable \
-            else measurements["value"]
-        if hasattr(value, "mean"):
+        `measurements` for a prediction with an observable (the mean, where it gives one draw's terms; the fitted
+        exponent, for a rate fitted across a size), else at `measurements["value"]` (0 inside the target)."""
+        from theorems.statement import log_log_slope
+
+        target, declared = self.target(prediction), self.theorem.prediction(prediction)
+        value = self.observe(prediction, measurements) if declared.observable else measurements["value"]
+        if declared.fitted_across is not None:
+            value = log_log_slope(measurements[declared.fitted_across], value)
+        elif hasattr(value, "mean"):
             value = value.mean()
         return float(max(target.lower - value, value - target.upper, 0))
 

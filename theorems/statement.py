@@ -307,6 +307,15 @@ class ResolutionReason:
         return {"basis": self.basis, "reason": self.reason}
 
 
+def log_log_slope(sizes, values) -> float:
+    """The least-squares slope of log(value) on log(size): the exponent b of value ~ C size^b."""
+    import numpy as np
+
+    x, y = np.log(np.asarray(sizes, dtype=float)), np.log(np.asarray(values, dtype=float))
+    centred = x - x.mean()
+    return float(centred @ (y - y.mean()) / (centred @ centred))
+
+
 @dataclass(frozen=True, kw_only=True)
 class Prediction:
     """One checkable consequence of the theorem.
@@ -321,7 +330,9 @@ class Prediction:
     numbers); a mutant that changes the formula's constants or definitions then changes this value, not the
     checker. `references(instance)` names measurements known without a draw (an equality case, a construction in
     closed form, derived in docs/derivations): the claims table evaluates every version's observable there, so how
-    far a mutant's claim lies is known before any check runs.
+    far a mutant's claim lies is known before any check runs. For a rate, `fitted_across` names the measured size
+    across which the claimed exponent is fitted: the observable then gives one draw's value at its size (arrays
+    give many), and the compared value is its log-log slope against that size (`log_log_slope`).
     """
 
     name: str
@@ -333,8 +344,11 @@ class Prediction:
     applies: Callable[["Instance"], str | None] = lambda instance: None
     observable: Callable[["Instance", Mapping[str, Any]], Any] | None = None
     references: Callable[["Instance"], Mapping[str, Mapping[str, Any]]] | None = None
+    fitted_across: str | None = None
 
     def __post_init__(self):
+        if self.fitted_across is not None and (self.kind != "rate" or self.observable is None):
+            raise DeclarationError(f"prediction {self.name}: only a rate's observable is fitted across a size")
         if self.references is not None and self.observable is None:
             raise DeclarationError(f"prediction {self.name}: references are measurements for an observable, and it "
                                    "has none")

@@ -3,17 +3,14 @@ n^(1/2)/log^2 n scaling, and the spike coefficient at the largest sizes."""
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from checkers.budget import Fidelity
-from checkers.check import Budget, Checker
+from checkers.check import Budget, Checker, Draws, Fitted
 from checkers.cost import Cost, over_stages
 from checkers.onestep.draws import draw_generators, setting_for, step_cost
 from checkers.onestep.simulation import one_step, operator_norm
 from checkers.shared_draws import draw_key, memoized
-from checkers.stats import Estimate, fit_rate, mean_estimate
 from theorems.onestep import spike_decomposition
 from theorems.statement import Instance
 
@@ -31,21 +28,22 @@ def cost(instance: Instance, fidelity: Fidelity) -> Cost:
 
 
 def _decomposition_draws(instance: Instance, budget: Budget, seed: np.random.SeedSequence):
+    """Per draw: n, ||G_0 - A||_op / ||G_0||_op with the statement's spike A, and what the spike coefficient reads
+    (zeta = X^T y / n, G_0 a/||a||, ||a||, N)."""
     sizes, seeds = _decomposition_sizes(budget)
-    mu1 = float(instance.constant("mu1"))
-    direction = instance.definition("spike_direction")
     rows = []
     for size, children in zip(sizes, seed.spawn(len(sizes))):
         for rng in draw_generators(children, seeds):
             step = one_step(setting_for(instance, size), rng, keep=False)
             gradient, a = step.gradient, step.second_layer
-            zeta = direction(step.zeta)
-            width = gradient.shape[1]
             gradient_norm = operator_norm(gradient)
-            coefficient = float((zeta / np.linalg.norm(zeta)) @ gradient @ (a / np.linalg.norm(a))
-                                * math.sqrt(width) / (np.linalg.norm(zeta) * np.linalg.norm(a)))
-            gradient -= (mu1 / math.sqrt(width)) * np.outer(zeta, a)
-            rows.append((step.setting.samples, operator_norm(gradient) / gradient_norm, coefficient))
+            a_norm = np.linalg.norm(a)
+            along_a = gradient @ (a / a_norm)
+            scale, left, right = spike_decomposition.spike(instance, step.zeta, a)
+            gradient -= scale * np.outer(left, right)
+            rows.append({"samples": step.setting.samples, "ratio": operator_norm(gradient) / gradient_norm,
+                         "zeta": step.zeta, "gradient_along_a": along_a, "second_layer_norm": a_norm,
+                         "width": gradient.shape[1]})
     return tuple(rows)
 
 
@@ -55,27 +53,21 @@ def _rows(instance: Instance, budget: Budget, seed: np.random.SeedSequence):
                     lambda: _decomposition_draws(instance, budget, seed))
 
 
-def read_residual_rate(instance: Instance, budget: Budget, seed: np.random.SeedSequence) -> Estimate:
+def read_residual_rate(instance: Instance, budget: Budget, seed: np.random.SeedSequence, observable) -> Fitted:
     rows = _rows(instance, budget, seed)
-    samples = np.array([row[0] for row in rows], dtype=float)
-    power = instance.definition("rate_power")
-    ratios = np.array([row[1] for row in rows])
-    scaled = ratios * samples**power / np.log(samples) ** 2
-    fit = fit_rate(samples, scaled)
-    return Estimate(fit.exponent, fit.standard_error, len(rows) - 2, len(rows),
-                    f"log-log fit over n = {sorted(set(samples.astype(int).tolist()))}, "
-                    f"{len(rows) // len(set(samples))} draws each (ratio at largest n: "
-                    f"{np.mean(ratios[samples == samples.max()]):.4g})")
+    samples = np.array([row["samples"] for row in rows], dtype=float)
+    ratios = np.array([row["ratio"] for row in rows])
+    return Fitted(rows, f"log-log fit over n = {sorted(set(samples.astype(int).tolist()))}, "
+                        f"{len(rows) // len(set(samples))} draws each (ratio at largest n: "
+                        f"{np.mean(ratios[samples == samples.max()]):.4g})")
 
 
-def read_spike_coefficient(instance: Instance, budget: Budget, seed: np.random.SeedSequence) -> Estimate:
+def read_spike_coefficient(instance: Instance, budget: Budget, seed: np.random.SeedSequence, observable) -> Draws:
     rows = _rows(instance, budget, seed)
-    samples = np.array([row[0] for row in rows], dtype=float)
     # the two largest sizes, pooled: the coefficient's spread is already small there
-    largest = samples >= np.unique(samples)[-2]
-    coefficients = np.array([row[2] for row in rows])[largest]
-    return mean_estimate(coefficients, method=f"spike coefficient at n >= {int(np.unique(samples)[-2])}, "
-                                              f"{int(largest.sum())} draws")
+    second = sorted({row["samples"] for row in rows})[-2]
+    largest = tuple(row for row in rows if row["samples"] >= second)
+    return Draws(largest, f"spike coefficient at n >= {int(second)}, {len(largest)} draws")
 
 
 CHECKER = Checker(
@@ -84,7 +76,6 @@ CHECKER = Checker(
     readers={"residual-rate": read_residual_rate, "spike-coefficient": read_spike_coefficient},
     shared_draws=True,
     cost=cost,
-    claims_in_checker=frozenset({"random-direction", "rate-n^-1"}),
     second_point={"activation": "erf", "teacher": "erf", "psi1": "4", "psi2": "0.5"},
     calibration_seeds=40,
 )
