@@ -232,6 +232,43 @@ def tau_through_the_identity(instance):
     return {"the identity's tau": {"tau": lambda kappa: float(tau_erf(kappa, 20))}}
 
 
+def newton_distance(instance, measured) -> float:
+    """tau'/tau'' at kappa_tanh: the Newton distance measured at kappa = `at`, moved to the statement's kappa_tanh
+    to first order (exact across the digits in question; far away, as for kappa = 1, it says only that the root is
+    not there)."""
+    return measured["distance"] + (float(instance.constant("kappa_tanh")) - measured["at"])
+
+
+def float64_root(instance):
+    """The float64 route's root of tau' (`tanh_minimum`), taken as exact: no Newton step from it."""
+    return {"the float64 root": {"at": tanh_minimum()[0], "distance": 0.0}}
+
+
+def tau_difference(instance, measured) -> float:
+    """tau at kappa_tanh, measured, minus the stated tau_tanh."""
+    return measured["tau"] - float(instance.constant("tau_tanh"))
+
+
+def float64_tau(instance):
+    """The float64 route's tau at its root (`tanh_minimum`), taken as exact."""
+    return {"the float64 value": {"tau": tanh_minimum()[1]}}
+
+
+def network_margin(instance, measured) -> float:
+    """One draw's linear_bound - R_network."""
+    return float(instance.constant("linear_bound")) - measured["network"]
+
+
+def equivalent_margin(instance, measured) -> float:
+    """One draw's R_GE - linear_bound."""
+    return measured["equivalent"] - float(instance.constant("linear_bound"))
+
+
+def network_at_the_bound(instance):
+    """A network whose risk is the linear bound: the largest risk beats-linear allows."""
+    return {"at the linear bound": {"network": float(instance.constant("linear_bound"))}}
+
+
 def _unit(name):
     return lambda parameters, digits: Quantity.exactly(name, 1, digits)
 
@@ -296,6 +333,7 @@ THEOREM = Theorem(
                    statement="kappa_tanh is the root of tau' to its 13 digits: tau'/tau'' at kappa_tanh, by an "
                              "mpmath route (200-node Gauss-Hermite at 30 digits), within half a unit of the 13th digit",
                    predict=_digits_band("kappa_tanh", KAPPA_TANH_DIGITS, "Newton distance to the root of tau'"),
+                   observable=newton_distance, references=float64_root,
                    resolution_reason=ResolutionReason("numerical-accuracy",
                                                       "the digits kappa_tanh is stated to: half a unit of its 13th "
                                                       "digit either side (5e-13), plus the mpmath route's accuracy "
@@ -305,20 +343,22 @@ THEOREM = Theorem(
                    statement="tau_tanh is tau at kappa_tanh to its 10 digits: the mpmath route's tau minus tau_tanh, "
                              "within half a unit of the 10th digit",
                    predict=_digits_band("tau_tanh", TAU_TANH_DIGITS, "difference of the two routes"),
+                   observable=tau_difference, references=float64_tau,
                    resolution_reason=ResolutionReason("numerical-accuracy",
                                                       "the digits tau_tanh is stated to: half a unit of its 10th "
                                                       "digit either side (5e-15), plus the mpmath route's accuracy "
                                                       "(1e-16)"),
                    resolution=_digits_resolution("tau_tanh", TAU_TANH_DIGITS, MPMATH_TAU_ACCURACY)),
         Prediction(name="beats-linear", kind="limit", statement="linear_bound - R_CK at eta = N^(1/2) >= 0",
-                   predict=lambda instance: Target.at_least(0, note="risk margin"),
+                   predict=lambda instance: Target.at_least(0, note="risk margin"), observable=network_margin,
+                   references=network_at_the_bound,
                    resolution_reason=ResolutionReason("affordable",
                                                       "0.01, a quarter of the linear bound: what 24 draws resolve at "
                                                       "the false-fail rate 1e-6 for a margin of +0.004"),
                    resolution=lambda instance: 0.01, applies=_beats_linear_applies),
         Prediction(name="equivalent-stays-linear", kind="limit",
                    statement="R_GE - linear_bound at eta = N^(1/2) >= 0 (Fact 4)",
-                   predict=lambda instance: Target.at_least(0, note="risk margin"),
+                   predict=lambda instance: Target.at_least(0, note="risk margin"), observable=equivalent_margin,
                    resolution_reason=ResolutionReason("affordable",
                                                       "0.01, a quarter of the linear bound: what 24 draws resolve at "
                                                       "the false-fail rate 1e-6 for a margin of +0.021"),
