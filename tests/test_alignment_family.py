@@ -277,3 +277,20 @@ def test_the_references_of_conservation_law_and_orthogonal_frozen_are_realized()
     measured = frozen_checker.read_no_activation_gained(instance, Budget(FIDELITIES["quick"], 0),
                                                         np.random.SeedSequence(0), None).values
     assert measured["gained"] == 0 and measured["lost"] >= 1
+
+
+def test_the_default_run_realizes_the_dead_neuron_of_the_early_alignment_reference():
+    """early-alignment's near mutant (no neuron dead at t1) is one count away on its reference, two V+ neurons with
+    one dead; the default run has such neurons (dead at t1, having activated no point of their class at t = 0), so
+    the check rejects the mutant on the true run's regions."""
+    from checkers.alignment import early_alignment as early_checker
+    from checkers.check import FIDELITIES, Budget
+    from theorems.alignment import early_alignment
+
+    instance = early_alignment.THEOREM.instance()
+    measured = early_checker.read_aligned_by_t1(instance, Budget(FIDELITIES["quick"], 0), np.random.SeedSequence(0),
+                                                None).values
+    dead = (measured["regions"] == 0) & ~measured["activated_own"]
+    assert dead.any() and early_alignment.misplaced_neurons(instance, measured) == 0
+    wrong = early_alignment.THEOREM.mutated("every-neuron-in-its-cone").instance()
+    assert early_alignment.misplaced_neurons(wrong, measured) == int(dead.sum())

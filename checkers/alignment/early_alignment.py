@@ -15,7 +15,7 @@ from checkers.alignment.runs import (
     log_domain_weights,
     polar_run,
 )
-from checkers.check import Budget, Checker, Exact, Tightness
+from checkers.check import Budget, Checker, Exact, Measured, Tightness
 from theorems.alignment import early_alignment
 from theorems.alignment.common import loss_values, region_codes
 from theorems.alignment.early_alignment import constants_of
@@ -28,54 +28,52 @@ def _run(instance: Instance, budget: Budget):
     key, loss, log_epsilon = data_key(instance), instance["loss"], float(instance["log_epsilon"])
     x, y, directions, signs = data(key)
     constants = constants_of(instance)
-    t1_bound = constants["t1_bound"] * float(instance.constant("t1_scale"))
     times = fine_then_geometric(4.0, escape_end(x, y, log_epsilon, 40.0), 8000 * 2 ** (budget.level // 2),
-                                extra=(t1_bound, constants["t1_bound"]))
+                                extra=(constants["t1_bound"],))
     run = polar_run(key, log_epsilon, loss, times)
     aligned_at = empirical_alignment_time(run.times, run.directions, signs, x, y)
     method = f"polar flow from log epsilon {log_epsilon:g} to t = {run.times[-1]:.5g}; empirical t1 = " \
-             f"{aligned_at:.4g}, " \
-             f"the theorem's t1 = {constants['t1_bound']:.5g}"
-    return dict(run=run, x=x, y=y, directions=directions, signs=signs, constants=constants, t1_bound=t1_bound,
-                aligned_at=aligned_at, method=method, codes=region_codes(run.directions, x, y), loss=loss,
-                log_epsilon=log_epsilon)
+             f"{aligned_at:.4g}, the theorem's t1 = {constants['t1_bound']:.5g}"
+    return dict(run=run, x=x, y=y, directions=directions, signs=signs, constants=constants, aligned_at=aligned_at,
+                method=method, codes=region_codes(run.directions, x, y), loss=loss, log_epsilon=log_epsilon)
 
 
-def read_aligned_by_t1(instance: Instance, budget: Budget, seed: np.random.SeedSequence) -> Exact:
+def read_aligned_by_t1(instance: Instance, budget: Budget, seed: np.random.SeedSequence, observable) -> Measured:
+    """Each neuron's region at the theorem's t1, its sign, and whether it activated a point of its class at 0."""
     r = _run(instance, budget)
     signs, y = r["signs"], r["y"]
-    at = r["codes"][int(np.searchsorted(r["run"].times, r["t1_bound"]))]
-    own = np.where(signs > 0, 1, -1)
-    allowed = (at == own) | ((at == 0) & instance.definition("dead_allowed"))
+    at = r["codes"][int(np.searchsorted(r["run"].times, r["constants"]["t1_bound"]))]
     activated_own = np.any((r["directions"] @ r["x"].T > 0) & ((y[None, :] * signs[:, None]) > 0), axis=1)
-    count = int(np.sum(~allowed) + np.sum(activated_own & (at != own)))
-    return Exact(count, 0.0, r["method"] + f"; regions at t1: {at.tolist()}, signs {signs.astype(int).tolist()}")
+    return Measured({"regions": at, "signs": signs, "activated_own": activated_own}, 0.0,
+                    r["method"] + f"; regions at t1: {at.tolist()}, signs {signs.astype(int).tolist()}")
 
 
-def read_alignment_time(instance: Instance, budget: Budget, seed: np.random.SeedSequence) -> Exact:
+def read_alignment_time(instance: Instance, budget: Budget, seed: np.random.SeedSequence, observable) -> Exact:
     r = _run(instance, budget)
-    return Exact(1 - r["aligned_at"] / r["t1_bound"], 1e-12, r["method"],
-                 tightness=Tightness(r["aligned_at"] / r["t1_bound"], f"log epsilon = {r['log_epsilon']:g}"))
+    measured = {"aligned_at": r["aligned_at"], "t1_bound": r["constants"]["t1_bound"]}
+    return Exact(observable(measured), 1e-12, r["method"],
+                 tightness=Tightness(early_alignment.alignment_ratio(instance, measured),
+                                     f"log epsilon = {r['log_epsilon']:g}"), witnesses={"the run": measured})
 
 
-def read_stable_rank(instance: Instance, budget: Budget, seed: np.random.SeedSequence) -> Exact:
+def read_stable_rank(instance: Instance, budget: Budget, seed: np.random.SeedSequence, observable) -> Exact:
     r = _run(instance, budget)
     run = r["run"]
     scaled, top = log_domain_weights(run)
     singular = np.linalg.svd(scaled, compute_uv=False)
-    frobenius, operator = np.sum(singular**2, axis=1), singular[:, 0] ** 2
-    extra = 4 * math.sqrt(len(r["signs"])) * np.exp(2 * (r["log_epsilon"] - top)) * r["constants"]["w_max"] ** 2
     after = run.times >= r["aligned_at"]
-    bound = float(instance.constant("rank_limit")) * operator + extra
-    margins = (bound - frobenius) / frobenius
-    ratios = np.where(after, frobenius / bound, -np.inf)
+    frobenius, operator = np.sum(singular**2, axis=1)[after], singular[after, 0] ** 2
+    extra = 4 * math.sqrt(len(r["signs"])) * np.exp(2 * (r["log_epsilon"] - top[after])) * r["constants"]["w_max"] ** 2
+    measured = {"operator": operator, "extra": extra, "frobenius": frobenius}
+    ratios = frobenius / early_alignment.stable_rank_bound(instance, measured)
     at = int(np.argmax(ratios))
-    return Exact(float(np.min(margins[after])), 1e-12,
-                 r["method"] + f"; stable rank at most {np.max((frobenius / operator)[after]):.4f} after t1",
-                 tightness=Tightness(float(ratios[at]), f"t = {run.times[at]:.6g}"))
+    return Exact(observable(measured), 1e-12,
+                 r["method"] + f"; stable rank at most {np.max(frobenius / operator):.4f} after t1",
+                 tightness=Tightness(float(ratios[at]), f"t = {run.times[after][at]:.6g}"),
+                 witnesses={"the run": measured})
 
 
-def read_final_rate(instance: Instance, budget: Budget, seed: np.random.SeedSequence) -> Exact:
+def read_final_rate(instance: Instance, budget: Budget, seed: np.random.SeedSequence, observable) -> Exact:
     r = _run(instance, budget)
     run, x, y, codes = r["run"], r["x"], r["y"], r["codes"]
     losses = loss_values(r["loss"], y[None, :], run.outputs(x)).sum(axis=1)
@@ -89,14 +87,14 @@ def read_final_rate(instance: Instance, budget: Budget, seed: np.random.SeedSequ
             raise NumericalError(f"the S{'+' if sign > 0 else '-'} sub-network never reached 1/4 within the run")
         sub_outputs[sign] = crossed[0]
     start = max(sub_outputs.values())
-    alpha = r["constants"]["alpha"] * float(instance.constant("alpha_scale"))
-    elapsed = run.times[start:] - run.times[start]
-    bound = losses[start] / (losses[start] * alpha * elapsed + 1)
+    measured = {"losses": losses[start:], "elapsed": run.times[start:] - run.times[start],
+                "alpha": r["constants"]["alpha"]}
+    bound = early_alignment.rate_bound(instance, measured)
     at = int(np.argmax(losses[start:] / bound))
     witness = f"t = {run.times[start + at]:.6g}" + (" (t = t2, equality by construction)" if at == 0 else "")
-    return Exact(float(np.min(bound / losses[start:]) - 1), 1e-9,
+    return Exact(observable(measured), 1e-9,
                  r["method"] + f"; t2 = {run.times[start]:.6g}, L(t2) = {losses[start]:.4g}, L(end) = {losses[-1]:.3g}",
-                 tightness=Tightness(float(losses[start + at] / bound[at]), witness))
+                 tightness=Tightness(float(losses[start + at] / bound[at]), witness), witnesses={"the run": measured})
 
 
 CHECKER = Checker(
@@ -105,7 +103,5 @@ CHECKER = Checker(
     readers={"aligned-by-t1": read_aligned_by_t1, "alignment-time": read_alignment_time,
              "final-rate": read_final_rate, "stable-rank": read_stable_rank},
     shared_draws=True,
-    claims_in_checker=frozenset({
-        "every-neuron-in-its-cone", "rank-one-limit", "rate-times-ten-thousand", "t1-bound-divided"}),
     second_point={"configuration": "1", "log_epsilon": "-170000"},
 )

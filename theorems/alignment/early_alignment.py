@@ -50,7 +50,6 @@ from theorems.statement import (
     Constant,
     Instance,
     Mutant,
-    Nearness,
     Prediction,
     ResolutionReason,
     Target,
@@ -84,6 +83,82 @@ def _margin(note):
     return lambda instance: Target.at_least(0, note=note)
 
 
+def misplaced_neurons(instance: Instance, measured) -> int:
+    """Part 1's violations at t1: neurons neither in their class's region nor dead (dead ones are allowed), plus
+    those not in their class's region though they activated a point of their class at t = 0. `regions` is each
+    neuron's region at t1 (+1 S+, -1 S-, 0 dead, else another), `signs` its s_j, `activated_own` whether it
+    activated a point of its class at t = 0."""
+    import numpy as np
+
+    regions, own = np.asarray(measured["regions"]), np.where(np.asarray(measured["signs"]) > 0, 1, -1)
+    allowed = (regions == own) | ((regions == 0) & instance.definition("dead_allowed"))
+    return int(np.sum(~allowed) + np.sum(np.asarray(measured["activated_own"]) & (regions != own)))
+
+
+def one_dead_neuron(instance: Instance):
+    """Two V+ neurons at t1: one in S+, one dead that activated no positive point at t = 0."""
+    return {"one dead": {"regions": [1, 0], "signs": [1.0, 1.0], "activated_own": [True, False]}}
+
+
+def alignment_ratio(instance: Instance, measured) -> float:
+    """Empirical t1 / (t1_scale x the theorem's t1)."""
+    return measured["aligned_at"] / (measured["t1_bound"] * float(instance.constant("t1_scale")))
+
+
+def alignment_margin(instance: Instance, measured) -> float:
+    """1 - `alignment_ratio`."""
+    return 1 - alignment_ratio(instance, measured)
+
+
+def aligned_at_the_bound(instance: Instance):
+    """A run whose neurons align exactly at the theorem's t1 (here t1 = 1)."""
+    return {"at t1": {"aligned_at": 1.0, "t1_bound": 1.0}}
+
+
+def rate_bound(instance: Instance, measured):
+    """L(t2)/(L(t2) alpha_scale alpha (t - t2) + 1) at the measured times after t2 (`elapsed`, t - t2; `losses`, L
+    from t2 on)."""
+    start = measured["losses"][0]
+    alpha = measured["alpha"] * float(instance.constant("alpha_scale"))
+    return start / (start * alpha * measured["elapsed"] + 1)
+
+
+def rate_margin(instance: Instance, measured) -> float:
+    """min over t >= t2 of the O(1/t) bound over L(t), minus 1."""
+    import numpy as np
+
+    return float(np.min(rate_bound(instance, measured) / measured["losses"]) - 1)
+
+
+def loss_on_the_bound(instance: Instance):
+    """A loss that follows the O(1/t) bound: 1 at t2, and 1/2 at t - t2 = 1/alpha (alpha = 1)."""
+    import numpy as np
+
+    return {"on the bound": {"losses": np.array([1.0, 0.5]), "elapsed": np.array([0.0, 1.0]), "alpha": 1.0}}
+
+
+def stable_rank_margin(instance: Instance, measured) -> float:
+    """min over the measured times after t1 of (rank_limit ||W||_2^2 + 4 sqrt(h) eps W_max^2 - ||W||_F^2) /
+    ||W||_F^2, from `operator` (||W||_2^2), `extra` (the epsilon term) and `frobenius` (||W||_F^2), all in one
+    scale per time."""
+    import numpy as np
+
+    bound = stable_rank_bound(instance, measured)
+    return float(np.min((bound - measured["frobenius"]) / measured["frobenius"]))
+
+
+def stable_rank_bound(instance: Instance, measured):
+    """rank_limit ||W||_2^2 + 4 sqrt(h) eps W_max^2 at each measured time."""
+    return float(instance.constant("rank_limit")) * measured["operator"] + measured["extra"]
+
+
+def two_equal_orthogonal_neurons(instance: Instance):
+    """Two orthogonal neurons of equal norm, with the epsilon term negligible: stable rank 2, the limit."""
+    import numpy as np
+
+    return {"stable rank 2": {"operator": np.array([1.0]), "extra": np.array([0.0]), "frobenius": np.array([2.0])}}
+
+
 THEOREM = Theorem(
     id="early-alignment",
     title="Theorem 1: by t1 each neuron is in its class cone or dead; then O(1/t) loss and stable rank <= 2",
@@ -102,7 +177,8 @@ THEOREM = Theorem(
         Prediction(name="aligned-by-t1", kind="identity",
                    statement="neurons outside their class cone and not dead at the theorem's t1, "
                    "or not in their cone though they activated their class at t = 0: 0",
-                   predict=lambda instance: Target.point(0),
+                   predict=lambda instance: Target.point(0), observable=misplaced_neurons,
+                   references=one_dead_neuron,
                    resolution_reason=ResolutionReason("numerical-accuracy",
                                                       "a count of neurons, an integer: any neuron outside its cone "
                                                       "at t1 moves it by 1 (read from the polar-form run at rtol "
@@ -110,7 +186,8 @@ THEOREM = Theorem(
                    resolution=lambda instance: 0.5),
         Prediction(name="alignment-time", kind="inequality",
                    statement="1 - empirical t1 / (t1_scale x the theorem's t1) >= 0",
-                   predict=_margin("empirical t1 within the bound"),
+                   predict=_margin("empirical t1 within the bound"), observable=alignment_margin,
+                   references=aligned_at_the_bound,
                    resolution_reason=ResolutionReason("numerical-accuracy",
                                                       "the margin is read from an ODE run at rtol 1e-11 on a fine "
                                                       "time grid; 1e-6 leaves room. The bound is about 900 times "
@@ -120,7 +197,8 @@ THEOREM = Theorem(
         Prediction(name="final-rate", kind="inequality",
                    statement="min_{t >= t2} L(t2)/(L(t2) alpha_scale alpha (t - t2) + 1) / L(t) - 1 "
                                                ">= 0",
-                   predict=_margin("the O(1/t) bound along the run"),
+                   predict=_margin("the O(1/t) bound along the run"), observable=rate_margin,
+                   references=loss_on_the_bound,
                    resolution_reason=ResolutionReason("numerical-accuracy",
                                                       "the margin is read along an ODE run at rtol 1e-11; 1e-6 "
                                                       "leaves room. The bound is loose by about 10^3.5 here "
@@ -129,15 +207,14 @@ THEOREM = Theorem(
         Prediction(name="stable-rank", kind="inequality",
                    statement="min_{t >= t1} (rank_limit ||W||_2^2 + 4 sqrt(h) eps W_max^2 - ||W||_F^2) / ||W||_F^2 >= "
                              "0",
-                   predict=_margin("stable-rank bound along the run"),
+                   predict=_margin("stable-rank bound along the run"), observable=stable_rank_margin,
+                   references=two_equal_orthogonal_neurons,
                    resolution_reason=ResolutionReason("numerical-accuracy",
                                                       "the margin is read along an ODE run at rtol 1e-11; 1e-6 "
                                                       "leaves room; the stable rank reaches 1.19 of the limit 2 "
                                                       "(tightness 0.60), so a limit of 1.1 is rejected"),
                    resolution=lambda instance: 1e-6),
     ),
-    nearness=Nearness("tightness", "the t1 bound is about 900 times loose here and the final rate 10^3.5, so only far "
-                                   "mutants can be rejected"),
     mutants=(
         Mutant(name="every-neuron-in-its-cone", description="every V+- neuron in S+- at t1 (none dead)",
                definitions={"dead_allowed": False}),
