@@ -157,12 +157,9 @@ class Checker:
 
     What the contract (`checkers.contract`) and the calibration read of this check:
     `resolves_at`, the lowest fidelity whose samples resolve the true statement's stated resolution at the defaults
-    (below it the check may be inconclusive, never failing); `claims_in_checker`, the claim mutants that move no
-    prediction in the claims table: their claim is still computed by a reader, or the statement's references do not
-    tell them apart (the list must be exact, and shrinks as predictions come to own their observables);
-    `second_point`, the parameters of a second point the slow calibration runs at; `calibration_seeds`, its seeds
-    per version at quick fidelity; `slow_mutants` and `slow_rerun`, where the mutants' runs (minutes at default) or
-    a rerun (tens of seconds) belong to the slow tests.
+    (below it the check may be inconclusive, never failing); `second_point`, the parameters of a second point the
+    slow calibration runs at; `calibration_seeds`, its seeds per version at quick fidelity; `slow_mutants` and
+    `slow_rerun`, where the mutants' runs (minutes at default) or a rerun (tens of seconds) belong to the slow tests.
     """
 
     theorem: Theorem
@@ -172,7 +169,6 @@ class Checker:
     simulation_constants: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     cost: Callable[[Instance, Fidelity], Cost] | None = None
     resolves_at: str = "quick"
-    claims_in_checker: frozenset[str] = frozenset()
     second_point: Mapping[str, str] | None = None
     calibration_seeds: int = 20
     slow_mutants: bool = False
@@ -210,11 +206,6 @@ class Checker:
         if self.resolves_at not in FIDELITIES:
             raise DeclarationError(f"checker of {self.theorem.id}: resolves_at must be one of "
                                    f"{', '.join(FIDELITIES)}, got {self.resolves_at!r}")
-        object.__setattr__(self, "claims_in_checker", frozenset(self.claims_in_checker))
-        unknown = sorted(self.claims_in_checker - {mutant.name for mutant in self.theorem.mutants})
-        if unknown:
-            raise DeclarationError(f"checker of {self.theorem.id}: claims_in_checker names {', '.join(unknown)}, "
-                                   "which are not its theorem's mutants")
         if self.second_point is not None:
             object.__setattr__(self, "second_point", MappingProxyType(dict(self.second_point)))
             names = {parameter.name for parameter in self.theorem.parameters}

@@ -3,15 +3,14 @@
 In the spirit of scikit-learn's estimator checks, one set of clauses runs against any `Checker`:
 
     declared      the statement names its provenance, source, claim, predictions and mutants; the checker's own
-                  declarations (`resolves_at`, `claims_in_checker`, `second_point`) name what exists
+                  declarations (`resolves_at`, `second_point`) name what exists
     builds        the statement and every mutant build at the defaults: each target an ordered interval around its
                   value, each of the statement's resolutions positive and finite, and the statement's observables
                   within their targets on its own reference measurements (else they are no true measurements)
     reasons       every resolution states what it rests on, in words
     near-mutant   a plausible error at most three resolutions from a target, computed from the claims table, or the
                   theorem's `nearness` note saying where its near mutant shows instead (never both)
-    claims-move   every mutant acting on the claim moves a predicted target, except those the checker lists as still
-                  computing their claim itself (`claims_in_checker`), and that list is exact
+    claims-move   every mutant acting on the claim moves a predicted target
     bad-input     each parameter refuses values outside its domain, unknown parameters and unknown constants, by name
     constants     the constants derive, finite, and (given a folder of snapshots) match the committed decimals
     quick         the true statement never fails at quick fidelity, and is inconclusive there only where its
@@ -110,11 +109,8 @@ def _near_mutant(checker: Checker, **_) -> list[str]:
 def _claims_move(checker: Checker, **_) -> list[str]:
     claims = checker.theorem.claims()
     unmoved = {name for name, row in claims.mutants.items() if row.acts_on == "claim" and not claims.moves(name)}
-    problems = [f"mutant {name} acts on the claim but moves no predicted target: its prediction should own the "
-                "observable it changes" for name in sorted(unmoved - checker.claims_in_checker)]
-    problems += [f"mutant {name} is listed in claims_in_checker but moves a target now: drop it from the list"
-                 for name in sorted(checker.claims_in_checker - unmoved)]
-    return problems
+    return [f"mutant {name} acts on the claim but moves no predicted target: its prediction should own the observable "
+            "it changes, with references that tell the mutant apart" for name in sorted(unmoved)]
 
 
 def _bad_values(parameter) -> list[str]:
