@@ -81,7 +81,7 @@ def test_the_command_prints_the_markdown_table(capsys, tmp_path):
                  "--store", str(tmp_path / "s.sqlite")])
     out = capsys.readouterr().out.splitlines()
     assert code == 0 and out[-1].startswith("| balancedness-identity | quick | 2 | 2 / 0 / 0 |")
-    assert out[-1].endswith("| 2 of 2 | exact counts and identities | no Monte Carlo estimate |")
+    assert out[-1].endswith("| 2 of 2 | transposed (2.04) | no Monte Carlo estimate |")
     code = main(["calibrate", "balancedness-identity", "--seeds", "2", "--executor", "serial", "--json", "--paired",
                  "--store", str(tmp_path / "s.sqlite")])
     (paired,) = json.loads(capsys.readouterr().out)
