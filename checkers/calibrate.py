@@ -197,9 +197,8 @@ class Standardized:
         return (f"{self.prediction}: z mean {self.mean:+.2f} [{self.mean_interval[0]:+.2f}, "
                 f"{self.mean_interval[1]:+.2f}], sd {self.spread:.2f} [{self.spread_interval[0]:.2f}, "
                 f"{self.spread_interval[1]:.2f}] over the {self.runs} runs that stopped at stage {self.stage}; fit to "
-                f"Student t p = {self.fit_p_value:.2g}; "
-                f"implied false-fail rate {self.implied_false_fail_rate:.1e} per test (stated "
-                f"{self.stated_false_fail_rate:.1e}){warning}{bound}{flag}")
+                f"Student t p = {self.fit_p_value:.2g}; implied false-fail rate {self.implied_false_fail_rate:.1e} per "
+                f"test (stated {self.stated_false_fail_rate:.1e}){warning}{bound}{flag}")
 
     def to_dict(self) -> dict:
         return {**asdict(self), "mean_interval": list(self.mean_interval),

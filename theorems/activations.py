@@ -171,8 +171,7 @@ def _switch_points(expression: sympy.Expr) -> set[sympy.Expr]:
             if solutions is sympy.S.EmptySet:
                 continue
             if not isinstance(solutions, sympy.FiniteSet):
-                raise InvalidInput(f"cannot locate the kinks of {expression}: {argument} = 0 "
-                                   f"has solutions {solutions}")
+                raise InvalidInput(f"cannot locate the kinks of {expression}: {argument} = 0 has solutions {solutions}")
             points.update(solutions)
     return points
 

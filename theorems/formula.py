@@ -189,8 +189,7 @@ class _Parser:
             self.take(")")
             self.depth -= 1
             if len(arguments) != arity:
-                raise self.fail(f"{value}() takes {arity} argument{'s' if arity > 1 else ''}, "
-                                f"got {len(arguments)}")
+                raise self.fail(f"{value}() takes {arity} argument{'s' if arity > 1 else ''}, got {len(arguments)}")
             return function(*arguments)
         if value == "(":
             self.nested()

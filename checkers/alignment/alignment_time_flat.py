@@ -74,8 +74,7 @@ def read_flat(instance: Instance, budget: Budget, seed: np.random.SeedSequence) 
     alignment_times, spacing = _alignment_times(instance, budget, LOG_EPSILONS)
     logs = -np.array(LOG_EPSILONS)
     slope = float(np.polyfit(logs, alignment_times, 1)[0])
-    return Exact(slope, 2 * spacing / (logs[-1] - logs[0]), f"polar flow at log epsilon "
-                                                            f"{LOG_EPSILONS}; t1 = "
+    return Exact(slope, 2 * spacing / (logs[-1] - logs[0]), f"polar flow at log epsilon {LOG_EPSILONS}; t1 = "
                  + ", ".join(f"{t:.4f}" for t in alignment_times) + f" (grid {spacing:g})")
 
 

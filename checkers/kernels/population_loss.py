@@ -73,8 +73,7 @@ def _neuron_gradient(residual, features, x, setting):
 
 CHECKER = Checker(
     theorem=population_loss.THEOREM,
-    simulation="RQMC of the loss and of dL/da_1 and dL/dw_1 over x ~ N(0, I_d); the Hermite series with its "
-               "tail bound",
+    simulation="RQMC of the loss and of dL/da_1 and dL/dw_1 over x ~ N(0, I_d); the Hermite series with its tail bound",
     readers={"monte-carlo": _rqmc_reader(_loss), "gradient": _rqmc_reader(_second_layer_gradient),
              "neuron-gradient": _rqmc_reader(_neuron_gradient), "hermite-series": read_hermite_series},
     second_point={"model": "debiased", "student_width": "5", "teacher_width": "3", "dimension": "10"},

@@ -122,8 +122,7 @@ THEOREM = Theorem(
     constants=CONSTANTS,
     predictions=(
         Prediction(name="homogeneity", kind="identity",
-                   statement="activation patterns on which 2 v vdot - 2 w.wdot is not identically 0: "
-                                              "0",
+                   statement="activation patterns on which 2 v vdot - 2 w.wdot is not identically 0: 0",
                    predict=lambda instance: Target.point(0, note="sympy, one neuron, 3 samples in D = 3"),
                    resolution_reason=ResolutionReason("numerical-accuracy",
                                                       "a count of activation patterns on which sympy does not "
@@ -134,18 +133,17 @@ THEOREM = Theorem(
                    statement="max_t,j |Delta(v_j^2 - ||w_j||^2)| / max_t (v_j^2 + ||w_j||^2) along gradient flow: 0",
                    predict=lambda instance: Target.point(0),
                    resolution_reason=ResolutionReason("numerical-accuracy",
-                                                      "the flow is solved with DOP853 at rtol 1e-10, so the "
-                                                      "conserved quantity drifts by at most about 100 rtol; 1e-3 is "
-                                                      "far above that and far below tanh's drift, the negative "
-                                                      "control"),
+                                                      "the flow is solved with DOP853 at rtol 1e-10, so the conserved "
+                                                      "quantity drifts by at most about 100 rtol; 1e-3 is far above "
+                                                      "that and far below tanh's drift, the negative control"),
                    resolution=lambda instance: 1e-3),
         Prediction(name="descent-step", kind="identity",
                    statement="max relative |Delta(v_j^2 - ||w_j||^2) - eta^step_power (g_v^2 - ||g_w||^2)| per GD "
                              "step: 0",
                    predict=lambda instance: Target.point(0), observable=step_defect, references=one_step,
                    resolution_reason=ResolutionReason("nearest-error",
-                                                      "0.25: the kept near mutant, the change with a Taylor term's "
-                                                      "1/2 (eta^2/2 times the source), is 0.5 off relative to it: two "
+                                                      "0.25: the kept near mutant, the change with a Taylor term's 1/2 "
+                                                      "(eta^2/2 times the source), is 0.5 off relative to it: two "
                                                       "resolutions. The identity holds to float64 round-off (near "
                                                       "1e-14)"),
                    resolution=lambda instance: 0.25),

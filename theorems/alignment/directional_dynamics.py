@@ -161,9 +161,8 @@ THEOREM = Theorem(
     title="Eq. (4) during alignment: Lemma 4's pointwise error, Lemma 3's norm and output bounds, Lemma 1",
     source="Min, Mallada and Vidal, ICLR 2024 (arXiv 2307.12851), eq. (4), Lemmas 1, 3 and 4",
     provenance="paper",
-    statement="||d/dt w^_j - s_j P x_a(w_j)|| <= 2 n X_max max|f| when max|f| <= 1; for t <= T: ||w_j||^2 <= "
-              "2 eps W_max^2/sqrt(h), |f| <= 2 eps sqrt(h) X_max W_max^2, error of (4) <= 4 eps n sqrt(h) X_max^2 "
-              "W_max^2",
+    statement="||d/dt w^_j - s_j P x_a(w_j)|| <= 2 n X_max max|f| when max|f| <= 1; for t <= T: ||w_j||^2 <= 2 eps "
+              "W_max^2/sqrt(h), |f| <= 2 eps sqrt(h) X_max W_max^2, error of (4) <= 4 eps n sqrt(h) X_max^2 W_max^2",
     parameters=flow_parameters(log_epsilon="-10", log_epsilon_lower=LINEAR_EPSILON_LOWER),
     assumptions=(SEPARABLE,
                  Assumption(name="small-initialization", statement="epsilon <= 1/(4 sqrt(h) X_max W_max^2)",

@@ -180,9 +180,8 @@ THEOREM = Theorem(
                    predict=lambda instance: Target.point(0), observable=misplaced_neurons,
                    references=one_dead_neuron,
                    resolution_reason=ResolutionReason("numerical-accuracy",
-                                                      "a count of neurons, an integer: any neuron outside its cone "
-                                                      "at t1 moves it by 1 (read from the polar-form run at rtol "
-                                                      "1e-11)"),
+                                                      "a count of neurons, an integer: any neuron outside its cone at "
+                                                      "t1 moves it by 1 (read from the polar-form run at rtol 1e-11)"),
                    resolution=lambda instance: 0.5),
         Prediction(name="alignment-time", kind="inequality",
                    statement="1 - empirical t1 / (t1_scale x the theorem's t1) >= 0",
@@ -195,8 +194,7 @@ THEOREM = Theorem(
                                                       "tightness says so"),
                    resolution=lambda instance: 1e-6),
         Prediction(name="final-rate", kind="inequality",
-                   statement="min_{t >= t2} L(t2)/(L(t2) alpha_scale alpha (t - t2) + 1) / L(t) - 1 "
-                                               ">= 0",
+                   statement="min_{t >= t2} L(t2)/(L(t2) alpha_scale alpha (t - t2) + 1) / L(t) - 1 >= 0",
                    predict=_margin("the O(1/t) bound along the run"), observable=rate_margin,
                    references=loss_on_the_bound,
                    resolution_reason=ResolutionReason("numerical-accuracy",

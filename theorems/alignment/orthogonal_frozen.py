@@ -66,7 +66,7 @@ THEOREM = Theorem(
     parameters=(
         Parameter(name="data", description="orthogonal (the setting) or reference "
                                            "(docs/derivations/alignment.md#polar-form, for the "
-                          "mutant)", kind="choice", default="orthogonal",
+                                           "mutant)", kind="choice", default="orthogonal",
                   choices=("orthogonal", "reference")),
         Parameter(name="per_class", description="points per class (n = 2 per_class)", kind="integer", default="3",
                   lower=1, upper=10),

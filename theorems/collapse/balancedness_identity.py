@@ -120,8 +120,7 @@ THEOREM = Theorem(
     predictions=(
         Prediction(name="symbolic", kind="identity",
                    statement="sympy: the residual expands to 0 for 2 x 2 layers and an arbitrary downstream function "
-                             "phi "
-                   "(observed: the number of non-zero entries)", predict=_zero,
+                             "phi (observed: the number of non-zero entries)", predict=_zero,
                    observable=symbolic_nonzero, references=lambda instance: {"symbolic": {}},
                    resolution_reason=ResolutionReason("numerical-accuracy",
                                                       "a count of matrix entries that sympy does not simplify to 0: "

@@ -195,9 +195,8 @@ THEOREM = Theorem(
     source="derived for thmcheck (docs/derivations/collapse.md#balancedness-recurrence); unregularized flow: Du, Hu "
            "and Lee (2018)",
     provenance="derived",
-    statement="one GD step with weight decay gives exactly D_{k+1} = (1 - eta lambda)^2 D_k + eta^2 S_k, "
-              "D = W_{l+1}^T W_{l+1} - W_l W_l^T; hence the floor bound, and D(t) = exp(-2 lambda t) D(0) under the "
-              "flow",
+    statement="one GD step with weight decay gives exactly D_{k+1} = (1 - eta lambda)^2 D_k + eta^2 S_k, D = W_{l+1}^T "
+              "W_{l+1} - W_l W_l^T; hence the floor bound, and D(t) = exp(-2 lambda t) D(0) under the flow",
     parameters=(
         Parameter(name="learning_rate", description="step size eta", kind="real", default="0.05", lower=1e-6,
                   upper=10.0),
@@ -223,8 +222,7 @@ THEOREM = Theorem(
                    resolution=_float64_resolution),
         Prediction(name="diagonal-float64", kind="identity",
                    statement="the diagonal of the law (per neuron: ||row of W_l||^2 - ||column of W_{l+1}||^2) holds "
-                             "for a "
-                   "linear or a positively homogeneous (relu) link; relative residual <= 1e-12",
+                             "for a linear or a positively homogeneous (relu) link; relative residual <= 1e-12",
                    predict=_zero, observable=diagonal_residual, references=decaying_step,
                    resolution_reason=ResolutionReason("numerical-accuracy",
                                                       "one GD step in float64 on O(1) matrices: the residual is "
@@ -241,8 +239,7 @@ THEOREM = Theorem(
                    resolution=_mpmath_resolution),
         Prediction(name="floor", kind="inequality",
                    statement="along 2000 steps from an exactly balanced start (D_0 = 0): ||D_k||_F <= decay_factor^k "
-                             "||D_0||_F "
-                   "+ eta^2 sum_j decay_factor^(k-1-j) ||S_j||_F",
+                             "||D_0||_F + eta^2 sum_j decay_factor^(k-1-j) ||S_j||_F",
                    predict=lambda instance: Target.at_least(0, note="smallest margin 1 - ||D_k||/bound_k over the run"),
                    observable=floor_margin, references=first_step,
                    resolution_reason=ResolutionReason("nearest-error",

@@ -233,8 +233,7 @@ THEOREM = Theorem(
     id="collapse-training",
     title="GD with weight decay: interpolation, then balancedness at rate (1 - eta lambda)^2, then collapse",
     source="derived for thmcheck (docs/derivations/collapse.md#balancedness-recurrence, 6); phases: Jacot, Sukenik, "
-           "Wang and Mondelli (ICLR 2025) "
-           "Theorem 4.4 [secondary]",
+           "Wang and Mondelli (ICLR 2025) Theorem 4.4 [secondary]",
     provenance="derived",
     statement="ln ||D_l|| falls at 2 ln(1 - eta lambda) per step on linear pairs; eps1 settles long before D; "
               "Theorems A, B, D hold along the run; NC2_J is lower with a deeper head (L2 = 5 against 2)",
@@ -261,10 +260,9 @@ THEOREM = Theorem(
                    predict=_slope_target, observable=slope_deviation, references=pure_decay,
                    resolution_reason=ResolutionReason("nearest-error",
                                                       "the band of 5% is the reference protocol's criterion "
-                                                      "(docs/derivations/collapse.md, the eta^2 floor bends the "
-                                                      "tail); the resolution is its width, and the nearest named "
-                                                      "error (the decay factor not squared) halves the slope, ten "
-                                                      "widths away"),
+                                                      "(docs/derivations/collapse.md, the eta^2 floor bends the tail); "
+                                                      "the resolution is its width, and the nearest named error (the "
+                                                      "decay factor not squared) halves the slope, ten widths away"),
                    resolution=lambda instance: 0.051),
         Prediction(name="timescales", kind="identity",
                    statement="interpolation (eps1 within 2x of its final value) takes under 0.2 of the balancing time "

@@ -91,8 +91,7 @@ THEOREM = Theorem(
     id="head-conditioning",
     title="Conditioning of the last layer from the head product (Theorem B)",
     source="derived for thmcheck (docs/derivations/collapse.md#head-conditioning), explicit form of Jacot, Sukenik, "
-           "Wang and Mondelli "
-           "(ICLR 2025) Theorem 3.1 (3)",
+           "Wang and Mondelli (ICLR 2025) Theorem 3.1 (3)",
     provenance="derived",
     statement="|s_i(A)^2 - s_i(W_L)^(2 L2)| <= eps2 r^(2(L2-1)) L2(L2-1)/2; kappa(W_L) = kappa(A)^(1/L2) at exact "
               "balance",
@@ -129,8 +128,8 @@ THEOREM = Theorem(
                                                       "reaches 0.9999995 of delta"),
                    resolution=lambda instance: 1e-6),
         Prediction(name="exact-root", kind="identity",
-                   statement="an exactly balanced chain: kappa(W_L) = kappa(A)^(1/L2), relative residual in mpmath "
-                             "<= 1e-10",
+                   statement="an exactly balanced chain: kappa(W_L) = kappa(A)^(1/L2), relative residual in mpmath <= "
+                             "1e-10",
                    predict=_root_target, observable=root_residual, references=balanced_chain,
                    resolution_reason=ResolutionReason("numerical-accuracy",
                                                       "at exact balance kappa(W_L) = kappa(A)^(1/L2) is computed in "

@@ -98,8 +98,7 @@ THEOREM = Theorem(
     id="nc1-bound",
     title="NC1 of the penultimate features from approximate interpolation and balancedness (Theorem A)",
     source="derived for thmcheck (docs/derivations/collapse.md#nc1-bound), explicit form of Jacot, Sukenik, Wang and "
-           "Mondelli "
-           "(ICLR 2025) Theorem 3.1 (2)",
+           "Mondelli (ICLR 2025) Theorem 3.1 (2)",
     provenance="derived",
     statement="NC1_J(Z_{L-1}) <= s_1(W_L)^2 (eps1/s_K(W_L) + sqrt(eps2) ||Z_{L-2}(I - Pi)||_F)^2 / "
               "(sqrt(n(K-1)) - eps1)^2 when eps1 < sqrt(n(K-1)); Corollary A': the same in terms of r",
@@ -109,9 +108,8 @@ THEOREM = Theorem(
     predictions=(
         Prediction(name="theorem-a", kind="inequality",
                    statement="for every generated head (docs/derivations/collapse.md#nc1-bound, adversarial and tight "
-                             "ones "
-                   "included), "
-                   "NC1_J <= bound_scale * bound, with eps1, eps2, s_1, s_K, omega measured from the matrices",
+                             "ones included), NC1_J <= bound_scale * bound, with eps1, eps2, s_1, s_K, omega measured "
+                             "from the matrices",
                    predict=_margin_target, observable=theorem_a_margin, references=shrinking_heads,
                    resolution_reason=ResolutionReason("numerical-accuracy",
                                                       "the margin is float64 linear algebra on the searched instance "

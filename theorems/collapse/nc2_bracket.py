@@ -64,8 +64,7 @@ THEOREM = Theorem(
     id="nc2-bracket",
     title="NC2: kappa of the class means within O(eps1 + sqrt(eps2)) of kappa(W_L) (Theorem C)",
     source="derived for thmcheck (docs/derivations/collapse.md#nc2-bracket), explicit form of Jacot, Sukenik, Wang and "
-           "Mondelli "
-           "(ICLR 2025) Theorem 3.1 (4)",
+           "Mondelli (ICLR 2025) Theorem 3.1 (4)",
     provenance="derived",
     statement="(1/s_K - delta_2)/(1/s_1 + delta_2) <= kappa(Z_{L-1} B) <= (1/s_K + delta_2)/(1/s_1 - delta_2), "
               "delta_2 = eps1/(sqrt(n) s_K) + sqrt(eps2) ||Z_{L-2} B||_op",
@@ -88,9 +87,7 @@ THEOREM = Theorem(
                    resolution=lambda instance: 1e-6),
         Prediction(name="exact", kind="identity",
                    statement="at eps1 = eps2 = 0 the bracket closes: kappa(Zbar) / kappa(W_L) - 1 = 0 (mpmath at "
-                             "`digits` "
-                   "digits); "
-                   "the observed value is the larger relative distance to the two sides",
+                             "`digits` digits); the observed value is the larger relative distance to the two sides",
                    predict=lambda instance: Target.point(0, note="relative distance to the closed bracket"),
                    resolution_reason=ResolutionReason("numerical-accuracy",
                                                       "the exact case is evaluated in mpmath at `digits` digits "

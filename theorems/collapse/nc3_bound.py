@@ -64,8 +64,7 @@ THEOREM = Theorem(
     id="nc3-bound",
     title="NC3: cosine of features and classifier rows above the Kantorovich floor (Theorem D)",
     source="derived for thmcheck (docs/derivations/collapse.md#nc3-bound), explicit form of Jacot, Sukenik, Wang and "
-           "Mondelli "
-           "(ICLR 2025) Theorem 3.1 (5); Kantorovich's inequality",
+           "Mondelli (ICLR 2025) Theorem 3.1 (5); Kantorovich's inequality",
     provenance="derived",
     statement="exact case: cos(W_L^+ e_c, w_c) >= 2 kappa/(1 + kappa^2), attained; per sample: cos(z_ci, w_c) >= "
               "(1 - rho)/(||w_c|| (||W_L^+ e_c|| + rho/s_K + sqrt(eps2) ||z^{L-2}_ci||))",

@@ -51,8 +51,7 @@ THEOREM = Theorem(
     predictions=(
         Prediction(name="bound", kind="inequality",
                    statement="for every generated head: ||Z_{L-1} - W_L^+ Z_L||_F <= bound_scale sqrt(eps2) "
-                             "||Z_{L-2}||_F "
-                   "(eps2 measured)",
+                             "||Z_{L-2}||_F (eps2 measured)",
                    predict=lambda instance: Target.at_least(0, note="smallest margin bound_scale - residual/bound"),
                    observable=bound_margin, references=unseen_input,
                    resolution_reason=ResolutionReason("nearest-error",

@@ -108,8 +108,7 @@ THEOREM = Theorem(
            "docs/derivations/elasticity.md#cohesion-separability",
     provenance="secondary",
     statement="[Delta_mu M(W_1) - Delta_mu M(W_0)] / sum_j [(w_j(1)^T mu)^2 - (w_j(0)^T mu)^2] -> c_1^2 for M = "
-              "Cohesion and M = Separability "
-              "(mu_2 = -mu_1), c_0 = 0",
+              "Cohesion and M = Separability (mu_2 = -mu_1), c_0 = 0",
     parameters=(
         Parameter(name="activation", description="the student's activation sigma (c_0 = 0)", kind="activation",
                   default="tanh"),
@@ -128,8 +127,7 @@ THEOREM = Theorem(
     constants=CONSTANTS,
     predictions=(
         Prediction(name="cohesion-coefficient", kind="limit",
-                   statement="the step's Cohesion over sum_j [a_j(1)^2 - a_j(0)^2] -> "
-                                                    "leading_coefficient",
+                   statement="the step's Cohesion over sum_j [a_j(1)^2 - a_j(0)^2] -> leading_coefficient",
                    predict=_leading,
                    resolution_reason=COEFFICIENT_RESOLUTION,
                    resolution=_resolution),

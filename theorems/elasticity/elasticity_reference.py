@@ -194,10 +194,9 @@ THEOREM = Theorem(
                    predict=lambda instance: Target.point(0, note="relative error of the reference"),
                    observable=reference_error, references=lambda instance: exact_draw(instance)["reference"],
                    resolution_reason=ResolutionReason("nearest-error",
-                                                      "3% of the Elasticity: the bulk constant the paper's "
-                                                      "polynomial omits is about 5% at the defaults (the near error, "
-                                                      "the mutant bulk-dropped), and 1% would need about 10^6 "
-                                                      "samples"),
+                                                      "3% of the Elasticity: the bulk constant the paper's polynomial "
+                                                      "omits is about 5% at the defaults (the near error, the mutant "
+                                                      "bulk-dropped), and 1% would need about 10^6 samples"),
                    resolution=lambda instance: 0.03),
         Prediction(name="similarity-dependence", kind="limit",
                    statement="[E(m) - E(0) by MC with common random numbers - the reference's] / reference(0): 0",

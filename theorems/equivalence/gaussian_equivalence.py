@@ -23,14 +23,11 @@ features with the network features' own covariance and teacher correlation (docs
 R_CK/DE_GE = (R_CK/DE_kernel)(DE_kernel/DE_GE). The first factor carries the sampling noise and no measured
 trend; the second, a function of W_1 alone, carries the -3/d with little noise, and is read at d = 800 too. Each
 is extrapolated with its exponent bounded, 1/2 <= e <= 2 (docs/derivations/equivalence.md#gaussian-equivalence).
-- Resolution: 2.5% of the risk. Reason: the nearest plausible derivation errors move the gap by 3.5% (mu1 5% off,
-  1.4 resolutions), 7% (mu_star 10% off), 15% (the label noise left out of E y^2) and 100% (the mu_star z term
-  dropped) at the defaults. Default fidelity resolves about 2%: the exponents the sizes accept add 0.5-0.8% to
-  the statistical margin, which is what an exponent only bounded costs.
-- The mutants are those errors, and the two namings of mu_star (c_2, 0 for erf; sqrt(E sigma^2)).
+Mutants: the nearest plausible derivation errors (mu1 5% off, mu_star 10% off, the label noise left out of E y^2,
+the mu_star z term dropped) and the two namings of mu_star (c_2, 0 for erf; sqrt(E sigma^2)).
 A second prediction [D] compares the mean of DE_GE(W_1) over the same draws with its deterministic limit after the
-step (`small_step_limit`, docs/derivations/limits.md#small-step-limit), at 2.5%, extrapolated in d^-e with e only
-bounded, 1/2 <= e <= 2.
+step (`small_step_limit`, docs/derivations/limits.md#small-step-limit), extrapolated in d^-e with e only bounded,
+1/2 <= e <= 2.
 
 Outside the theorem: `step_exponent` a > 0 makes eta = learning_rate N^a grow with N, which fails the assumption
 `small-step`; the verdict says so and the predictions are still evaluated. At a = 1/2 the network's risk is about
@@ -145,19 +142,16 @@ THEOREM = Theorem(
                    statement="R_CK / DE_GE(W_1) - 1 -> 0, with DE_GE(W_1) the deterministic equivalent of R_GE "
                              "given the same W_1; paired per draw, split through Gaussian features of the network's "
                              "own moments, each part extrapolated in d^-e (1/2 <= e <= 2)",
-                   predict=lambda instance: Target.point(0, note="relative risk gap; resolution 0.025: the nearest "
-                                                         "derivation error (mu1 5% off) moves it by 0.035"),
+                   predict=lambda instance: Target.point(0, note="relative risk gap R_CK / DE_GE(W_1) - 1"),
                    resolution_reason=ResolutionReason("nearest-error",
-                                                      "2.5% of the risk: the nearest derivation errors move the gap "
-                                                      "by 3.5% (mu1 5% off, 1.4 resolutions) and 7% (mu_star 10% "
-                                                      "off)"),
+                                                      "2.5% of the risk: the nearest derivation errors move the gap by "
+                                                      "3.5% (mu1 5% off, 1.4 resolutions) and 7% (mu_star 10% off)"),
                    resolution=lambda instance: 0.025),
         Prediction(name="equivalent-limit", kind="limit", applies=_limit_applies,
                    statement="the mean of DE_GE(W_1) over draws, extrapolated in d^-e (1/2 <= e <= 2), -> risk_limit "
                              "(derived)",
-                   predict=lambda instance: Target.point(instance.constant("risk_limit"), note=(
-                       "resolution 2.5% of the limit: the nearest derivation errors, the step left out of the limit "
-                       "and lambda scaled by n/N, move it by +3.5% and -2.9%")),
+                   predict=lambda instance: Target.point(instance.constant("risk_limit"),
+                                                         note="the mean of DE_GE(W_1), extrapolated in d"),
                    resolution_reason=ResolutionReason("nearest-error",
                                                       "2.5% of the limit: the step left out of the limit moves it "
                                                       "1.4 resolutions, mu1 5% off 1.5"),

@@ -322,8 +322,7 @@ THEOREM = Theorem(
                                                       "identity is 0 to 1e-13; 1e-6 leaves room"),
                    resolution=lambda instance: 1e-6),
         Prediction(name="tanh-tau-star", kind="inequality",
-                   statement="1 - 10 tau(kappa_tanh) / ||P_>1 tanh||^2 >= 0 (Corollary 8's tanh "
-                                                  "case)",
+                   statement="1 - 10 tau(kappa_tanh) / ||P_>1 tanh||^2 >= 0 (Corollary 8's tanh case)",
                    predict=lambda instance: Target.at_least(0),
                    resolution_reason=ResolutionReason("numerical-accuracy",
                                                       "the margin 1 - 10 tau_*/||P_>1 tanh||^2 is computed by "
@@ -345,9 +344,8 @@ THEOREM = Theorem(
                    predict=_digits_band("tau_tanh", TAU_TANH_DIGITS, "difference of the two routes"),
                    observable=tau_difference, references=float64_tau,
                    resolution_reason=ResolutionReason("numerical-accuracy",
-                                                      "the digits tau_tanh is stated to: half a unit of its 10th "
-                                                      "digit either side (5e-15), plus the mpmath route's accuracy "
-                                                      "(1e-16)"),
+                                                      "the digits tau_tanh is stated to: half a unit of its 10th digit "
+                                                      "either side (5e-15), plus the mpmath route's accuracy (1e-16)"),
                    resolution=_digits_resolution("tau_tanh", TAU_TANH_DIGITS, MPMATH_TAU_ACCURACY)),
         Prediction(name="beats-linear", kind="limit", statement="linear_bound - R_CK at eta = N^(1/2) >= 0",
                    predict=lambda instance: Target.at_least(0, note="risk margin"), observable=network_margin,

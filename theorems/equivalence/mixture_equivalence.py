@@ -36,30 +36,8 @@ Check: the paired relative gaps (Hermite - network)/network of the generalizatio
   at default). The model without the linear term has gaps of +25% and +8% there, rejected whatever its rate
   (docs/derivations/equivalence.md#mixture-equivalence).
 
-What the data say (tanh, beta = 0.6, rank-one spikes, default fidelity unless stated):
-- Ridge penalty. The paper's lambda = 1e-4 puts the ridge close to interpolation (m = k): the per-draw spread of the
-  gap is 3.4% at n = 500 and the default fidelity is inconclusive (it resolves 4.5-5%). At lambda = 1e-3 the spread
-  is 1.0% (n = 500) and 0.5% (n = 1000), and the network's generalization error is lower (0.052 against 0.069). The
-  default is therefore lambda = 1e-3; `--param penalty=1e-4 --fidelity high` checks the paper's value.
-- This port reproduces the spec's network errors at n = 500, lambda = 1e-4: at beta = 1/2, (train, gen.) =
-  (0.0216, 0.0858) against the spec's (0.0218, 0.0850). It does *not* reproduce the spec's systematic Hermite gap
-  of -1% to -3% there: +0.1% +- 0.5% (gen.) at beta = 1/2 and +0.3% +- 0.3% at beta = 0.74 (40 draws each).
-- alpha = 1/2: the gaps are a few tenths of a percent or less at n = 250, 500 and 1000 (e.g. gen. -0.12% +- 0.09%
-  and train -0.08% +- 0.11% at n = 500, 128 draws), and their extrapolated limits are within 0.3% of zero.
-- alpha = 0 (all of the strength in the data spread): the Hermite model's train error is lower by -1.5% +- 0.2% at
-  n = 250 and -0.8% +- 0.1% at n = 500, the spec's sign. The gap halves as n doubles and extrapolates to
-  -0.1% +- 0.3%: a finite-size effect, and the data support the limit claim.
-- The degree rule is sufficient but not tight here (as docs/derivations/equivalence.md#mixture-equivalence expects for
-data near isotropy): for
-  the odd tanh c_2 = 0, so D = 1 and D = 2 coincide, and for softplus D - 1 matches within 0.3% at beta = 0.6 and
-  0.74. The scale b is 0.994 at n = 500, so b = 1 is not a visible change either.
-- The comparison is weak by nature. The labels relu(xi^T x) have a random xi of norm ||Sigma||^(-1/2), and the
-  network's generalization error is 0.88 of the null error E y^2/2 (at alpha = 0 and 1/4 as well). Wrong models'
-  gaps shrink with n like n^(-3/4): without the Gaussian rest, -2.7%, -1.6%, -1.0%, -0.7% at n = 250, 500, 1000, 1500
-  (they extrapolate to about -0.5%); with the whole variance E sigma^2 as the rest, +30%, +18%, +11% at n = 250, 500,
-  1000. Neither can be rejected as a limit at these sizes, so neither is a mutant. The one that fails is a model
-  without the linear term (D = 0 at beta = 1/2): +35% and +26% at n = 250 and 500, +17% +- 1% extrapolated (gen.),
-  +7% +- 1% (train); it tends to the network's own margin over the null error.
+Measurements behind the defaults (the ridge penalty, the degree rule, how weak the comparison is by nature):
+docs/derivations/equivalence.md#mixture-equivalence.
 """
 
 from __future__ import annotations
@@ -163,10 +141,7 @@ BAND_REASON = (f"{BAND_RESOLUTION:.0%}: the band, {2 * PROTOCOL_BAND:.0%} wide (
 def _gap(instance: Instance) -> Target:
     return Target.point(0, note=(
         "relative gap (Hermite - network)/network as n = m = k grows, extrapolated from n = 125, 250, 500 with the "
-        "exponent bounded in [1/2, 2]. It cannot single out the Hermite model's rest: models without the Gaussian "
-        "rest (-0.5% extrapolated) or with all of E sigma^2 as the rest (gaps shrinking like n^-3/4) approach the "
-        "network too. A model without the linear term is rejected through the train gap's limit; its generalization "
-        "gap's limit is mostly unresolved (docs/derivations/equivalence.md#mixture-equivalence)"))
+        "exponent bounded in [1/2, 2]"))
 
 
 def _protocol_band(instance: Instance) -> Target:

@@ -65,8 +65,7 @@ def _series_target(instance: Instance) -> Target:
         slack = mpmath.mpf(10) ** (-instance.digits + 2) * (1 + abs(value))
         lower = value - slack if instance["rho"] >= 0 else value - tail - slack
         return Target(value=value, lower=lower, upper=value + tail + slack,
-                      note=f"series to degree {instance['degree']}, tail <= "
-                      f"{mpmath.nstr(tail, 3)}")
+                      note=f"series to degree {instance['degree']}, tail <= {mpmath.nstr(tail, 3)}")
 
 
 def tail_bound_terms(instance: Instance, correlation) -> tuple[mpmath.mpf, mpmath.mpf]:
@@ -127,16 +126,16 @@ THEOREM = Theorem(
                    statement="the truncated series, with its tail bound, contains the closed-form kernel",
                    predict=_series_target,
                    resolution_reason=ResolutionReason("nearest-error",
-                                                      "0.2% of E sigma^2, the kernel's scale: c_1 0.6% high (the "
-                                                      "kept near mutant) moves the kernel by two resolutions at the "
+                                                      "0.2% of E sigma^2, the kernel's scale: c_1 0.6% high (the kept "
+                                                      "near mutant) moves the kernel by two resolutions at the "
                                                       "defaults"),
                    resolution=_resolution, applies=_closed_form_missing),
         Prediction(name="monte-carlo", kind="limit",
                    statement="the truncated series, with its tail bound, contains E[sigma(U) sigma(V)]",
                    predict=_series_target,
                    resolution_reason=ResolutionReason("nearest-error",
-                                                      "0.2% of E sigma^2, the kernel's scale: c_1 0.6% high (the "
-                                                      "kept near mutant) moves the kernel by two resolutions at the "
+                                                      "0.2% of E sigma^2, the kernel's scale: c_1 0.6% high (the kept "
+                                                      "near mutant) moves the kernel by two resolutions at the "
                                                       "defaults"),
                    resolution=_resolution),
         Prediction(name="tail-bound", kind="inequality",

@@ -89,8 +89,7 @@ THEOREM = Theorem(
                                                       "away, and the isotropic rate too"),
                    resolution=lambda instance: 0.25, applies=_spike_exists),
         Prediction(name="remainder-rate", kind="rate",
-                   statement="fitted exponent of ||G - u v^T||_op over k = n = m is <= "
-                                             "remainder_exponent",
+                   statement="fitted exponent of ||G - u v^T||_op over k = n = m is <= remainder_exponent",
                    predict=_upper_bound("remainder_exponent"),
                    resolution_reason=ResolutionReason("nearest-error",
                                                       "0.25 in the exponent: the isotropic rate (-1 for -1/2) lies "

@@ -110,9 +110,8 @@ THEOREM = Theorem(
                    predict=lambda instance: Target.point(instance.constant("teacher_outlier_overlap")),
                    resolution_reason=ResolutionReason("affordable",
                                                       "0.06 in overlap, what extrapolating three sizes with the "
-                                                      "exponent bounded affords; the "
-                                                      "threshold with c^(1/2) moves this overlap by half a "
-                                                      "resolution"),
+                                                      "exponent bounded affords; the threshold with c^(1/2) moves this "
+                                                      "overlap by half a resolution"),
                    resolution=lambda instance: 0.06, applies=_above_threshold),
     ),
     mutants=(
