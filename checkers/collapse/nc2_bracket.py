@@ -3,12 +3,10 @@ mpmath."""
 
 from __future__ import annotations
 
-import math
-
 import mpmath
 import numpy as np
 
-from checkers.check import Budget, Checker, Exact
+from checkers.check import Budget, Checker, Exact, Measured
 from checkers.collapse.head_search import EXPLICIT, build_head, exact_head, head_settings, search_observable
 from checkers.collapse.heads import Float64, Head, Mpmath, measure_head
 from theorems.collapse import nc2_bracket
@@ -36,22 +34,18 @@ def read_bracket(instance: Instance, budget: Budget, seed: np.random.SeedSequenc
                              ratio=lambda margin: 1 - margin)
 
 
-def read_exact(instance: Instance, budget: Budget, seed: np.random.SeedSequence) -> Exact:
-    """The closed bracket at eps1 = eps2 = 0, stated to 10^(5 - digits). The singular values come from Gram matrices,
-    which square kappa(W_L), so the work carries 2 log10(kappa) guard digits beyond `digits` (at kappa = 1e6 and 50
-    digits without them the residual was 3.7e-40, and the true identity failed)."""
-    digits = instance["digits"]
-    guard = 2 * math.ceil(math.log10(float(instance["kappa"])))
+def read_exact(instance: Instance, budget: Budget, seed: np.random.SeedSequence, observable) -> Measured:
+    """The extreme singular values of W_L and kappa(Zbar) of an exact head (eps1 = eps2 = 0), in mpmath at `digits`
+    and the statement's guard digits (at kappa = 1e6 and 50 digits without them the residual was 3.7e-40, and the
+    true identity failed)."""
+    digits, guard = instance["digits"], nc2_bracket.guard_digits(instance)
     with mpmath.workdps(digits + guard):
         head = exact_head(instance, Mpmath, kappa=float(instance["kappa"]), eps1=0.0)
         singular = Mpmath.singular_values(head.last)
-        # the exact case: delta_2 = 0 (measuring eps2 would give sqrt(round-off) ~ 10^(-digits/2))
-        lower, upper = instance.definition("nc2_bracket")(singular[0], singular[head.classes - 1], 0)
-        kappa = _mean_condition(head, Mpmath)
-        value = max(abs(kappa - lower), abs(upper - kappa)) / kappa
-    return Exact(value, tolerance=10.0 ** (5 - digits),
-                 method=f"exact head (eps1 = eps2 = 0, kappa(W_L) = {instance['kappa']}) in mpmath at {digits} digits "
-                        f"and {guard} guard digits")
+        measured = {"s_first": singular[0], "s_last": singular[head.classes - 1], "nc2": _mean_condition(head, Mpmath)}
+    return Measured(measured, tolerance=10.0 ** (5 - digits),
+                    method=f"exact head (eps1 = eps2 = 0, kappa(W_L) = {instance['kappa']}) in mpmath at {digits} "
+                           f"digits and {guard} guard digits")
 
 
 CHECKER = Checker(

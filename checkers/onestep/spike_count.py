@@ -168,7 +168,7 @@ def _leading_order(instance: Instance, counted) -> dict[int, float]:
     spike's outlier clearly above the threshold: by the compression inequality
     (docs/derivations/onestep.md#spike-count) the count is then at least the number of such spikes wherever their
     projections are what the expansion says, so fewer outliers are evidence against the claim."""
-    claimed = spike_count.present_spikes(instance.parameters, instance.digits, instance.definition("exponent"))
+    claimed = spike_count.claimed_spikes(instance)
     ratios = {}
     for k in claimed:
         if k in AMPLITUDE_DEGREES:
@@ -182,10 +182,8 @@ def _missing_spikes(instance: Instance, observed: int, leading: dict[int, float]
     spike's outlier may emerge only at n far beyond the sizes, so a missing one whose leading-order outlier is not
     clearly above the threshold (`leading`, from `_leading_order`) is evidence against the claim only through its
     Hermite projection (spike 2's amplitude, where c_2 != 0; docs/derivations/onestep.md#spike-count)."""
-    exponent = instance.definition("exponent")
-    claimed = spike_count.present_spikes(instance.parameters, instance.digits, exponent)
-    missing = claimed[observed:]
-    named = ", ".join(f"spike {k} (e_{k} = {float(exponent(k, instance['alpha'])):.3g})" for k in missing)
+    missing = spike_count.claimed_spikes(instance)[observed:]
+    named = ", ".join(f"spike {k} (e_{k} = {spike_count.claimed_exponent(instance, k):.3g})" for k in missing)
     projections = [f"spike {k}'s leading order stands at {leading[k]:.2f} x edge, below "
                    f"{OUTLIER_FACTOR / VISIBLE_SHARE:g}, and its projection is read by "
                    f"{spike_count.amplitude_prediction_name(k)}" if k in leading

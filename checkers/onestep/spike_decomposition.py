@@ -48,9 +48,8 @@ def _decomposition_draws(instance: Instance, budget: Budget, seed: np.random.See
 
 
 def _rows(instance: Instance, budget: Budget, seed: np.random.SeedSequence):
-    direction = instance.definition("spike_direction")
-    return memoized(draw_key(instance, budget, seed, str(instance.constant("mu1")), direction.__qualname__),
-                    lambda: _decomposition_draws(instance, budget, seed))
+    # the key holds the statement's constants and definitions: the residual subtracts its spike
+    return memoized(draw_key(instance, budget, seed), lambda: _decomposition_draws(instance, budget, seed))
 
 
 def read_residual_rate(instance: Instance, budget: Budget, seed: np.random.SeedSequence, observable) -> Fitted:

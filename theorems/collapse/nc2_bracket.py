@@ -60,6 +60,25 @@ def known_heads(instance):
                           "nc2": 1 / (1 - shrink)}}
 
 
+def guard_digits(instance) -> int:
+    """Digits the exact case carries beyond `digits`: its Gram matrices square kappa(W_L), 2 log10(kappa) of them."""
+    return 2 * math.ceil(math.log10(float(instance["kappa"])))
+
+
+def closed_bracket_distance(instance, measured):
+    """At eps1 = eps2 = 0 (delta_2 = 0): the larger distance of kappa(Zbar) (`nc2`) to the bracket's two sides around
+    s_1/s_K, relative to kappa(Zbar), in mpmath at `digits` plus the guard digits."""
+    with mpmath.workdps(instance["digits"] + guard_digits(instance)):
+        lower, upper = instance.definition("nc2_bracket")(measured["s_first"], measured["s_last"], 0)
+        value = measured["nc2"]
+        return max(abs(value - lower), abs(upper - value)) / value
+
+
+def exact_head_of_kappa_three(instance):
+    """An exact head (eps1 = eps2 = 0) with kappa(W_L) = 3: its class means are W_L^+, so kappa(Zbar) = 3."""
+    return {"exact head": {"s_first": mpmath.mpf(3), "s_last": mpmath.mpf(1), "nc2": mpmath.mpf(3)}}
+
+
 THEOREM = Theorem(
     id="nc2-bracket",
     title="NC2: kappa of the class means within O(eps1 + sqrt(eps2)) of kappa(W_L) (Theorem C)",
@@ -89,6 +108,7 @@ THEOREM = Theorem(
                    statement="at eps1 = eps2 = 0 the bracket closes: kappa(Zbar) / kappa(W_L) - 1 = 0 (mpmath at "
                              "`digits` digits); the observed value is the larger relative distance to the two sides",
                    predict=lambda instance: Target.point(0, note="relative distance to the closed bracket"),
+                   observable=closed_bracket_distance, references=exact_head_of_kappa_three,
                    resolution_reason=ResolutionReason("numerical-accuracy",
                                                       "the exact case is evaluated in mpmath at `digits` digits "
                                                       "plus 2 log10(kappa) guard digits (its Gram matrices square "

@@ -83,6 +83,16 @@ def present_spikes(parameters, digits: int, exponent=spike_exponent) -> list[int
             if exponent(k, parameters["alpha"]) > 0 and not onestep.coefficient_vanishes(table, k, digits)]
 
 
+def claimed_spikes(instance: Instance) -> list[int]:
+    """The spikes k <= 3 this version of the statement claims: e_k > 0 (its exponent) and c_k != 0."""
+    return present_spikes(instance.parameters, instance.digits, instance.definition("exponent"))
+
+
+def claimed_exponent(instance: Instance, k: int) -> float:
+    """e_k as this version of the statement has it."""
+    return float(instance.definition("exponent")(k, instance["alpha"]))
+
+
 CONSTANTS = (
     Constant.of_parameters("spike_count", lambda parameters, digits: Quantity.exactly(
         "spike_count", len(present_spikes(parameters, digits)), digits)),
