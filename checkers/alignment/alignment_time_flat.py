@@ -11,13 +11,12 @@ import numpy as np
 from checkers.alignment.runs import data, data_key, empirical_alignment_time, polar_run
 from checkers.check import Budget, Checker, Exact, Unresolved
 from theorems.alignment import alignment_time_flat
+from theorems.alignment.alignment_time_flat import ORDER_LOG_EPSILONS
 from theorems.errors import NumericalError
 from theorems.statement import Instance
 
 # the epsilons at which the flow is run (natural logarithms); the statement holds as epsilon -> 0
 LOG_EPSILONS = (-14.0, -28.0, -56.0, -112.0)
-# moderate epsilons, where t1 still moves (by 0.08 and 0.01 on the default data): the order of the correction
-ORDER_LOG_EPSILONS = (-2.0, -3.0, -4.0)
 # Further halvings of the grid the order's reader takes while the grid's bound on the order exceeds the order's
 # resolution. How far t1 still moves between log epsilon -3 and -4 depends on the data (0.0105 on the default data,
 # 0.00075 on configuration 1 with the logistic loss, where default's grid bounds the order only to 0.44).
