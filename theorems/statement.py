@@ -390,8 +390,8 @@ class Theorem:
     `Instance.constants`).
 
     `definitions` are named pieces of the statement (a bound as a function of measured quantities, the direction
-    of a spike) that its observables read, or, where a prediction does not own its observable yet, its checker;
-    a mutant may replace them.
+    of a spike) that its targets and observables read, and a mutant may replace; a checker asks the statement's
+    functions, never a definition.
     """
 
     id: str

@@ -78,7 +78,7 @@ def cost(instance: Instance, fidelity: Fidelity) -> Cost:
 
 def _outlier_values(instance: Instance, rows: np.ndarray, *, teacher: bool) -> np.ndarray:
     spike_overlap, teacher_overlap, strength, alignment = rows.T
-    formula = instance.definition("overlap_formula")
+    formula = spike_outlier.overlap_formula
     c = float(instance.constant("aspect_ratio"))
     theta = float(instance["learning_rate"]) / float(instance.constant("bbp_threshold")) * c**0.25
     theta_draws = theta * strength / float(instance.constant("zeta_norm"))

@@ -122,5 +122,4 @@ THEOREM = Theorem(
                predictions={"spike-overlap": lambda instance: Target.point(0),
                             "teacher-overlap": lambda instance: Target.point(0)}),
     ),
-    definitions={"overlap_formula": overlap_formula},
 )
