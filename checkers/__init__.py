@@ -3,7 +3,8 @@
 `Checker` ties a theorem to one reader per prediction; `run_check` turns it into a `Verdict`; the
 registry (`checkers.registry`) discovers the built-in checks in the family packages. Readers return an
 `Estimate` (Monte Carlo, built with `mean_estimate` and friends) or an `Exact` value, or, for a prediction that
-owns its observable, `Measured` quantities, per-draw `Draws` or per-draw `Fitted` sizes, or raise `Unresolved`.
+owns its observable, `Measured` quantities or per-draw `Draws`, `Fitted` across sizes or `Pooled` by the reader's
+own estimator, or raise `Unresolved`.
 
 The names are imported on first use, so that the command line can start without the check engine.
 """
@@ -12,7 +13,7 @@ import importlib
 
 _EXPORTS = {
     "checkers.budget": ("Budget",),
-    "checkers.check": ("Checker", "Draws", "Exact", "Fitted", "Measured", "Unresolved", "run_check"),
+    "checkers.check": ("Checker", "Draws", "Exact", "Fitted", "Measured", "Pooled", "Unresolved", "run_check"),
     "checkers.outcome": ("Outcome",),
     "checkers.stats": ("Estimate", "control_variate_estimate", "mean_estimate"),
     "checkers.verdict": ("PredictionResult", "Verdict"),

@@ -119,6 +119,18 @@ class Fitted(Draws):
         return Estimate(fit.exponent, fit.standard_error, len(sizes) - 2, len(sizes), self.method)
 
 
+@dataclass(frozen=True)
+class Pooled:
+    """Per-draw measurements of a Monte Carlo prediction that owns its observable, pooled by the reader's own
+    estimator (parts extrapolated across sizes, a product of limits): `pool(observable)` gives the Estimate for any
+    version's observable, so `run_check` applies it to the tested claim and, on the same draws, to every mutant."""
+
+    pool: Callable[[Callable[[Mapping[str, Any]], Any]], Estimate]
+
+    def estimate(self, observable: Callable[[Mapping[str, Any]], Any]) -> Estimate:
+        return self.pool(observable)
+
+
 Observation = Estimate | Exact
 
 
@@ -128,9 +140,9 @@ class Unresolved(Exception):
 
 
 # A reader: reader(instance, budget, seed) -> Observation; for a prediction that owns its observable,
-# reader(instance, budget, seed, observable) -> Exact, Measured or Draws, where observable(measurements) is the tested
-# version's (a search minimizes it; `run_check` applies it to what a reader measured)
-Reader = Callable[..., "Observation | Measured | Draws"]
+# reader(instance, budget, seed, observable) -> Exact, Measured, Draws or Pooled, where observable(measurements) is the
+# tested version's (a search minimizes it; `run_check` applies it to what a reader measured)
+Reader = Callable[..., "Observation | Measured | Draws | Pooled"]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -138,7 +150,8 @@ class Checker:
     """How one theorem is checked: its simulation, in words, and one reader per prediction.
 
     `readers` maps each prediction's name to `reader(instance, budget, seed) -> Observation`, or, for a prediction
-    that owns its observable, `reader(instance, budget, seed, observable) -> Exact | Measured | Draws` (`Reader`).
+    that owns its observable, `reader(instance, budget, seed, observable) -> Exact | Measured | Draws | Pooled`
+    (`Reader`).
     The keys must be exactly the theorem's prediction names: a checker that misses one, or names one the theorem
     does not have, is refused when it is built (`DeclarationError`), so a renamed prediction can never be read by
     another prediction's reader.
@@ -361,12 +374,12 @@ def _observed(read, observable) -> Observation:
     """The observation a reader's return makes: Measured and Draws through the tested version's observable."""
     if isinstance(read, Measured):
         return read.exact(observable)
-    if isinstance(read, Draws):
+    if isinstance(read, (Draws, Pooled)):
         return read.estimate(observable)
     return read
 
 
-def _power_on_draws(checker: Checker, claims: ClaimsTable, prediction: Prediction, draws: Draws,
+def _power_on_draws(checker: Checker, claims: ClaimsTable, prediction: Prediction, draws: Draws | Pooled,
                     observation: Estimate, rate: float) -> dict[str, float] | None:
     """For a Monte Carlo prediction that owns its observable: per claim mutant (`_observed_mutants`) whose
     observable, pooled over the same draws, lies farther outside its own target than the statement's `observation`
@@ -511,5 +524,6 @@ def _check_prediction(checker: Checker, claims: ClaimsTable, prediction: Predict
         distance=comparison.distance, statistic=comparison.statistic, p_value=comparison.p_value,
         detectable=comparison.detectable, resolution=resolution, false_fail_rate=rate_each * stages,
         stages=stage + 1, message=target.note,
-        power=_power_on_draws(checker, claims, prediction, read, observation, rate_each) if isinstance(read, Draws) else
+        power=_power_on_draws(checker, claims, prediction, read, observation, rate_each)
+        if isinstance(read, (Draws, Pooled)) else
         _power_against_mutants(checker, claims, prediction, (lower, upper), observation, rate_each), **common)

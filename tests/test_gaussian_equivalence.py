@@ -26,9 +26,10 @@ def test_the_split_puts_the_finite_size_trend_in_the_part_that_depends_on_w1_alo
     docs/derivations/equivalence.md#gaussian-equivalence), which is what lets each be extrapolated on its own."""
     import numpy as np
 
-    from checkers.equivalence.gaussian_equivalence import _simulated, equivalent_risk
+    from checkers.equivalence.gaussian_equivalence import _simulated
     from checkers.onestep.draws import setting_for
     from theorems.equivalence import gaussian_equivalence
+    from theorems.equivalence.gaussian_equivalence import equivalent_risk
 
     instance = gaussian_equivalence.THEOREM.instance({})
     parameters = tuple(sorted(instance.describe_parameters().items()))
@@ -65,3 +66,16 @@ def test_a_constant_step_too_large_for_the_sizes_is_unresolved_before_any_draw()
         require_small_step_at_these_sizes(theorem.instance({"learning_rate": "100"}))
     require_small_step_at_these_sizes(theorem.instance())
     require_small_step_at_these_sizes(theorem.instance({"learning_rate": "100", "step_exponent": "0.5"}))
+
+
+def test_the_risk_gap_is_the_statements_so_a_constant_mutant_moves_it():
+    """DE_GE(W_1) is part of the risk prediction's observable: mu1 5% high moves the gap of a network at its own
+    equivalent (W_1 = [I | I]/sqrt 2, d = 100, N = 200) by 1.65 resolutions of 2.5%, before any draw, and dropping
+    the mu_star z term by far more."""
+    from theorems.equivalence import gaussian_equivalence
+
+    claims = gaussian_equivalence.THEOREM.claims()
+    assert claims.moves("mu1-five-percent")["risk"] == pytest.approx(1.647, abs=1e-3)
+    assert claims.moves("mu-star-term-dropped")["risk"] > 40
+    reference = gaussian_equivalence.network_at_its_equivalent(claims.stated.instance)["at its equivalent"]
+    assert gaussian_equivalence.risk_gap(claims.stated.instance, reference) == 0

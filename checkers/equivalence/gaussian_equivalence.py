@@ -27,7 +27,7 @@ import math
 import numpy as np
 
 from checkers.budget import Fidelity
-from checkers.check import Budget, Checker
+from checkers.check import Budget, Checker, Pooled
 from checkers.convergence import bounded_extrapolation, require_small_expansion_parameter
 from checkers.cost import Cost, over_stages
 from checkers.equivalence.exact_risk import readout_risk
@@ -35,10 +35,10 @@ from checkers.equivalence.ridge import fit_ridge
 from checkers.onestep.draws import setting_for
 from checkers.onestep.simulation import draw_data, one_step
 from checkers.shared_draws import cached
-from checkers.stats import mean_estimate, product_limit
-from theorems.deterministic_equivalent import ridge_errors
+from checkers.stats import Estimate, mean_estimate, product_limit
 from theorems.equivalence import gaussian_equivalence
-from theorems.equivalence.gaussian_equivalent_oracle import gram_spectrum, spectrum_from_gram
+from theorems.equivalence.gaussian_equivalence import equivalent_risk
+from theorems.equivalence.gaussian_equivalent_oracle import gram_spectrum
 from theorems.equivalence.kernel_oracle import feature_moments, kernel_errors_from_moments
 from theorems.onestep.common import step_shift_variance
 from theorems.statement import Instance
@@ -102,24 +102,10 @@ def cost(instance: Instance, fidelity: Fidelity) -> Cost:
     return over_stages(fidelity, at)
 
 
-def equivalent_risk(instance: Instance, squares, along, width: int, samples: int, ridge: float | None = None):
-    """The deterministic equivalent of the GE model's ridge errors from a W_1's Gram spectrum (`gram_spectrum`),
-    with the instance's mu1, mu_star, c_1(sigma_*), E y^2 and noise (a mutant's or an override's, where given)."""
-    eigenvalues, projections = spectrum_from_gram(
-        squares, along, width, mu1=float(instance.constant("mu1")), mu_star=float(instance.constant("mu_star")),
-        teacher_mu1=float(instance.constant("teacher_mu1")))
-    return ridge_errors(eigenvalues, projections, label_moment=float(instance.constant("label_moment")),
-                        samples=samples, ridge=float(instance["penalty"]) if ridge is None else ridge,
-                        noise_variance=float(instance["noise"]) ** 2)
-
-
-def _per_size(instance: Instance, budget: Budget, seed: np.random.SeedSequence, observe, equivalent_of=None,
-              sizes=EQUIVALENCE_SIZES) -> list:
-    """observe(R_CK, DE_kernel(W_1), DE_GE(W_1)) per draw, a value or a tuple of values, as one array of per-draw values
-    per size (draws, or draws x values), R_CK nan at a size of MOMENT_SIZES beyond EQUIVALENCE_SIZES; DE_GE with the
-    constants of `equivalent_of` (default: the instance's, a mutant's or an override's where given). Size d draws
-    from the same child of `seed` whichever sizes are asked for."""
-    equivalent_of = equivalent_of or instance
+def _per_size(instance: Instance, budget: Budget, seed: np.random.SeedSequence, sizes=EQUIVALENCE_SIZES) -> list:
+    """Per size, the draws' measurements: R_CK (nan at a size of MOMENT_SIZES beyond EQUIVALENCE_SIZES),
+    DE_kernel(W_1) (`reference`), W_1's Gram spectrum (`squares`, `along`), N and n. Size d draws from the same child
+    of `seed` whichever sizes are asked for."""
     for dimension in MOMENT_SIZES:  # every size's matrices must fit (InvalidInput), before the first draw
         setting_for(instance, dimension)
     parameters = tuple(sorted(instance.describe_parameters().items()))
@@ -127,13 +113,13 @@ def _per_size(instance: Instance, budget: Budget, seed: np.random.SeedSequence, 
     size_seeds = dict(zip(MOMENT_SIZES, seed.spawn(len(MOMENT_SIZES))))
     per_size = []
     for dimension in sizes:
-        samples, values = setting_for(instance, dimension).samples, []
+        samples, draws = setting_for(instance, dimension).samples, []
         for child in size_seeds[dimension].spawn(DRAWS[dimension] * factor):
             risk, reference, squares, along, width = _simulated(parameters, dimension, child.entropy, child.spawn_key,
                                                                 dimension in EQUIVALENCE_SIZES)
-            equivalent = equivalent_risk(equivalent_of, squares, along, width, samples).risk
-            values.append(observe(risk, reference, equivalent))
-        per_size.append(np.array(values))
+            draws.append({"risk": risk, "reference": reference, "squares": squares, "along": along, "width": width,
+                          "samples": samples})
+        per_size.append(draws)
     return per_size
 
 
@@ -153,24 +139,28 @@ def require_small_step_at_these_sizes(instance: Instance) -> None:
                                                                   "the step, eta^2 E||h_j||^2/N")
 
 
-def read_risk_gap(instance: Instance, budget: Budget, seed: np.random.SeedSequence):
-    """R_CK/DE_GE(W_1) - 1 as (1 + u)(1 + l) - 1, each part extrapolated with its exponent bounded (module
-    docstring)."""
+def read_risk_gap(instance: Instance, budget: Budget, seed: np.random.SeedSequence, observable) -> Pooled:
+    """R_CK/DE_GE(W_1) - 1 as (1 + u)(1 + l) - 1, each part extrapolated with its exponent bounded (module docstring):
+    u = R_CK/DE_kernel - 1 reads nothing of the statement, and l = DE_kernel/DE_GE - 1 is the statement's gap of
+    Gaussian features of the network's own moments (its observable with DE_kernel in place of R_CK)."""
     require_small_step_at_these_sizes(instance)
-    per_size = _per_size(instance, budget, seed,
-                         lambda risk, reference, equivalent: (risk / reference - 1, reference / equivalent - 1),
-                         sizes=MOMENT_SIZES)
+    per_size = _per_size(instance, budget, seed, sizes=MOMENT_SIZES)
     trained = per_size[:len(EQUIVALENCE_SIZES)]  # the sizes where the network was trained
-    network = bounded_extrapolation(EQUIVALENCE_SIZES, [mean_estimate(v[:, 0]) for v in trained], exponent=1.0,
-                                    what="u = R_CK/DE_kernel(W_1) - 1 (the network against Gaussian features of its "
-                                         "own moments)")
-    moments = bounded_extrapolation(MOMENT_SIZES, [mean_estimate(v[:, 1]) for v in per_size], exponent=1.0,
-                                    what="l = DE_kernel(W_1)/DE_GE(W_1) - 1 (the features' moments against the GE "
-                                         "model's)")
-    return product_limit(network, moments, f"(1 + L_u)(1 + L_l) - 1, paired per draw. {network.method}. "
-                                           f"{moments.method}. u's limit {network.value:+.4g} +- "
-                                           f"{network.standard_error:.2g}, l's {moments.value:+.4g} +- "
-                                           f"{moments.standard_error:.2g}")
+    network = bounded_extrapolation(
+        EQUIVALENCE_SIZES, [mean_estimate(np.array([d["risk"] / d["reference"] - 1 for d in draws]))
+                            for draws in trained], exponent=1.0,
+        what="u = R_CK/DE_kernel(W_1) - 1 (the network against Gaussian features of its own moments)")
+
+    def pool(observable) -> Estimate:
+        moments = bounded_extrapolation(
+            MOMENT_SIZES, [mean_estimate(np.array([observable({**d, "risk": d["reference"]}) for d in draws]))
+                           for draws in per_size], exponent=1.0,
+            what="l = DE_kernel(W_1)/DE_GE(W_1) - 1 (the features' moments against the GE model's)")
+        return product_limit(network, moments, f"(1 + L_u)(1 + L_l) - 1, paired per draw. {network.method}. "
+                                               f"{moments.method}. u's limit {network.value:+.4g} +- "
+                                               f"{network.standard_error:.2g}, l's {moments.value:+.4g} +- "
+                                               f"{moments.standard_error:.2g}")
+    return Pooled(pool)
 
 
 def read_equivalent_limit(instance: Instance, budget: Budget, seed: np.random.SeedSequence):
@@ -178,9 +168,11 @@ def read_equivalent_limit(instance: Instance, budget: Budget, seed: np.random.Se
     override's: here DE_GE is the observed side, and the limit formula is what is under test)."""
     require_small_step_at_these_sizes(instance)
     truth = gaussian_equivalence.THEOREM.instance(instance.describe_parameters())
-    per_size = _per_size(instance, budget, seed, lambda risk, reference, equivalent: equivalent, truth)
-    return bounded_extrapolation(EQUIVALENCE_SIZES, [mean_estimate(values) for values in per_size],
-                                 exponent=1.0, what="DE_GE(W_1) over the draws")
+    per_size = _per_size(instance, budget, seed)
+    return bounded_extrapolation(
+        EQUIVALENCE_SIZES, [mean_estimate(np.array([equivalent_risk(truth, d["squares"], d["along"], d["width"],
+                                                                    d["samples"]).risk for d in draws]))
+                            for draws in per_size], exponent=1.0, what="DE_GE(W_1) over the draws")
 
 
 CHECKER = Checker(

@@ -27,9 +27,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from checkers import registry
-from checkers.equivalence.gaussian_equivalence import equivalent_risk
 from checkers.onestep.draws import setting_for
 from checkers.onestep.simulation import one_step
+from theorems.equivalence.gaussian_equivalence import equivalent_risk
 from theorems.equivalence.gaussian_equivalent_oracle import gram_spectrum
 from theorems.equivalence.giant_step_oracle import MarchenkoPastur, channels, solve
 from theorems.errors import InvalidInput
