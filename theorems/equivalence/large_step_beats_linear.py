@@ -232,6 +232,21 @@ def tau_through_the_identity(instance):
     return {"the identity's tau": {"tau": lambda kappa: float(tau_erf(kappa, 20))}}
 
 
+def tanh_tau_ratio(instance, measured) -> float:
+    """10 tau(kappa_tanh) / ||P_>1 tanh||^2, by the measured route to tau for tanh/tanh (a function of kappa)."""
+    return 10 * measured["tau"](float(instance.constant("kappa_tanh"))) / measured["beyond_linear"]
+
+
+def tanh_tau_margin(instance, measured) -> float:
+    """1 - `tanh_tau_ratio`: Corollary 8's tanh case holds where it is >= 0."""
+    return 1 - tanh_tau_ratio(instance, measured)
+
+
+def tanh_at_its_bound(instance):
+    """A tau that is a tenth of ||P_>1 tanh||^2 (here 1) at every kappa: Corollary 8's tanh case with equality."""
+    return {"at the bound": {"tau": lambda kappa: 0.1, "beyond_linear": 1.0}}
+
+
 def newton_distance(instance, measured) -> float:
     """tau'/tau'' at kappa_tanh: the Newton distance measured at kappa = `at`, moved to the statement's kappa_tanh
     to first order (exact across the digits in question; far away, as for kappa = 1, it says only that the root is
@@ -323,7 +338,8 @@ THEOREM = Theorem(
                    resolution=lambda instance: 1e-6),
         Prediction(name="tanh-tau-star", kind="inequality",
                    statement="1 - 10 tau(kappa_tanh) / ||P_>1 tanh||^2 >= 0 (Corollary 8's tanh case)",
-                   predict=lambda instance: Target.at_least(0),
+                   predict=lambda instance: Target.at_least(0), observable=tanh_tau_margin,
+                   references=tanh_at_its_bound,
                    resolution_reason=ResolutionReason("numerical-accuracy",
                                                       "the margin 1 - 10 tau_*/||P_>1 tanh||^2 is computed by "
                                                       "quadrature accurate to about 1e-13; 1e-6 leaves room"),
