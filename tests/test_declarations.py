@@ -1,6 +1,6 @@
 """How a theorem is tied to its check: declarations validated when built, errors reported as errors.
 
-Each test is one of the ways a mistake used to turn into a wrong verdict without a sound (a renamed
+Each test is one way a mistake in a declaration could turn into a wrong verdict without a sound (a renamed
 prediction read by another prediction's observer, a misspelled constant reported as "inconclusive").
 """
 

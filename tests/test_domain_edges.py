@@ -1,14 +1,11 @@
 """Every theorem at the ends of each of its parameters' domains, between each end and the default, and with other
 activations, at quick fidelity, as a user would run it: a verdict, or a one-line refusal with the reason (exit 2),
-never an internal error, a true statement failing, or a run without end. Slow: run on request with -m slow.
+never an internal error, a true statement failing, or a run without end. Slow: run on request with -m slow (about
+70 minutes on two cores for the ends and the points between, and 25 more for the 225 activation points).
 
-The sweep of 2026-12-03 (by hand, then as this test) found inside the domains internal errors at 12 edges, true
-statements failing at 19 (and one passing on NaN, through underflow), and runs of hours or past memory. Points
-between each default and each end were added the same day, after they found true statements failing that no end
-had shown (gaussian-equivalence at eta = 100, balancedness-recurrence at lambda = 0.32, peak-alignment at
-per_class = 8, large-step-beats-linear at four points). Those mended have their own tests beside their modules;
-those not yet mended are the strict expected failures below. About 70 minutes on two cores for the ends and the
-points between, and 25 more for the 225 activation points."""
+The points between each default and each end find what no end shows (a true statement failing at an interior
+point). A failure found here and mended has its own test beside its module; one not yet mended is a strict
+expected failure below."""
 
 import math
 import subprocess
@@ -23,12 +20,12 @@ from theorems.errors import InvalidInput
 # the longest a quick check at a domain edge may take here: elasticity-reference at n = d = N = 4000 took 321 s
 EDGE_SECONDS = 900
 EXIT_PASS, EXIT_FAIL, EXIT_BAD_INPUT, EXIT_INCONCLUSIVE = 0, 1, 2, 3
-# Edges a quick check cannot finish within EDGE_SECONDS on two cores: not run, and named here. None now:
-# large-step-beats-linear at dimension = 2048 (over half an hour at quick, with no word before it started) is
-# refused at once since 2026-12-03, with the sizes (`MAX_DRAW_WORK`).
+# Edges a quick check cannot finish within EDGE_SECONDS on two cores: not run, and named here. None: a check whose
+# draws would take that long is refused before it starts, with the sizes (large-step-beats-linear's `MAX_DRAW_WORK`,
+# for one).
 TOO_SLOW: dict[tuple[str, str, str], str] = {}
-# Edges where a true statement still fails, found by this sweep and not yet mended (each is in the closing note of
-# 2026-12-03 for the planners). Strict: the day one passes, its mark must go.
+# Edges where a true statement still fails, found by this sweep and not yet mended. Strict: the day one passes, its
+# mark must go.
 KNOWN_FAILURES = {
     ("spike-outlier", "psi2", "0.05"):
         "c = d/N = 20: the overlap of u_1(W_1) with zeta reads 0.836, 0.835, 0.836 at d = 200, 400, 800 (N = 10..40, "
@@ -74,11 +71,7 @@ TEACHERS = ("relu", "abs", "sigmoid", "gelu", "tanh", "erf")
 
 
 def _activation_points():
-    """(theorem, parameter, value) for each activation parameter and each of STUDENTS or TEACHERS but its default.
-    The sweep of 2026-12-03 over these found relu failing elasticity-reference (a quadrature across relu's kink),
-    He_3 failing giant-step-risk's realized gap and stopping mixture-spike and spike-strength with internal errors;
-    at default fidelity, |z| failing spike-alignment (an O(1/d) bias at a limit of 0) and He_3 failing
-    giant-step-risk's network band and hermite-equivalence (c_1 = 0: no spike to build on)."""
+    """(theorem, parameter, value) for each activation parameter and each of STUDENTS or TEACHERS but its default."""
     for checker in registry.builtin_checkers():
         for parameter in checker.theorem.parameters:
             if parameter.kind != "activation":

@@ -47,7 +47,7 @@ def test_the_split_puts_the_finite_size_trend_in_the_part_that_depends_on_w1_alo
 
 def test_sizes_whose_matrices_exhaust_memory_are_refused_before_the_first_draw():
     """psi2 = 50 is in the theorem's domain, but at d = 400 it asks for a 20 000 x 20 000 covariance: refused with
-    the sizes before any draw (it used to run until memory or patience ran out)."""
+    the sizes before any draw."""
     from theorems.errors import InvalidInput
 
     with pytest.raises(InvalidInput, match="20000 x 20000 float64 matrix .* lower psi1 or psi2"):
