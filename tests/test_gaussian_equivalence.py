@@ -6,6 +6,7 @@ import pytest
 from checkers import registry
 from checkers.check import run_check
 from checkers.outcome import FAIL, OUTSIDE, SKIPPED
+from tests.main_job import MAIN_JOB
 
 
 def test_outside_a_constant_step_says_so_and_shows_what_happens():
@@ -79,3 +80,26 @@ def test_the_risk_gap_is_the_statements_so_a_constant_mutant_moves_it():
     assert claims.moves("mu-star-term-dropped")["risk"] > 40
     reference = gaussian_equivalence.network_at_its_equivalent(claims.stated.instance)["at its equivalent"]
     assert gaussian_equivalence.risk_gap(claims.stated.instance, reference) == 0
+
+
+# the mutants quick fidelity rejects on the true statement's own draws, and those only default fidelity resolves (two
+# resolutions or less: their runs at default are the slow suite's, tests/test_contract.py)
+FAR = ("mu-star-as-c2", "mu-star-as-root-moment", "mu-star-ten-percent", "mu-star-term-dropped", "noise-left-out")
+NEAR = ("mu1-five-percent", "step-left-out-of-limit")
+
+
+@MAIN_JOB
+def test_quick_fidelity_has_the_power_to_reject_the_far_mutants_on_the_true_draws():
+    """Every mutant of gaussian-equivalence acts on the claim, so its check runs on the true statement's draws: at
+    quick fidelity the far ones are rejected there with probability above 0.999, on the risk gap and on the limit.
+    The near ones move a target by two resolutions or less and are resolved at default fidelity only."""
+    from tests.main_job import quick_verdict
+
+    theorem = registry.checker("gaussian-equivalence").theorem
+    assert {m.name for m in theorem.mutants} == set(FAR + NEAR)
+    assert all(m.acts_on == "claim" for m in theorem.mutants)
+    verdict = quick_verdict(registry.checker("gaussian-equivalence"))
+    for prediction in verdict.predictions:
+        assert all(prediction.power[name] > 0.999 for name in FAR), (prediction.name, prediction.power)
+    claims = theorem.claims()
+    assert all(0 < min(claims.moves(name).values()) <= 2 for name in NEAR)

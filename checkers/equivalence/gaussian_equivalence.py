@@ -186,5 +186,6 @@ CHECKER = Checker(
     cost=cost,
     resolves_at="default",
     second_point={"learning_rate": "2"},
+    slow_mutants=True,
     slow_rerun=True,
 )
