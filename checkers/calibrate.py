@@ -288,7 +288,7 @@ class Calibration:
         """The surviving mutants whose survival at this calibration's parameters says nothing against the check,
         each with why: it changes only parameters that this point sets (`Theorem.mutant_is_void`); the point
         overrides one of the mutant's own parameters, so it ran away from its own claim (the user's values win,
-        `Theorem.mutant_parameters`: mixture-equivalence's beta = 1/2 mutant at beta = 0.74); or it moves some
+        `Theorem.mutant_parameters`: mixture-equivalence's beta = 0.45 mutant at beta = 0.74); or it moves some
         predicted target at the defaults but none here (spike-outlier's threshold far above both thresholds).
         Empty at the defaults, or for a theorem no longer registered."""
         if not self.parameters:

@@ -205,15 +205,15 @@ def test_a_mutant_that_claims_the_truth_at_the_point_is_named_so():
 
 
 def test_a_mutant_whose_own_parameter_the_point_overrides_is_named_so():
-    """mixture-equivalence's degree-one-short claims degree 2 at beta = 1/2 (its own point); calibrated at beta =
+    """mixture-equivalence's degree-one-short claims degree 0 at beta = 0.45 (its own point); calibrated at beta =
     0.74 the point's beta wins, so it runs away from its own claim, and a survivor there says nothing: the table
     says which parameter moved it."""
     base = _calibration(0, mutant_fails=0)
     survivor = VersionRates(**{**base.mutants[0].__dict__, "version": "degree-one-short"})
     at = Calibration(**{**base.__dict__, "theorem": "mixture-equivalence", "mutants": (survivor,),
                         "parameters": {"beta": "0.74"}})
-    assert at.idle_mutants == {"degree-one-short": "ran at beta = 0.74, not its own 1/2"}
-    assert "degree-one-short [ran at beta = 0.74, not its own 1/2]" in markdown_calibration([at])
+    assert at.idle_mutants == {"degree-one-short": "ran at beta = 0.74, not its own 0.45"}
+    assert "degree-one-short [ran at beta = 0.74, not its own 0.45]" in markdown_calibration([at])
     assert Calibration(**{**at.__dict__, "parameters": {"alpha": "0"}}).idle_mutants == {}
 
 

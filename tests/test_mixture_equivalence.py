@@ -17,7 +17,8 @@ from theorems.equivalence.mixture_equivalence import THEOREM, hermite_degree, he
 
 @given(st.floats(0.01, 0.95))
 def test_degree_is_the_interval_of_beta(beta):
-    """D is the degree with beta in ((D - 1)/D, D/(D + 1)] (docs/derivations/equivalence.md#mixture-equivalence)."""
+    """D is the degree with beta in ((D - 1)/D, D/(D + 1)] (docs/derivations/equivalence.md#mixture-equivalence), the
+    code's rule; the statement holds inside each interval only."""
     degree = hermite_degree(beta)
     assert degree == 1 if beta <= 0.5 else (degree - 1) / degree < beta <= degree / (degree + 1) + 1e-12
 
@@ -98,8 +99,10 @@ def test_an_override_of_the_rest_reaches_the_simulation():
 
 
 @pytest.mark.parametrize("parameters, overrides, reason", [
-    ({"beta": "0.4"}, {}, "outside [1/2, 4/5]"),
-    ({"beta": "0.9"}, {}, "outside [1/2, 4/5]"),
+    ({"beta": "0"}, {}, "outside (0, 4/5)"),
+    ({"beta": "0.9"}, {}, "outside (0, 4/5)"),
+    ({"beta": "1/2"}, {}, "the boundary between D = 1 and D = 2"),
+    ({"beta": "0.75"}, {}, "the boundary between D = 3 and D = 4"),
     ({}, {"degree": "1.5"}, "integer in 0..4"),
 ])
 def test_outside_assumptions_says_why(parameters, overrides, reason):
