@@ -371,7 +371,7 @@ def _power_against_mutants(checker: Checker, claims: ClaimsTable, prediction: Pr
 
 
 def _observed(read, observable) -> Observation:
-    """The observation a reader's return makes: Measured and Draws through the tested version's observable."""
+    """The observation a reader's return makes: Measured, Draws and Pooled through the tested version's observable."""
     if isinstance(read, Measured):
         return read.exact(observable)
     if isinstance(read, (Draws, Pooled)):
@@ -486,6 +486,9 @@ def _check_prediction(checker: Checker, claims: ClaimsTable, prediction: Predict
         try:
             read = checker.read(instance, prediction.name, budget, seed_sequence(seed, instance.theorem.id, *scope,
                                                                                  stage), observable)
+            if isinstance(read, Fitted) and read.size != prediction.fitted_across:
+                raise DeclarationError(f"the reader fits across {read.size!r}, the prediction states "
+                                       f"{prediction.fitted_across!r}")
             observation = _observed(read, observable)
         except NumericalError as error:  # a simulation that diverged, said so by the simulation: no evidence
             return PredictionResult(outcome=INCONCLUSIVE, message=f"no observation: {error}", **common)

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from checkers.check import Checker, Exact, Measured, run_check
-from theorems.errors import DeclarationError
+from theorems.errors import CheckError, DeclarationError
 from theorems.statement import Constant, Mutant, Prediction, ResolutionReason, Target, Theorem
 
 
@@ -129,6 +129,10 @@ def test_a_rate_is_fitted_across_its_size_in_the_table_and_in_a_check():
     assert stated.outcome == "pass" and stated.observed == pytest.approx(-0.2, abs=0.05)
     assert stated.power["faster"] > 0.99
     assert run_check(checker, fidelity="quick", mutant="faster").predictions[0].outcome == "fail"
+    misnamed = Checker(theorem=theorem, simulation="decaying errors", readers={
+        "decay": lambda instance, budget, seed, observable: Fitted(draws, "fit", size="samples")})
+    with pytest.raises(CheckError, match="the reader fits across 'samples', the prediction states 'n'"):
+        run_check(misnamed, fidelity="quick")
     with pytest.raises(DeclarationError, match="only a rate's observable is fitted across a size"):
         Prediction(name="p", kind="limit", statement="s", predict=lambda instance: Target.point(1),
                    observable=lambda instance, measured: 1, fitted_across="n", resolution=lambda instance: 1)
