@@ -5,49 +5,25 @@ Statement as the reviews report it (docs/derivations/onestep.md#spike-count, [S]
 for (ell - 1)/(2 ell) < alpha < ell/(2 ell + 2), the feature matrix F = sigma(X~ W_1) on fresh data has
 exactly ell spikes separated from the bulk, aligned with the polynomial features (X~ beta)^(o k), k <= ell.
 
-Derivation behind the check [D] (docs/derivations/onestep.md#spike-count). With Ba's W_1 = W_0 + eta sqrt(N) G_0 and eta
-= n^alpha, each
-neuron moves by t_j zeta with t = eta mu1 a and zeta = X^T y / n; Taylor expanding sigma and replacing
-sigma^(k) by its mean k! c_k, F = F_0 + sum_k c_k (X~ zeta)^(o k) (t^(o k))^T + (incoherent terms). Spike k
-has norm of order n^(1/2 + k(alpha - 1/2)) times the bulk's sqrt(n): it separates iff
-e_k := 1/2 + k(alpha - 1/2) > 0 and c_k != 0, which reproduces the intervals exactly. So
-spike_count = #{k : e_k > 0, c_k != 0} (c_k = E[sigma He_k]/k!, probabilists' Hermite).
+Normalization: Ba's W_1 = W_0 + eta sqrt(N) G_0 with eta = n^alpha and n = d = N (`theorems.onestep.common`);
+c_k = E[sigma He_k]/k! (probabilists' Hermite), mu1 = c_1.
 
-Checked here (n = d = N in {250, 500, 1000, 2000}):
-- `first-spike-amplitude` (limit): the size of spike 1, which the simulation does not set, read through gamma_1,
-  its coefficient on the normalized pair He_1(X~ zeta/||zeta||) (x) He_1(sqrt(N) a) (which sees a spike even below
-  the BBP threshold). Its term
-  c_1 (X~ zeta) t^T, t = eta mu1 a, projects on that pair as c_1 mu1 eta ||X~ zeta|| ||a||, so
-  gamma_1 / (eta ||X~ zeta|| ||a||) -> first_spike_amplitude = c_1 mu1 = c_1(sigma)^2 (mu1 = E sigma' = c_1: the
-  Taylor coefficient of the features times the step's mean slope). The correction derived is the c_3 term's He_1
-  part, of relative order n^(2 alpha - 1), so the reading is extrapolated with that exponent bounded within a
-  factor two (pooled runs prefer a slower one, inside the bounds: docs/derivations/onestep.md#spike-count).
-- `second-spike-amplitude` (limit), where c_2 != 0: spike 2's term c_2 (X~ zeta)^(.2) (t^(.2))^T, projected on
-  the pair He_2(sqrt(n) X~ zeta/||X~ zeta||) (x) He_2(sqrt(N) a) and divided by the same projection of
-  (X~ zeta)^(.2) ((eta a)^(.2))^T, tends to second_spike_amplitude = c_2 mu1^2. It is read on the same draws at
-  the instance's alpha: the projection sees spike 2 below its threshold too, and its corrections decay faster at
-  small alpha (n^(2 alpha - 1)). Its growth n^(e_2) relative to the bulk is eta^2 times norms of the data, set by
-  the step like spike 1's; what the simulation does not set, and a derivation error would change, is its
-  coefficient.
-- `outlier-count` (event): singular values of F - c_0 11^T above 1.1 x ||F_0 - c_0 11^T||_op at the largest
-  size (spec protocol P-M2); more outliers than spike_count fails, as many passes. Fewer fails where a claimed
-  spike's outlier is one the expansion puts clearly above the threshold (half its leading-order singular value
-  above it on every counted draw: spike 1 at about 3.2 x edge at the defaults), and is "not resolved" elsewhere (a
-  spike with e_k > 0 may separate only at n >> 2000: at alpha = 0.3, e_2 = 0.1, it has not at 2000).
-Where the amplitudes are read. The expansion is in a preactivation's shift, whose variance after the step is
-s^2 = shift_scale n^(2 alpha - 1), shift_scale = mu1^2 mu1_star^2 + E[y^2] E sigma'(Z)^2
-(`theorems.onestep.common.shift_constants`). The amplitudes are extrapolated only where s^2 <= 1/2 at n = 250 (alpha
-<= 0.31 for the default activation and teacher); above it they approach their limits too slowly for the sizes,
-and are not resolved (docs/derivations/onestep.md#spike-count).
-What the sizes cannot decide. The outlier count cannot exclude a spike that emerges slowly (e_k small and
-positive), nor refute a claimed one whose leading-order outlier is not clearly above the edge at n = 2000. The
-amplitudes decide what the count cannot where c_k != 0: spike 2's coefficient is resolved to 25%, so a derivation
-without the quadratic term (`no-second-spike`) fails there. Where c_2 = 0 (tanh) the second amplitude does not
-apply, and a claim of a second spike for tanh at alpha = 0.3 stays "not resolved" by the count.
-No rate is checked: gamma_1/sqrt(n) grows like n^alpha because the simulation sets eta = n^alpha, so a fitted
-exponent is alpha plus the log-slope of the amplitude's finite-size correction (+0.03 pooled at alpha = 1/5, near
-the critical value of a high-fidelity run); the amplitude reads that correction and extrapolates it away
-(docs/derivations/onestep.md#spike-count).
+Derived [D] (docs/derivations/onestep.md#spike-count): each neuron moves by t_j zeta, t = eta mu1 a, zeta = X^T y/n;
+expanding sigma around X~ W_0 with sigma^(k) replaced by its mean k! c_k, spike k's term c_k (X~ zeta)^(o k)
+(t^(o k))^T has norm n^(e_k) times the bulk's, e_k = 1/2 + k(alpha - 1/2). So spike_count = #{k <= 3 : e_k > 0,
+c_k != 0}, which reproduces the intervals, and spike k projects on the normalized pair He_k(X~ zeta) (x)
+He_k(sqrt(N) a) with coefficient c_k mu1^k per unit of its term.
+
+Predictions (n = d = N in {250, 500, 1000, 2000}):
+- `first-spike-amplitude` (limit): spike 1's projection per unit of its term -> c_1 mu1 = c_1^2, extrapolated with
+  the exponent bounded around the correction's order 1 - 2 alpha;
+- `second-spike-amplitude` (limit, where c_2 != 0): spike 2's -> c_2 mu1^2, on the same draws;
+- `outlier-count` (event): the singular values of F - c_0 11^T above 1.1 x the bulk's edge at n = 2000 (spec
+  protocol P-M2). More than spike_count fails; fewer fails only where the expansion puts a claimed spike's outlier
+  clearly above the edge, and is not resolved elsewhere (a spike with small e_k > 0 may separate only at larger n).
+The amplitudes are read only where a preactivation's shift variance s^2 = shift_scale n^(2 alpha - 1), the
+expansion's parameter, is at most 1/2 at n = 250. What the sizes cannot decide, and why no rate is checked:
+docs/derivations/onestep.md#spike-count.
 Named constants: spike_count, mu1 (c_1(sigma)), first_spike_amplitude (mu1^2),
 second_coefficient (c_2(sigma)), second_spike_amplitude (c_2 mu1^2), and the shift's mu1_star,
 teacher_second_moment, slope_second_moment (E sigma'(Z)^2) and shift_scale.
