@@ -28,21 +28,12 @@ as L + B n^-e with e bounded within a factor two of 1 - 2 alpha (`checkers.conve
 order of the first term the spike expansion leaves out (docs/derivations/onestep.md#spike-count), 1/n at alpha = 0.
 The limit is read at that order where the sizes accept it, and the spread of the limits of every exponent they accept
 is a systematic bound in the test.
-- Test gap: resolution 3%. Reason: the degree one short of ell_*, the near error the claim is about, moves the
-  test gap by +5% to +7% at n = 100..400 (alpha = 0.3); the spec's own criterion, 1.5% at n = 800, costs about
-  four times as much.
-- Training gap: resolution 12%, what the sizes afford. The per-draw spread of the training gap is three times the
-  test gap's (7.3%, 5.2%, 4.0% at n = 100, 200, 400), and its finite-size part is large and slow (about -8%, -7%,
-  -5.5%): the exponents the sizes accept spread its limit by 3% to 5%, and default fidelity detects 7.7% to 9.7%
-  (seeds 0-5). The training half cannot tell the degree one short (its gap is +0.5% to +1.2%)
-  nor a doubled quadratic term (a few percent): it rejects only far errors, such as the whole E sigma^2 taken as
-  the Gaussian rest (-41%, the mutant `rest-as-whole-moment`; the test gap moves by +42%).
-- Beside them the evidence reports the network against the degree-1 surrogate's exact errors given W_1 (the ridge
-  deterministic equivalent with the mean term c_0^2 1 1^T, docs/derivations/limits.md#ridge): the degree-1
-  surrogate is a Gaussian model, so this baseline needs no simulation of it. It is not the verdict: the network's
-  test error on 4n inputs spreads 7% per draw against the oracle, three times its paired spread against a
-  simulated surrogate.
-- Named constants: `degree` (default ell_*(alpha)) and `rest_variance` = E sigma^2 - sum_{k <= degree} k! c_k^2.
+Resolutions: 3% for the test gap, 12% for the training gap (their reasons: each prediction's `resolution_reason`;
+the measured spreads and moves behind them: docs/derivations/equivalence.md#hermite-equivalence).
+Beside them the evidence reports the network against the degree-1 surrogate's exact errors given W_1 (the ridge
+deterministic equivalent with the mean term c_0^2 1 1^T, docs/derivations/limits.md#ridge): a baseline that needs
+no simulation of the surrogate, and not the verdict (its per-draw spread is three times the paired one).
+Named constants: `degree` (default ell_*(alpha)) and `rest_variance` = E sigma^2 - sum_{k <= degree} k! c_k^2.
 """
 
 from __future__ import annotations
