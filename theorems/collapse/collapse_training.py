@@ -16,24 +16,21 @@ Claims checked on the run with L2 = `head_depth` (and across depths where said):
 - balancedness rate: ln ||D_l|| of every linear pair falls with slope ln(decay_factor) = 2 ln(1 - eta lambda)
   per step over 20-60% of the run, within 5% (the spec's criterion; the eta^2 floor bends the tail);
 - two timescales: eps1 = ||Z_L - Y||_F reaches twice its final value long before the linear pairs'
-  imbalance reaches 1/e of its start: the ratio of those two times is below 0.2, claimed for lambda >= 0.02 (the
-  phases separate only for lambda small against the data term's rate, and on this network the ratio grows as
-  lambda falls: 0.012-0.065 at lambda = 0.1-0.5, up to 0.115 at 0.02, 0.13-0.27 at 0.01, where no line between
-  one timescale and two is drawn; docs/derivations/collapse.md#collapse-training);
+  imbalance reaches 1/e of its start: the ratio of those two times is below 0.2, claimed for lambda >= 0.02 (on
+  this network the ratio grows as lambda falls, and below 0.02 no line between one timescale and two is drawn:
+  the measured ratios are in docs/derivations/collapse.md#collapse-training);
 - Theorem A holds at every logged step where eps1 < sqrt(n(K-1));
 - collapse: NC1_J(Z_{L-1}) decreases (log10 of its ratio from the start to the end is positive), and
-  NC2_J lies in Theorem C's bracket around kappa(W_L) at the end (at lambda = 0.2, eps1 is not small and
-  NC2_J ends 0.5-4% from kappa(W_L); the spec's runs at lambda = 0.01 end within 0.1-1%);
+  NC2_J lies in Theorem C's bracket around kappa(W_L) at the end;
 - Theorem D's floor: at the end NC3_J >= 2 kappa/(1 + kappa^2), kappa = kappa(W_L);
 - Theorem B at the end of every depth: kappa(W_L) lies in the Weyl bracket around kappa(A)^(1/L2) built
   from the measured gap ||A A^T - (W_L W_L^T)^L2||_op;
 - a deeper head gives better-conditioned class means: NC2_J is lower with L2 = 5 than with L2 = 2, on every seed's
   runs (data and initialization drawn anew: 2 seeds at quick fidelity, 4 at default, so one seed does not decide).
   The steps between consecutive depths are reported, not claimed: the mechanism (kappa(W_L) = kappa(A)^(1/L2) at
-  balance, docs/derivations/collapse.md#collapse-training) is a tendency of trained runs, not an inequality, and a
-  step of one depth is within the seeds' spread (NC2_J rose from L2 = 2 to 3 by 4% on one seed at lambda = 0.1,
-  and from 3 to 5 on one at lambda = 0.01), while from 2 to 5, where the exponent 1/L2 falls from 1/2 to 1/5, it
-  fell on every seed measured (by 7.6% or more over 72 seeds at lambda = 0.05 to 0.5, by 2.5% at 0.01).
+  balance) is a tendency of trained runs, not an inequality, and a step of one depth lies within the seeds'
+  spread, while from 2 to 5, where the exponent 1/L2 falls from 1/2 to 1/5, NC2_J fell on every seed measured
+  (docs/derivations/collapse.md#collapse-training).
 """
 
 from __future__ import annotations
