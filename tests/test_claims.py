@@ -114,7 +114,7 @@ def test_a_rate_is_fitted_across_its_size_in_the_table_and_in_a_check():
     version's per-draw values across n (`Fitted`), as the table's slope does on the same numbers."""
     from checkers.check import Fitted
     from checkers.stats import fit_rate
-    from theorems.statement import log_log_slope
+    from theorems.claims import log_log_slope
 
     theorem = _decay_theorem()
     assert theorem.claims().moves("faster") == {"decay": pytest.approx(2.0, rel=1e-12)}

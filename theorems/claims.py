@@ -42,6 +42,15 @@ def near_moves(moves: Mapping[str, Mapping[str, float | None] | None]) -> dict[s
     return {name: value for name, value in smallest.items() if value <= NEAR_RESOLUTIONS}
 
 
+def log_log_slope(sizes, values) -> float:
+    """The least-squares slope of log(value) on log(size): the exponent b of value ~ C size^b."""
+    import numpy as np
+
+    x, y = np.log(np.asarray(sizes, dtype=float)), np.log(np.asarray(values, dtype=float))
+    centred = x - x.mean()
+    return float(centred @ (y - y.mean()) / (centred @ centred))
+
+
 @dataclass
 class Row:
     """One version of the statement at its parameters; its instance and each prediction's claim, built on first use
@@ -103,8 +112,6 @@ class Row:
         """How far this version's claim on `prediction` lies outside its own target, in the observable's units: on
         `measurements` for a prediction with an observable (the mean, where it gives one draw's terms; the fitted
         exponent, for a rate fitted across a size), else at `measurements["value"]` (0 inside the target)."""
-        from theorems.statement import log_log_slope
-
         target, declared = self.target(prediction), self.theorem.prediction(prediction)
         value = self.observe(prediction, measurements) if declared.observable else measurements["value"]
         if declared.fitted_across is not None:

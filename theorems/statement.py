@@ -307,15 +307,6 @@ class ResolutionReason:
         return {"basis": self.basis, "reason": self.reason}
 
 
-def log_log_slope(sizes, values) -> float:
-    """The least-squares slope of log(value) on log(size): the exponent b of value ~ C size^b."""
-    import numpy as np
-
-    x, y = np.log(np.asarray(sizes, dtype=float)), np.log(np.asarray(values, dtype=float))
-    centred = x - x.mean()
-    return float(centred @ (y - y.mean()) / (centred @ centred))
-
-
 @dataclass(frozen=True, kw_only=True)
 class Prediction:
     """One checkable consequence of the theorem.
@@ -332,7 +323,7 @@ class Prediction:
     closed form, derived in docs/derivations): the claims table evaluates every version's observable there, so how
     far a mutant's claim lies is known before any check runs. For a rate, `fitted_across` names the measured size
     across which the claimed exponent is fitted: the observable then gives one draw's value at its size (arrays
-    give many), and the compared value is its log-log slope against that size (`log_log_slope`).
+    give many), and the compared value is its log-log slope against that size (`theorems.claims.log_log_slope`).
     """
 
     name: str

@@ -37,6 +37,8 @@ Predictions (each an exact observation of one run):
 
 from __future__ import annotations
 
+import numpy as np
+
 from theorems.alignment.common import (
     MARGIN_LOSS,
     SEPARABLE,
@@ -88,8 +90,6 @@ def misplaced_neurons(instance: Instance, measured) -> int:
     those not in their class's region though they activated a point of their class at t = 0. `regions` is each
     neuron's region at t1 (+1 S+, -1 S-, 0 dead, else another), `signs` its s_j, `activated_own` whether it
     activated a point of its class at t = 0."""
-    import numpy as np
-
     regions, own = np.asarray(measured["regions"]), np.where(np.asarray(measured["signs"]) > 0, 1, -1)
     allowed = (regions == own) | ((regions == 0) & instance.definition("dead_allowed"))
     return int(np.sum(~allowed) + np.sum(np.asarray(measured["activated_own"]) & (regions != own)))
@@ -125,15 +125,11 @@ def rate_bound(instance: Instance, measured):
 
 def rate_margin(instance: Instance, measured) -> float:
     """min over t >= t2 of the O(1/t) bound over L(t), minus 1."""
-    import numpy as np
-
     return float(np.min(rate_bound(instance, measured) / measured["losses"]) - 1)
 
 
 def loss_on_the_bound(instance: Instance):
     """A loss that follows the O(1/t) bound: 1 at t2, and 1/2 at t - t2 = 1/alpha (alpha = 1)."""
-    import numpy as np
-
     return {"on the bound": {"losses": np.array([1.0, 0.5]), "elapsed": np.array([0.0, 1.0]), "alpha": 1.0}}
 
 
@@ -141,8 +137,6 @@ def stable_rank_margin(instance: Instance, measured) -> float:
     """min over the measured times after t1 of (rank_limit ||W||_2^2 + 4 sqrt(h) eps W_max^2 - ||W||_F^2) /
     ||W||_F^2, from `operator` (||W||_2^2), `extra` (the epsilon term) and `frobenius` (||W||_F^2), all in one
     scale per time."""
-    import numpy as np
-
     bound = stable_rank_bound(instance, measured)
     return float(np.min((bound - measured["frobenius"]) / measured["frobenius"]))
 
@@ -154,8 +148,6 @@ def stable_rank_bound(instance: Instance, measured):
 
 def two_equal_orthogonal_neurons(instance: Instance):
     """Two orthogonal neurons of equal norm, with the epsilon term negligible: stable rank 2, the limit."""
-    import numpy as np
-
     return {"stable rank 2": {"operator": np.array([1.0]), "extra": np.array([0.0]), "frobenius": np.array([2.0])}}
 
 

@@ -39,6 +39,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 import mpmath
+import numpy as np
 
 from theorems.deterministic_equivalent import ridge_errors
 from theorems.equivalence.gaussian_equivalent_oracle import small_step_limit, spectrum_from_gram
@@ -140,8 +141,6 @@ def risk_gap(instance, measured) -> float:
 def network_at_its_equivalent(instance):
     """A network whose risk is DE_GE of its own W_1, here W_1 = [I_d | I_d]/sqrt(2) at d = 100, N = 200, n = 800
     (every squared singular value 1; beta = e_1)."""
-    import numpy as np
-
     measured = {"squares": np.ones(100), "along": np.eye(100)[0], "width": 200, "samples": 800}
     return {"at its equivalent": {**measured, "risk": equivalent_risk(instance, **measured).risk}}
 
