@@ -41,6 +41,7 @@ from checkers.stats import (
     allowance,
     compare_exact,
     compare_to_target,
+    distance_outside,
     fit_rate,
     mean_estimate,
     rejection_power,
@@ -386,7 +387,7 @@ def _power_on_draws(checker: Checker, claims: ClaimsTable, prediction: Predictio
     lies outside the statement's (as the claims table's moves count), the probability that the test at that
     standard error rejects it."""
     stated = claims.stated.target(prediction.name)
-    own = max(float(stated.lower) - observation.value, observation.value - float(stated.upper), 0.0)
+    own = distance_outside(observation.value, float(stated.lower), float(stated.upper))
     powers = {}
     for name, row in _observed_mutants(checker, claims, prediction):
         try:
@@ -395,7 +396,7 @@ def _power_on_draws(checker: Checker, claims: ClaimsTable, prediction: Predictio
         except (ThmcheckError, ArithmeticError):  # not evaluable for this mutant: no power is claimed
             continue
         lower, upper = float(target.lower), float(target.upper)
-        shift = max(lower - estimate.value, estimate.value - upper, 0.0) - own
+        shift = distance_outside(estimate.value, lower, upper) - own
         if shift > 0:
             powers[name] = rejection_power(max(shift - allowance(estimate, lower, upper), 0.0),
                                            estimate.standard_error, estimate.degrees_of_freedom, rate)

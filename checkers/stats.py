@@ -206,12 +206,17 @@ def allowance(estimate: Estimate, lower: float, upper: float) -> float:
     return estimate.systematic + ROUND_OFF * scale
 
 
+def distance_outside(value, lower, upper):
+    """How far `value` lies outside [lower, upper]: 0 inside."""
+    return max(lower - value, value - upper, 0.0)
+
+
 def compare_to_target(estimate: Estimate, lower: float, upper: float, *, false_fail_rate: float,
                       resolution: float, power: float = 0.9) -> Comparison:
     """Test whether a Monte Carlo estimate is consistent with the predicted interval [lower, upper]. Its
     `allowance` (systematic bound and round-off) widens the interval it is tested against (a bias up to it is
     no evidence) and adds to the smallest discrepancy it can detect."""
-    distance = max(lower - estimate.value, estimate.value - upper, 0.0)
+    distance = distance_outside(estimate.value, lower, upper)
     allowed = allowance(estimate, lower, upper)
     beyond = max(distance - allowed, 0.0)  # the part of the distance a bias cannot explain
     critical = critical_value(false_fail_rate, estimate.degrees_of_freedom)
@@ -238,7 +243,7 @@ def compare_to_target(estimate: Estimate, lower: float, upper: float, *, false_f
 def compare_exact(value: float, lower: float, upper: float, *, tolerance: float,
                   resolution: float) -> Comparison:
     """A deterministic value (exact or to many digits, accurate to `tolerance`) vs the interval."""
-    distance = max(lower - value, value - upper, 0)
+    distance = distance_outside(value, lower, upper)
     width = float(upper - lower)
     detectable = (width if math.isfinite(width) else 0.0) + tolerance
     if distance > tolerance:
