@@ -112,3 +112,47 @@ def test_the_warm_up_trains_a_draw_that_plain_gradient_descent_blows_up_on():
 
     assert not np.isfinite(final_eps1())
     assert final_eps1(warmup_steps=WARMUP_STEPS, warmup_divisor=WARMUP_DIVISOR) < 8
+
+
+def test_slope_weights_give_the_least_squares_slope_as_a_weighted_mean_of_the_steps():
+    from theorems.collapse.collapse_training import slope_weights
+    values = np.random.default_rng(2).standard_normal(41).cumsum()
+    c, weights = slope_weights(40)
+    assert c @ values == pytest.approx(np.polyfit(np.arange(41), values, 1)[0], rel=1e-12)
+    assert weights @ np.diff(values) == pytest.approx(c @ values, rel=1e-12)
+    assert np.all(weights >= 0) and weights.sum() == pytest.approx(1, abs=1e-14)
+
+
+def _law_run(decay_factor, scale, steps=200, seed=3):
+    """||D_k|| and ||S_k|| of the recurrence D_(k+1) = a D_k + S_k on 6 x 6 matrices, S_k random of norm `scale`
+    times ||D_k||."""
+    rng = np.random.default_rng(seed)
+    imbalance = rng.standard_normal((6, 6))
+    norms, drift = [np.linalg.norm(imbalance)], []
+    for _ in range(steps):
+        source = rng.standard_normal((6, 6))
+        source *= scale * np.linalg.norm(imbalance) / np.linalg.norm(source)
+        imbalance = decay_factor * imbalance + source
+        norms.append(np.linalg.norm(imbalance))
+        drift.append(np.linalg.norm(source))
+    return {"norms": np.array(norms), "drift": np.array(drift), "round_off": np.zeros(steps + 1)}
+
+
+@pytest.mark.parametrize("scale", [0.0, 1e-8, 1e-6, 1e-3])
+def test_the_rate_margin_holds_on_any_sequence_that_obeys_the_exact_law(scale):
+    """The bound is the triangle inequality on D_(k+1) = a D_k + S_k: the margin is >= 0 whatever S_k does."""
+    from theorems.collapse import collapse_training
+    statement = collapse_training.THEOREM.instance({})
+    measured = {"pairs": [_law_run(float(statement.constant("decay_factor")), scale)]}
+    assert collapse_training.rate_margin(statement, measured) >= -1e-12
+
+
+@pytest.mark.parametrize("scale", [0.0, 1e-8])
+def test_a_rate_two_percent_off_lies_outside_where_the_data_term_is_as_small_as_in_the_runs(scale):
+    """The runs' data term moves the slope by at most 4e-5 of ln a (docs/derivations/collapse.md#collapse-training);
+    at such a share the claim made at a^1.02 misses the same sequence by nearly 2% of ln a."""
+    from theorems.collapse import collapse_training
+    statement = collapse_training.THEOREM.instance({})
+    measured = {"pairs": [_law_run(float(statement.constant("decay_factor")), scale)]}
+    mutant = collapse_training.THEOREM.mutated("rate-two-percent-fast").instance({})
+    assert collapse_training.rate_margin(mutant, measured) < -0.019

@@ -30,6 +30,7 @@ WARMUP_STEPS, WARMUP_DIVISOR = 20, 10.0
 # The longest run the check makes: 3/(eta lambda) at the default eta and the spec's lambda = 0.01, about a minute a
 # run here (six runs at quick fidelity, twelve at default). A run of hours is refused, not started.
 MAX_STEPS = 600_000
+UNIT_ROUNDOFF = 2.0**-53
 
 
 def run_steps(learning_rate: float, weight_decay: float, horizon: float) -> int:
@@ -39,14 +40,23 @@ def run_steps(learning_rate: float, weight_decay: float, horizon: float) -> int:
 
 @cached(maxsize=8)
 def run(learning_rate: float, weight_decay: float, horizon: float, activation: str, depth: int,
-        entropy: tuple[int, ...]) -> dict:
-    """One training run; returns per-step series, logged Theorem A inputs and the final observables."""
+        entropy: tuple[int, ...], sources: bool = False) -> dict:
+    """One training run; returns per-step series, logged Theorem A inputs and the final observables, and with
+    `sources` the law's data term eta^2 ||S_k|| and the round-off over balancedness-rate's window (the run of the
+    instance's head depth; the other runs skip that work, a quarter of a run's time)."""
     rng = np.random.default_rng(np.random.SeedSequence(entropy))
     inputs, targets, labels = gaussian_classes(rng, per_class=PER_CLASS)
     network = Network(FIRST_WIDTHS + collapse_training.HEADS[depth], nonlinear_layers=2, activation=activation)
     steps = run_steps(learning_rate, weight_decay, horizon)
     linear_pairs = range(network.nonlinear_layers, network.depth - 1)  # D_l with W_l's output linear into W_{l+1}
     eps1, imbalance = np.empty(steps + 1), np.empty((steps + 1, len(linear_pairs)))
+    # where balancedness-rate reads eta^2 ||S_k|| and the round-off: after the warm-up (`_rate_window` refuses a
+    # run too short for that), so at eta
+    window_first, window_last = rate_window(steps)
+    drift = np.empty((window_last - window_first + 1, len(linear_pairs)))
+    round_off = np.empty_like(drift)
+    # float64's gamma_m = m u/(1 - m u) for the longest inner product m of the pairs' products
+    gamma = max(network.widths) * UNIT_ROUNDOFF / (1 - max(network.widths) * UNIT_ROUNDOFF)
 
     def diverged(step):
         return NumericalError(f"gradient descent diverged by step {step} (L2 = {depth}, eta = {learning_rate}); "
@@ -56,9 +66,22 @@ def run(learning_rate: float, weight_decay: float, horizon: float, activation: s
         if not np.isfinite(eps1[step - 1] if step else 0.0):
             raise diverged(step)
         eps1[step] = np.linalg.norm(representations[-1] - targets)
+        in_window = sources and window_first <= step <= window_last
         for column, pair in enumerate(linear_pairs):
             upper, lower = weights[pair + 1], weights[pair]
-            imbalance[step, column] = np.linalg.norm(upper.T @ upper - lower @ lower.T)
+            top, bottom = upper.T @ upper, lower @ lower.T
+            imbalance[step, column] = np.linalg.norm(top - bottom)
+            if in_window:
+                weight_squares = np.trace(top) + np.trace(bottom)
+                upper, lower = grads[pair + 1], grads[pair]
+                top, bottom = upper.T @ upper, lower @ lower.T
+                source, grad_squares = np.linalg.norm(top - bottom), np.trace(top) + np.trace(bottom)
+                drift[step - window_first, column] = learning_rate**2 * (source + gamma * grad_squares)
+                # ||D_k|| is formed to gamma (||W_(l+1)||^2 + ||W_l||^2); the update's rounding moves each W by at
+                # most 2u (||W|| + eta ||G||), so D_(k+1) by at most 4u (||W||^2 + eta ||W|| ||G||) per layer,
+                # within 6u ||W||^2 + 2u eta^2 ||G||^2 (docs/derivations/collapse.md#collapse-training)
+                round_off[step - window_first, column] = ((gamma + 8 * UNIT_ROUNDOFF) * weight_squares
+                                                          + 4 * UNIT_ROUNDOFF * learning_rate**2 * grad_squares)
 
     def observe(step, weights, grads, representations):
         if not np.isfinite(representations[-1]).all():  # before any SVD of overflowed weights
@@ -93,7 +116,9 @@ def run(learning_rate: float, weight_decay: float, horizon: float, activation: s
              "s_first": singular[0], "s_last": singular[-1], "hidden_means": float(np.linalg.norm(hidden_means, 2))}
     return {
         "final": final,
-        "steps": steps, "eps1": eps1, "imbalance": imbalance, "logged": trajectory.records,
+        "steps": steps, "eps1": eps1, "imbalance": imbalance, "drift": drift if sources else None,
+        "round_off": round_off if sources else None,
+        "logged": trajectory.records,
         "nc1_start": trajectory.records[0]["nc1"], "nc1_end": metrics.nc1_trace_ratio(representations[-2], labels),
         "nc2": metrics.nc2_condition_number(representations[-2], labels),
         "nc3": metrics.nc3_average_cosine(representations[-2], labels, last),
@@ -103,7 +128,8 @@ def run(learning_rate: float, weight_decay: float, horizon: float, activation: s
     }
 
 
-def _runs(instance: Instance, seed: np.random.SeedSequence, depths) -> dict[int, dict]:
+def _runs(instance: Instance, seed: np.random.SeedSequence, depths, *, sources: bool = True) -> dict[int, dict]:
+    """The runs at `depths`; with `sources`, the head depth's records what balancedness-rate reads."""
     steps = run_steps(float(instance["learning_rate"]), float(instance["weight_decay"]), float(instance["horizon"]))
     if steps > MAX_STEPS:
         raise InvalidInput(f"a run of horizon/(learning_rate x weight_decay) = {steps} steps is above the "
@@ -111,15 +137,25 @@ def _runs(instance: Instance, seed: np.random.SeedSequence, depths) -> dict[int,
                            "raise learning_rate or weight_decay, or shorten horizon")
     entropy = tuple(int(v) for v in seed.generate_state(4))
     return {depth: run(float(instance["learning_rate"]), float(instance["weight_decay"]), float(instance["horizon"]),
-                       instance["activation"], depth, entropy) for depth in depths}
+                       instance["activation"], depth, entropy, sources and depth == int(instance["head_depth"]))
+            for depth in depths}
 
 
-def _slopes(result: dict) -> list[float]:
-    """The least-squares slope of ln ||D_l|| per step over 20-60% of the run, per linear pair."""
-    steps = result["steps"]
-    window = np.arange(int(0.2 * steps), int(0.6 * steps) + 1)
-    return [np.polyfit(window, np.log(result["imbalance"][window, column]), 1)[0]
-            for column in range(result["imbalance"].shape[1])]
+def rate_window(steps: int) -> tuple[int, int]:
+    """The first and last step of the window balancedness-rate reads: 20-60% of the run."""
+    return int(0.2 * steps), int(0.6 * steps)
+
+
+def _rate_window(result: dict) -> dict:
+    """Steps 20-60% of the run, per linear pair: ||D_k||, eta^2 ||S_k|| and the round-off allowance
+    (`collapse_training.rate_margin` reads them)."""
+    first, last = rate_window(result["steps"])
+    if first < WARMUP_STEPS:
+        raise InvalidInput(f"a run of {result['steps']} steps puts the rate's window inside the {WARMUP_STEPS} "
+                           "warm-up steps: lengthen the run (horizon, or a smaller learning_rate or weight_decay)")
+    return {"pairs": [{"norms": result["imbalance"][first:last + 1, column], "drift": result["drift"][:-1, column],
+                       "round_off": result["round_off"][:, column]}
+                      for column in range(result["imbalance"].shape[1])]}
 
 
 def _timescale_ratio(result: dict) -> float:
@@ -184,7 +220,8 @@ def _read_deeper_head(instance: Instance, budget: Budget, seed: np.random.SeedSe
     seeds = [seed] + [np.random.SeedSequence(seed.entropy, spawn_key=(*seed.spawn_key, 1000 + index))
                       for index in range(1, deeper_head_seeds(budget))]
     measured = {"seeds": [{depth: result["nc2"] for depth, result in
-                           _runs(instance, child, collapse_training.DEPTHS).items()} for child in seeds]}
+                           _runs(instance, child, collapse_training.DEPTHS, sources=child is seed).items()}
+                          for child in seeds]}
     ratios = [smaller / larger for smaller, larger in
               (collapse_training.deeper_head_sides(instance, nc2) for nc2 in measured["seeds"])]
     tightest = max(range(len(seeds)), key=lambda index: ratios[index])
@@ -213,8 +250,11 @@ def _head_root(instance: Instance, results, observable):
 
 
 def _balancedness_rate(instance: Instance, result, observable):
-    measured = {"slopes": _slopes(result)}
-    return (observable(measured), f"least-squares slope over steps 20-60% of {result['steps']}", None, measured)
+    measured = _rate_window(result)
+    share = collapse_training.rate_bound_share(instance, measured)
+    return (observable(measured), f"least-squares slope over steps 20-60% of {result['steps']}, against the exact "
+                                  "law's bound from the measured eta^2 ||S_k||",
+            Tightness(share, "the largest |slope - ln a| over its bound, over the linear pairs"), measured)
 
 
 def _timescales(instance: Instance, result, observable):
