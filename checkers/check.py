@@ -387,7 +387,6 @@ def _power_on_draws(checker: Checker, claims: ClaimsTable, prediction: Predictio
     lies outside the statement's (as the claims table's moves count), the probability that the test at that
     standard error rejects it."""
     stated = claims.stated.target(prediction.name)
-    own = distance_outside(observation.value, float(stated.lower), float(stated.upper))
     powers = {}
     for name, row in _observed_mutants(checker, claims, prediction):
         try:
@@ -396,11 +395,27 @@ def _power_on_draws(checker: Checker, claims: ClaimsTable, prediction: Predictio
         except (ThmcheckError, ArithmeticError):  # not evaluable for this mutant: no power is claimed
             continue
         lower, upper = float(target.lower), float(target.upper)
-        shift = distance_outside(estimate.value, lower, upper) - own
-        if shift > 0:
-            powers[name] = rejection_power(max(shift - allowance(estimate, lower, upper), 0.0),
-                                           estimate.standard_error, estimate.degrees_of_freedom, rate)
+        if observation.parts:  # a claim at every size: the mutant is rejected where one size rejects it
+            power = max((_power_beyond(part, own_part, lower, upper, stated, rate / len(observation.parts))
+                         for part, own_part in zip(estimate.parts, observation.parts)),
+                        key=lambda value: -1.0 if value is None else value)
+        else:
+            power = _power_beyond(estimate, observation, lower, upper, stated, rate)
+        if power is not None:
+            powers[name] = power
     return powers or None
+
+
+def _power_beyond(estimate: Estimate, own: Estimate, lower: float, upper: float, stated, rate: float) -> float | None:
+    """The power of the test at `rate` against a version whose observable (`estimate`, on the same draws) lies farther
+    outside its own [lower, upper] than the statement's (`own`) lies outside the `stated` target; None where it does
+    not."""
+    shift = (distance_outside(estimate.value, lower, upper)
+             - distance_outside(own.value, float(stated.lower), float(stated.upper)))
+    if shift <= 0:
+        return None
+    return rejection_power(max(shift - allowance(estimate, lower, upper), 0.0), estimate.standard_error,
+                           estimate.degrees_of_freedom, rate)
 
 
 def _rejected_by_witnesses(claims: ClaimsTable, prediction: Prediction, observation: Exact) -> dict[str, float] | None:
@@ -518,7 +533,8 @@ def _check_prediction(checker: Checker, claims: ClaimsTable, prediction: Predict
                 resolution=resolution, false_fail_rate=0.0, stages=1, message=target.note,
                 tolerance=float(observation.tolerance), tightness=_tightness(observation),
                 power=_rejected_by_witnesses(claims, prediction, observation), **common)
-        comparison = compare_to_target(observation, lower, upper, false_fail_rate=rate_each, resolution=resolution)
+        comparison = compare_to_target(observation, lower, upper, false_fail_rate=rate_each, resolution=resolution,
+                                       strict=target.strict)
         if comparison.outcome != INCONCLUSIVE:
             break
     return PredictionResult(

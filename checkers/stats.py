@@ -44,7 +44,9 @@ class Estimate:
 
     `systematic` bounds a bias of `value` that the standard error does not cover: the spread of the limits of
     the finite-size models that the sizes accept (`checkers.convergence.bounded_extrapolation`). A comparison
-    adds it to what it allows before failing and to what it can detect before passing."""
+    adds it to what it allows before failing and to what it can detect before passing. An estimate of a claim made
+    at several sizes at once carries one estimate per size (`parts`, `at_every_size`), and its own numbers are those
+    of the part nearest to failing."""
 
     value: float
     standard_error: float
@@ -52,6 +54,26 @@ class Estimate:
     samples: int
     method: str = ""
     systematic: float = 0.0
+    parts: tuple["Estimate", ...] = ()
+
+
+def _least_studentized(parts) -> int:
+    """The index of the part with the least value over standard error."""
+    return min(range(len(parts)), key=lambda index: parts[index].value / parts[index].standard_error
+               if parts[index].standard_error > 0 else math.copysign(math.inf, parts[index].value))
+
+
+def at_every_size(parts, method: str = "") -> Estimate:
+    """One estimate of a claim made at each of several sizes, from each size's own estimate: a test compares every
+    part at its share of the false-fail rate (Bonferroni), fails where one part fails and passes where all pass.
+    Its value, standard error and degrees of freedom are those of the part with the least studentized value (for a
+    margin, the least evidence that it is positive)."""
+    parts = tuple(parts)
+    if len(parts) < 2:
+        raise ValueError("a claim at every size needs at least two sizes")
+    least = parts[_least_studentized(parts)]
+    return Estimate(least.value, least.standard_error, least.degrees_of_freedom, sum(p.samples for p in parts),
+                    method, least.systematic, parts)
 
 
 def mean_estimate(replicates: np.ndarray, *, samples_per_replicate: int = 1, method: str = "") -> Estimate:
@@ -212,10 +234,22 @@ def distance_outside(value, lower, upper):
 
 
 def compare_to_target(estimate: Estimate, lower: float, upper: float, *, false_fail_rate: float,
-                      resolution: float, power: float = 0.9) -> Comparison:
+                      resolution: float, power: float = 0.9, strict: bool = False) -> Comparison:
     """Test whether a Monte Carlo estimate is consistent with the predicted interval [lower, upper]. Its
     `allowance` (systematic bound and round-off) widens the interval it is tested against (a bias up to it is
-    no evidence) and adds to the smallest discrepancy it can detect."""
+    no evidence) and adds to the smallest discrepancy it can detect. A `strict` target (lower, inf), a strict
+    inequality, passes only where the estimate lies above `lower` by more than the allowance and the critical
+    multiple of its standard error: where the test rejects equality, its nearest error. An estimate with `parts`
+    (`at_every_size`) fails where a part fails, passes where every part passes, each at its share of the rate; the
+    comparison reported is the failing part's, else the first undecided one's, else the part nearest to failing."""
+    if estimate.parts:
+        comparisons = [compare_to_target(part, lower, upper, false_fail_rate=false_fail_rate / len(estimate.parts),
+                                         resolution=resolution, power=power, strict=strict)
+                       for part in estimate.parts]
+        for outcome in (FAIL, INCONCLUSIVE):
+            if any(c.outcome == outcome for c in comparisons):
+                return next(c for c in comparisons if c.outcome == outcome)
+        return comparisons[_least_studentized(estimate.parts)]
     distance = distance_outside(estimate.value, lower, upper)
     allowed = allowance(estimate, lower, upper)
     beyond = max(distance - allowed, 0.0)  # the part of the distance a bias cannot explain
@@ -233,6 +267,8 @@ def compare_to_target(estimate: Estimate, lower: float, upper: float, *, false_f
                                         false_fail_rate, power=power) + width + allowed
     if beyond > critical * estimate.standard_error:
         outcome = FAIL
+    elif strict:
+        outcome = PASS if estimate.value - lower - allowed > critical * estimate.standard_error else INCONCLUSIVE
     elif detectable <= resolution:
         outcome = PASS
     else:

@@ -71,10 +71,12 @@ def test_a_constant_one_unit_off_in_its_last_stated_digit_fails_its_own_identity
 
 
 def test_a_draw_of_more_work_than_the_check_makes_is_refused_before_any_draw(monkeypatch):
-    """At dimension = 2048 (n = 16 384, N = 4 096) a draw takes about 100 s and a quick check over half an hour; the
-    slow sweep had to skip it. It is now refused at once as bad input, naming the sizes; d = 1024 (13 s a draw) is
-    still run, and so is d = 2048 with a narrower layer."""
+    """At dimension = 2048 (n = 16 384, N = 4 096) a draw takes about 100 s and a quick check over half an hour: it is
+    refused at once as bad input, naming the sizes. The check reads d, 2d and 4d from default fidelity, so at d = 512
+    default is refused for its 4d = 2048 while quick (512 and 1024, 13 s a draw) is run, and so is d = 2048 with a
+    narrower layer."""
     from checkers import registry
+    from checkers.budget import FIDELITIES, Budget
     from checkers.check import run_check
     from checkers.equivalence import large_step_beats_linear as checker
     from theorems.errors import InvalidInput
@@ -85,5 +87,26 @@ def test_a_draw_of_more_work_than_the_check_makes_is_refused_before_any_draw(mon
     refusal = "n = 16384, N = 4096 at d = 2048: a draw takes n N \\(d \\+ N\\) = 4.1e\\+11"
     with pytest.raises(InvalidInput, match=refusal):
         run_check(registry.checker("large-step-beats-linear"), {"dimension": "2048"}, fidelity="quick")
-    for parameters in ({"dimension": "1024"}, {"dimension": "2048", "psi2": "0.5"}):
-        checker.require_affordable_draws(THEOREM.instance(parameters))
+    with pytest.raises(InvalidInput, match=refusal):
+        run_check(registry.checker("large-step-beats-linear"), {"dimension": "512"}, fidelity="default")
+    quick = checker.sizes(THEOREM.instance({"dimension": "512"}), Budget(FIDELITIES["quick"], 0))[0]
+    assert quick == (512, 1024)
+    for dimension in quick:
+        checker.require_affordable_draws(THEOREM.instance({"dimension": "512"}), dimension)
+    checker.require_affordable_draws(THEOREM.instance({"dimension": "2048", "psi2": "0.5"}))
+
+
+def test_the_strict_inequality_is_confirmed_at_every_size_and_equality_is_rejected():
+    """Corollary 8's inequality is strict: the check passes where every size's interval excludes equality, so the
+    mutant risk-equals-the-bound is rejected on the same draws, and a bound 15% low (below the network's risk at
+    d = 128, above it from 256) does not pass."""
+    from checkers import registry
+    from checkers.check import run_check
+
+    checker = registry.checker("large-step-beats-linear")
+    verdict = run_check(checker, fidelity="quick")
+    beats = next(p for p in verdict.predictions if p.name == "beats-linear")
+    assert beats.outcome == "pass" and "d = 128, 256" in beats.method, verdict.explain()
+    assert beats.power["risk-equals-the-bound"] > 0.99
+    nudged = run_check(checker, overrides={"linear_bound": str(0.85 * 0.04014587281915242)}, fidelity="quick")
+    assert next(p for p in nudged.predictions if p.name == "beats-linear").outcome != "pass", nudged.explain()

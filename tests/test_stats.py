@@ -12,6 +12,7 @@ from checkers.stats import (
     INCONCLUSIVE,
     PASS,
     Estimate,
+    at_every_size,
     compare_exact,
     compare_to_target,
     critical_value,
@@ -230,3 +231,27 @@ def test_the_tails_are_scipy_stats_own(degrees_of_freedom):
         assert stats._t_sf(x, degrees_of_freedom) == float(law.sf(x))
         if not normal and x > 0:
             assert stats._chi2_sf(x, degrees_of_freedom) == float(scipy.stats.chi2.sf(x, degrees_of_freedom))
+
+
+def test_a_strict_target_passes_only_where_its_interval_excludes_equality():
+    """(0, inf): a margin of 3 standard errors is not yet confirmed at 1e-6 (critical 4.9), one of 6 is; a resolution
+    plays no part, and a margin 6 standard errors below 0 fails as for the closed target."""
+    def compare(value):
+        return compare_to_target(Estimate(value, 1.0, math.inf, 100), 0.0, math.inf, false_fail_rate=1e-6,
+                                 resolution=1e9, strict=True).outcome
+    assert (compare(3.0), compare(6.0), compare(-6.0)) == ("inconclusive", "pass", "fail")
+
+
+def test_a_claim_at_every_size_fails_at_one_size_and_passes_only_at_all():
+    """Each part is tested at a third of the rate: 5.0 standard errors pass alone at 1e-6 (critical 4.9) but not at
+    1e-6/3 (5.1); one failing part fails the whole; the numbers reported are the failing part's."""
+    def part(value, error=1.0):
+        return Estimate(value, error, math.inf, 10)
+    at = dict(false_fail_rate=1e-6, resolution=1e9, strict=True)
+    assert compare_to_target(part(5.0), 0.0, math.inf, **at).outcome == "pass"
+    assert compare_to_target(at_every_size([part(5.0), part(20), part(30)]), 0.0, math.inf, **at).outcome \
+        == "inconclusive"
+    assert compare_to_target(at_every_size([part(6.0), part(20), part(30)]), 0.0, math.inf, **at).outcome == "pass"
+    failing = compare_to_target(at_every_size([part(20), part(-8.0, 0.5), part(30)]), 0.0, math.inf, **at)
+    assert failing.outcome == "fail" and failing.distance == 8.0
+    assert at_every_size([part(20), part(6.0), part(30)]).value == 6.0

@@ -202,12 +202,14 @@ class _Dependencies(Mapping):
 
 @dataclass(frozen=True, kw_only=True)
 class Target:
-    """Where the theorem places an observable: the closed interval [lower, upper] around `value`."""
+    """Where the theorem places an observable: the closed interval [lower, upper] around `value`, or with `strict`
+    the open half-line (lower, inf) of a strict inequality, whose nearest error is equality."""
 
     value: mpmath.mpf
     lower: mpmath.mpf
     upper: mpmath.mpf
     note: str = ""
+    strict: bool = False
 
     @classmethod
     def point(cls, value, note: str = "") -> "Target":
@@ -232,6 +234,13 @@ class Target:
         """A one-sided prediction: the observable is >= bound (for an inequality, bound 0 on its margin)."""
         bound = bound if isinstance(bound, mpmath.mpf) else mpmath.mpf(bound)  # an mpf keeps its precision
         return cls(value=bound, lower=bound, upper=mpmath.mpf("inf"), note=note)
+
+    @classmethod
+    def above(cls, bound, note: str = "") -> "Target":
+        """A strict inequality: the observable is > bound. A check confirms it only where its interval excludes
+        equality."""
+        bound = bound if isinstance(bound, mpmath.mpf) else mpmath.mpf(bound)  # an mpf keeps its precision
+        return cls(value=bound, lower=bound, upper=mpmath.mpf("inf"), note=note, strict=True)
 
     @property
     def width(self) -> mpmath.mpf:
