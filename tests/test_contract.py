@@ -40,8 +40,8 @@ def test_true_statement_never_fails_at_quick_fidelity(checker):
 
 def test_only_the_checks_that_say_so_need_more_than_quick_fidelity():
     """The checks whose stated resolution needs more than quick fidelity's samples, each extrapolating three sizes:
-    gaussian-equivalence resolves 2.5% of the risk, giant-step-risk 4-8% of its errors, hermite-equivalence 3% and
-    12% of its gaps. A new one is a decision, not a drift."""
+    gaussian-equivalence resolves 2.5% of the risk, giant-step-risk 4-8% of its errors, hermite-equivalence 3% of
+    its test gap. A new one is a decision, not a drift."""
     assert {c.id for c in CHECKERS if c.resolves_at != "quick"} == {
         "gaussian-equivalence", "giant-step-risk", "hermite-equivalence"}
 

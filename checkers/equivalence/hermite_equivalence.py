@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from checkers.check import Budget, Checker
+from checkers.check import Budget, Checker, Unresolved
 from checkers.convergence import bounded_extrapolation, require_decaying_correction
 from checkers.equivalence.feature_maps import hermite_surrogate_map
 from checkers.equivalence.ridge import readout
@@ -78,29 +78,37 @@ def _draws(instance: Instance, budget: Budget, seed: np.random.SeedSequence) -> 
                                   for size, child in zip(SIZES, seed.spawn(len(SIZES)))])
 
 
-def _read(column: int, what: str):
-    def read(instance: Instance, budget: Budget, seed: np.random.SeedSequence):
-        exponent = 1 - 2 * float(instance["alpha"])
-        require_decaying_correction(exponent, SIZES, what=f"the paired {what} gaps", size_name="n")
-        gaps = _draws(instance, budget, seed)
-        estimates = [mean_estimate(per_size[:, column]) for per_size in gaps]
-        baseline = mean_estimate(gaps[-1][:, 2])
-        context = (f"degree {int(float(instance.constant('degree')))}, paired {what} gaps (for scale, whatever the "
-                   f"gap: the network's test error against the exact degree-1 surrogate's, the deterministic "
-                   f"equivalent given W_1, at n = {SIZES[-1]}: {baseline.value:+.4f} +- "
-                   f"{baseline.standard_error:.2g})")
-        return bounded_extrapolation(SIZES, estimates, exponent=exponent, what=context, size_name="n")
-    return read
+def read_test_gap(instance: Instance, budget: Budget, seed: np.random.SeedSequence):
+    """The test gap extrapolated to the limit; the training gap's extrapolation and the exact degree-1 baseline are
+    reported in its method."""
+    exponent = 1 - 2 * float(instance["alpha"])
+    require_decaying_correction(exponent, SIZES, what="the paired test gaps", size_name="n")
+    gaps = _draws(instance, budget, seed)
+    baseline = mean_estimate(gaps[-1][:, 2])
+    try:
+        training = bounded_extrapolation(SIZES, [mean_estimate(per_size[:, 1]) for per_size in gaps],
+                                         exponent=exponent, what="training gaps", size_name="n")
+        reported = (f"{training.value:+.4f} +- {training.standard_error:.2g} (systematic {training.systematic:.2g}) in "
+                    "the limit")
+    except Unresolved as reason:
+        reported = f"no limit: {reason}"
+    context = (f"degree {int(float(instance.constant('degree')))}, paired test gaps; reported, not claimed: the paired "
+               f"training gaps, {reported}; for scale, the network's test error against the exact degree-1 "
+               f"surrogate's (the deterministic equivalent given W_1) at n = {SIZES[-1]}: {baseline.value:+.4f} +- "
+               f"{baseline.standard_error:.2g}")
+    return bounded_extrapolation(SIZES, [mean_estimate(per_size[:, 0]) for per_size in gaps], exponent=exponent,
+                                 what=context, size_name="n")
 
 
 CHECKER = Checker(
     theorem=hermite_equivalence.THEOREM,
-    simulation="paired network/surrogate draws at n = d = N = 100, 200, 400, test and training gaps extrapolated in "
-               "n^-e, e within a factor two of 1 - 2 alpha; the exact degree-1 surrogate as a baseline",
-    readers={"test-gap": _read(0, "test"), "train-gap": _read(1, "training")},
+    simulation="paired network/surrogate draws at n = d = N = 100, 200, 400, the test gap extrapolated in n^-e, e "
+               "within a factor two of 1 - 2 alpha; the training gap reported; the exact degree-1 surrogate as a "
+               "baseline",
+    readers={"test-gap": read_test_gap},
     shared_draws=True,
     resolves_at="default",
-    simulation_constants={"test-gap": ("degree", "rest_variance"), "train-gap": ("degree", "rest_variance")},
+    simulation_constants={"test-gap": ("degree", "rest_variance")},
     second_point={"alpha": "0.27"},
     slow_mutants=True,
     slow_rerun=True,
