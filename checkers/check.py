@@ -238,6 +238,11 @@ class Checker:
         reader = self.readers[prediction]
         return reader(instance, budget, seed) if observable is None else reader(instance, budget, seed, observable)
 
+    def resolved_at(self, prediction: Prediction) -> str:
+        """The lowest fidelity whose budget resolves `prediction` at the defaults: quick for an exact or deterministic
+        one (its single stage), else the checker's `resolves_at`."""
+        return self.resolves_at if _stochastic(prediction) else "quick"
+
     def simulations_changed(self, truth: Instance, version: Instance) -> list[str]:
         """The predictions whose simulation reads a constant (`simulation_constants`) that `version` (a mutant's
         instance) gives another value than `truth`. A constant whose numeric route fails for the version

@@ -341,6 +341,18 @@ def test_show_json_says_what_each_mutant_acts_on_and_how_far_it_moves_each_targe
     assert shown["near_mutants"] == {"mu1-five-percent": pytest.approx(1.25, rel=1e-12)}
 
 
+def test_show_json_gives_each_prediction_its_resolution_basis_and_the_fidelity_that_resolves_it(capsys):
+    """giant-step-risk's Monte Carlo limits resolve from default fidelity, on named errors' distances; none rests on
+    a budget."""
+    from theorems.statement import RESOLUTION_BASES
+    code, out, _ = run(capsys, "show", "giant-step-risk", "--json")
+    predictions = {p["name"]: p for p in json.loads(out)["predictions"]}
+    assert code == 0 and predictions["srf-test-error"]["resolved_at"] == "default"
+    assert predictions["srf-test-error"]["resolution_reason"]["basis"] == "nearest-error"
+    assert all(p["resolution"] > 0 and p["resolution_reason"]["basis"] in RESOLUTION_BASES
+               for p in predictions.values())
+
+
 def test_a_formula_starting_with_a_minus_is_the_activation_not_an_option(capsys):
     code, out, _ = run(capsys, "hermite", "-z", "--degree", "1", "--json")
     assert code == 0 and json.loads(out)["coefficients"][1].startswith("-1.0")

@@ -247,12 +247,12 @@ class Target:
         return self.upper - self.lower
 
 
-# What a resolution rests on: the three reasons a resolution may have, and a fourth, weaker one said plainly
+# What a resolution rests on: the three reasons a resolution may have (what a budget affords is none of them: where
+# it cannot reach the resolution, the check is inconclusive)
 RESOLUTION_BASES = {
     "paper": "a criterion from the paper or its authors' experiments",
     "nearest-error": "the distance of the nearest plausible derivation error",
     "numerical-accuracy": "the accuracy of an exact or deterministic computation",
-    "affordable": "what the simulation's sizes afford: a real error nearer than this is not rejected",
 }
 
 

@@ -63,7 +63,8 @@ def show(arguments) -> int:
         "constants_undefined": undefined,
         "predictions": [{"name": p.name, "kind": p.kind, "statement": p.statement,
                          "resolution": _resolution_or_none(p, instance),
-                         "resolution_reason": p.resolution_reason and p.resolution_reason.to_dict()}
+                         "resolution_reason": p.resolution_reason and p.resolution_reason.to_dict(),
+                         "resolved_at": checker.resolved_at(p)}
                         for p in theorem.predictions],
         "mutants": [{"name": m.name, "description": m.description, "acts_on": m.acts_on, "moves": moved[m.name],
                      "simulated_at_its_constants": simulated[m.name]} for m in theorem.mutants],
@@ -102,7 +103,8 @@ def show(arguments) -> int:
         print(f"    {p.name} ({p.kind}): {p.statement}")
         if shown["resolution"] is not None:
             why = p.resolution_reason.describe() if p.resolution_reason else "(its reason not stated)"
-            print(f"      resolution {shown['resolution']:.3g} {why}")
+            print(f"      resolution {shown['resolution']:.3g} {why}; resolved from {shown['resolved_at']} "
+                  "fidelity at the defaults")
     print("  mutants (each must fail its check):")
     for m in data["mutants"]:
         moved = m["moves"]

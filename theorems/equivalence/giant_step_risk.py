@@ -210,22 +210,20 @@ THEOREM = Theorem(
                    statement="the spiked random-features model's simulated test error, extrapolated in d, -> Result "
                              "3.3's test error",
                    predict=_point("test_error"),
-                   resolution_reason=ResolutionReason("affordable",
-                                                      "7% of the limit: what three sizes read with a bounded "
-                                                      "exponent resolve at default (about 5% detectable); the test "
-                                                      "error taken against the noisy label (+10.4%) lies 1.5 "
-                                                      "resolutions away, lambda_C in Ba's units (+5.5%) is left to "
-                                                      "the training error (-11.9%)"),
+                   resolution_reason=ResolutionReason("nearest-error",
+                                                      "7% of the limit: the nearest error this prediction rejects, "
+                                                      "the test error taken against the noisy label (+10.4%), lies "
+                                                      "1.5 resolutions away; lambda_C in Ba's units moves it by only "
+                                                      "+5.5% and is the training error's to reject (-11.9%)"),
                    resolution=_relative("test_error", TEST_RESOLUTION)),
         Prediction(name="srf-train-error", kind="limit",
                    statement="the spiked random-features model's simulated training error, extrapolated in d, -> "
                              "Result 3.3's training error (leave-one-out form, derived)",
                    predict=_point("train_error"),
-                   resolution_reason=ResolutionReason("affordable",
-                                                      "8% of the limit: what three sizes read with a bounded "
-                                                      "exponent resolve at default (about 6.7% detectable); lambda_C "
-                                                      "given in Ba's units (-11.9%) and the readout's noise left out "
-                                                      "(-13.6%) lie 1.5 and 1.7 resolutions away"),
+                   resolution_reason=ResolutionReason("nearest-error",
+                                                      "8% of the limit: its nearest errors, lambda_C given in Ba's "
+                                                      "units (-11.9%) and the readout's noise left out (-13.6%), lie "
+                                                      "1.5 and 1.7 resolutions away"),
                    resolution=_relative("train_error", TRAIN_RESOLUTION)),
         _network_band("test-error", "test error", "test_error", NETWORK_TEST_CLOSENESS, TEST_RESOLUTION,
                       "the authors' simulations sit 0.3-3.9% from their theory; the paper says the description "
@@ -237,11 +235,10 @@ THEOREM = Theorem(
                    statement="the network's test error / Result 3.3 on the draw's own W_1 - 1 -> 0, paired per "
                              "draw, extrapolated in d (derived)",
                    predict=lambda instance: Target.point(0, note="relative gap, against each draw's own W_1"),
-                   resolution_reason=ResolutionReason("affordable",
-                                                      "4%: with each draw's own spectrum the per-draw spread halves "
-                                                      "(the gap measured at d = 1000 is under 2%), and three sizes "
-                                                      "read with a bounded exponent resolve about 3.4% at default; "
-                                                      "a nearer error is not rejected"),
+                   resolution_reason=ResolutionReason("nearest-error",
+                                                      "4%: its nearest error, lambda_C in Ba's units, raises Result "
+                                                      "3.3's test error by 5.5% and so moves the gap by -5.2%, 1.3 "
+                                                      "resolutions; the noisy label (+10.4%) moves it by -9.4%"),
                    resolution=lambda instance: REALIZED_RESOLUTION,
                    applies=_realized_applies),
     ),
