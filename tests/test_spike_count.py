@@ -193,6 +193,18 @@ def test_the_quick_run_reads_each_amplitude_at_the_expansions_order_and_rejects_
     assert all(amplitude.power[mutant] > 0.99 for mutant in mutants)
 
 
+@MAIN_JOB
+def test_the_quick_runs_count_lies_outside_the_shifted_thresholds_count():
+    """The fifth mutant, the thresholds shifted, claims one spike fewer or more: the main job's exact count lies outside
+    its target, so its own run (on the same draws: they are drawn blind to the mutant) fails. With the four amplitude
+    mutants above, this is why spike-count's mutant runs are a slow test (`Checker.slow_mutants`)."""
+    verdict = quick_verdict(registry.checker("spike-count"))
+    count = next(p for p in verdict.predictions if p.name == "outlier-count")
+    shifted = THEOREM.mutated("thresholds-shifted").instance().theorem.prediction("outlier-count")
+    target = shifted.predict(THEOREM.mutated("thresholds-shifted").instance())
+    assert count.outcome == "pass" and not float(target.lower) <= count.observed <= float(target.upper)
+
+
 @pytest.mark.parametrize("alpha", ["0.5", "0.48"])
 def test_near_alpha_one_half_the_amplitude_is_not_resolved_before_any_draw(alpha):
     """At alpha = 0.48 the correction n^-0.04 hardly decays, as the elasticity reader says at the same alpha."""

@@ -225,5 +225,6 @@ CHECKER = Checker(
     shared_draws=True,
     cost=cost,
     second_point={"alpha": "0.27"},
+    slow_mutants=True,
     slow_rerun=True,
 )
