@@ -530,7 +530,7 @@ def _check_prediction(checker: Checker, claims: ClaimsTable, prediction: Predict
                              ValueError(f"the reader returned NaN ({observation.method})"))
         if isinstance(observation, Exact):
             comparison = compare_exact(observation.value, target.lower, target.upper,
-                                       tolerance=observation.tolerance, resolution=resolution)
+                                       tolerance=observation.tolerance, resolution=resolution, strict=target.strict)
             return PredictionResult(
                 outcome=comparison.outcome, predicted=float(target.value), predicted_interval=(lower, upper),
                 observed=float(observation.value), method=observation.method, distance=float(comparison.distance),

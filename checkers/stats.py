@@ -277,13 +277,16 @@ def compare_to_target(estimate: Estimate, lower: float, upper: float, *, false_f
 
 
 def compare_exact(value: float, lower: float, upper: float, *, tolerance: float,
-                  resolution: float) -> Comparison:
-    """A deterministic value (exact or to many digits, accurate to `tolerance`) vs the interval."""
+                  resolution: float, strict: bool = False) -> Comparison:
+    """A deterministic value (exact or to many digits, accurate to `tolerance`) vs the interval; a `strict` target
+    (lower, inf) passes only where the value exceeds `lower` by more than its tolerance."""
     distance = distance_outside(value, lower, upper)
     width = float(upper - lower)
     detectable = (width if math.isfinite(width) else 0.0) + tolerance
     if distance > tolerance:
         outcome = FAIL
+    elif strict:
+        outcome = PASS if value - lower > tolerance else INCONCLUSIVE
     elif detectable <= resolution:
         outcome = PASS
     else:

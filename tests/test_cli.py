@@ -353,6 +353,15 @@ def test_show_json_gives_each_prediction_its_resolution_basis_and_the_fidelity_t
                for p in predictions.values())
 
 
+def test_an_undecided_check_is_sent_to_the_fidelity_that_resolves_it_and_none_beyond_the_highest():
+    from checkers import registry
+    from checkers.cli.running import resolving_fidelity
+    giant, dual = registry.checker("giant-step-risk"), registry.checker("dual-kernel")
+    assert giant.resolves_at == "default" and resolving_fidelity(giant, "quick") == "default"
+    assert resolving_fidelity(giant, "default") == "high" and resolving_fidelity(dual, "quick") == "default"
+    assert resolving_fidelity(giant, "high") is None
+
+
 def test_a_formula_starting_with_a_minus_is_the_activation_not_an_option(capsys):
     code, out, _ = run(capsys, "hermite", "-z", "--degree", "1", "--json")
     assert code == 0 and json.loads(out)["coefficients"][1].startswith("-1.0")

@@ -240,6 +240,9 @@ def test_a_strict_target_passes_only_where_its_interval_excludes_equality():
         return compare_to_target(Estimate(value, 1.0, math.inf, 100), 0.0, math.inf, false_fail_rate=1e-6,
                                  resolution=1e9, strict=True).outcome
     assert (compare(3.0), compare(6.0), compare(-6.0)) == ("inconclusive", "pass", "fail")
+    exact = [compare_exact(value, 0.0, math.inf, tolerance=1e-9, resolution=1e9, strict=True).outcome
+             for value in (1e-10, 1e-6, -1e-6)]
+    assert exact == ["inconclusive", "pass", "fail"]
 
 
 def test_a_claim_at_every_size_fails_at_one_size_and_passes_only_at_all():

@@ -11,7 +11,7 @@ from collections import Counter
 from pathlib import Path
 
 from checkers import registry
-from checkers.budget import ANNOUNCE_SECONDS, DEFAULT_FALSE_FAIL_RATE
+from checkers.budget import ANNOUNCE_SECONDS, DEFAULT_FALSE_FAIL_RATE, FIDELITIES
 from checkers.calibrate import calibrate, format_calibration, markdown_calibration
 from checkers.check import estimated_cost, run_check
 from checkers.cost import describe, duration, machine_rate
@@ -116,11 +116,8 @@ def check(arguments) -> int:
                  if any(p.outcome == INCONCLUSIVE and p.observed is not None for p in v.predictions)]
     unresolved = [v.theorem for v in inconclusive
                   if any(p.outcome == INCONCLUSIVE and p.observed is None for p in v.predictions)]
-    if undecided and arguments.fidelity != "high":
-        sharper = "default" if arguments.fidelity == "quick" else "high"
-        print(f"thmcheck: {len(undecided)} check(s) inconclusive at {arguments.fidelity} fidelity: their samples do "
-              f"not resolve the stated resolution there (a true statement may be inconclusive, never fails); "
-              f"rerun with more: {_rerun_command(arguments, undecided, sharper)}", file=sys.stderr)
+    if undecided:
+        _say_where_resolved(arguments, [job for job in jobs if job[0].id in undecided])
     if unresolved:
         print(f"thmcheck: {len(unresolved)} check(s) left a prediction unresolved for the reason printed with it (an "
               f"expansion not yet settled at the sizes, a diverged run), which more samples need not change: "
@@ -156,6 +153,41 @@ def _weigh(arguments, jobs) -> None:
         if cost is not None and cost.first / machine_rate() > ANNOUNCE_SECONDS:
             print(f"thmcheck: {checker.id} at {arguments.fidelity} fidelity: {describe(cost)}", file=sys.stderr,
                   flush=True)
+
+
+def resolving_fidelity(checker, current: str) -> str | None:
+    """The fidelity above `current` to rerun an undecided check at: its `resolves_at` (where its budget resolves the
+    stated resolutions at the defaults) where that is higher, else the next one up; None above the highest."""
+    higher = [name for name, fidelity in FIDELITIES.items() if fidelity.level > FIDELITIES[current].level]
+    if not higher:
+        return None
+    return checker.resolves_at if checker.resolves_at in higher else higher[0]
+
+
+def _say_where_resolved(arguments, jobs) -> None:
+    """For the checks left inconclusive by too few samples: which fidelity resolves each, about how long it takes
+    here (where its checker declares a cost), and the command; or that none of this project's fidelities does."""
+    by_fidelity: dict[str | None, list[str]] = {}
+    for checker, parameters, _ in jobs:
+        target = resolving_fidelity(checker, arguments.fidelity)
+        if target is not None:
+            cost = estimated_cost(checker, parameters, fidelity=target, mutant=arguments.mutant)
+            if cost is not None:
+                by_fidelity.setdefault(target, []).append(
+                    f"{checker.id} (its first stage about {duration(cost.first / machine_rate())} on one core here)")
+                continue
+        by_fidelity.setdefault(target, []).append(checker.id)
+    for target, named in by_fidelity.items():
+        ids = [name.split(" ", 1)[0] for name in named]
+        if target is None:
+            print(f"thmcheck: {len(named)} check(s) inconclusive at {arguments.fidelity} fidelity, the highest: their "
+                  f"resolution is beyond the sizes this project draws at these parameters: {' '.join(ids)}",
+                  file=sys.stderr)
+            continue
+        print(f"thmcheck: {len(named)} check(s) inconclusive at {arguments.fidelity} fidelity: their samples do not "
+              f"resolve the stated resolution there (a true statement may be inconclusive, never fails); "
+              f"{target} fidelity resolves {', '.join(named)}: {_rerun_command(arguments, ids, target)}",
+              file=sys.stderr)
 
 
 def _check_jobs(checkers, parameters: dict, overrides: dict) -> list[tuple]:
