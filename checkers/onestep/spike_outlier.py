@@ -53,7 +53,9 @@ def _observe(instance: Instance, budget: Budget, seed: np.random.SeedSequence, *
     estimates = []
     for index, (dimension, count) in enumerate(zip(sizes, counts)):
         child = np.random.SeedSequence(seed.entropy, spawn_key=(*seed.spawn_key, index))
-        rows = memoized(draw_key(instance, budget, child, "outlier", dimension),
+        # the draws read the parameters only (the statement's constants enter in `_outlier_values`), so a mutant or
+        # an override reads the same draws
+        rows = memoized(draw_key(instance, budget, child, "outlier", dimension, mutant_blind=True),
                          lambda: _outlier_draws(instance, dimension, count, child))
         estimates.append(mean_estimate(_outlier_values(instance, rows, teacher=teacher)))
     return bounded_extrapolation(sizes, estimates, exponent=OUTLIER_BIAS_EXPONENT,
