@@ -231,7 +231,7 @@ def _series_target(instance: Instance) -> Target:
 
 
 def _resolution(instance: Instance) -> float:
-    return 0.01 * max(float(instance.constant("population_loss")), 1e-3)
+    return 0.005 * max(float(instance.constant("population_loss")), 1e-3)
 
 
 def _true_kernel_derivative(instance: Instance):
@@ -281,9 +281,9 @@ THEOREM = Theorem(
         Prediction(name="monte-carlo", kind="limit", statement="RQMC estimate of E(f - f*)^2/2 equals population_loss",
                    predict=lambda instance: Target.point(instance.constant("population_loss")),
                    resolution_reason=ResolutionReason("nearest-error",
-                                                      "1% of the loss: the nearest named error, the cross term's "
-                                                      "sign flipped, moves it by 0.95 resolutions at the defaults "
-                                                      "and Cho and Saul's factor by 100"),
+                                                      "0.5% of the loss: the nearest named error, the cross term's "
+                                                      "sign flipped, moves it by 0.95% at the defaults, 1.9 "
+                                                      "resolutions, and Cho and Saul's factor by 200"),
                    resolution=_resolution),
         Prediction(name="gradient", kind="limit",
                    statement="RQMC estimate of E[(f - f*) s(w_1 . x)] equals dL/da_1 from the kernel",
