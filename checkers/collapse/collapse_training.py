@@ -43,7 +43,7 @@ def run(learning_rate: float, weight_decay: float, horizon: float, activation: s
         entropy: tuple[int, ...], sources: bool = False) -> dict:
     """One training run; returns per-step series, logged Theorem A inputs and the final observables, and with
     `sources` the law's data term eta^2 ||S_k|| and the round-off over balancedness-rate's window (the run of the
-    instance's head depth; the other runs skip that work, a quarter of a run's time)."""
+    instance's head depth; the other runs skip that work, a fifth of a run's time at L2 = 5)."""
     rng = np.random.default_rng(np.random.SeedSequence(entropy))
     inputs, targets, labels = gaussian_classes(rng, per_class=PER_CLASS)
     network = Network(FIRST_WIDTHS + collapse_training.HEADS[depth], nonlinear_layers=2, activation=activation)

@@ -121,8 +121,8 @@ def rate_margin(instance, measured) -> float:
 def rate_bound_share(instance, measured) -> float:
     """The largest share |slope - ln a| / its bound over the linear pairs: the rate claim's tightness."""
     decay_factor = float(instance.constant("decay_factor"))
-    return max(deviation / bound for deviation, bound in (_pair_rate(decay_factor, pair)
-                                                         for pair in measured["pairs"]))
+    return max(deviation / bound if bound > 0 else (0.0 if deviation == 0 else math.inf)
+               for deviation, bound in (_pair_rate(decay_factor, pair) for pair in measured["pairs"]))
 
 
 def pure_decay(instance):
