@@ -121,9 +121,9 @@ def _read_margin(instance: Instance, budget: Budget, seed: np.random.SeedSequenc
     return Pooled(pool)
 
 
-# The draws per size at the first stage, d, 2d and 4d: at the defaults each confirms its margin (about 0.005, 0.007 and
-# 0.009, per-draw spreads 0.0035, 0.0026 and 0.0010) at t about 9, 13 and 30 against critical values of 7, 8 and 14
-# (docs/derivations/equivalence.md#large-step-beats-linear)
+# The draws per size at the first stage, d, 2d and 4d: at the defaults each confirms its margin (0.0054, 0.0076 and
+# 0.0107 on seed 0, per-draw spreads 0.0035, 0.0026 and 0.0010) at t about 11, 14 and 37 against critical values of
+# 7, 8 and 14 (docs/derivations/equivalence.md#large-step-beats-linear)
 FIRST_STAGE_DRAWS = (48, 24, 12)
 
 
