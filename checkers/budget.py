@@ -28,11 +28,15 @@ class Fidelity:
     stages: int
 
 
+# "paper" is the papers' own scale (sizes in the thousands): only a check that declares what that is for it offers it
+# (`Checker.paper_scale`); the others refuse it, since their budgets at that level were never planned
 FIDELITIES = {
     "quick": Fidelity("quick", 0, 2),
     "default": Fidelity("default", 2, 3),
     "high": Fidelity("high", 4, 4),
+    "paper": Fidelity("paper", 6, 2),
 }
+PAPER = "paper"
 
 
 @dataclass(frozen=True)

@@ -32,7 +32,7 @@ import mpmath
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from checkers.budget import DEFAULT_FALSE_FAIL_RATE, FIDELITIES, MAX_CHECK_MINUTES, Budget, Fidelity
+from checkers.budget import DEFAULT_FALSE_FAIL_RATE, FIDELITIES, MAX_CHECK_MINUTES, PAPER, Budget, Fidelity
 from checkers.cost import Cost, refusal
 from checkers.outcome import INCONCLUSIVE, SKIPPED, overall_outcome
 from checkers.seeds import seed_sequence
@@ -174,6 +174,8 @@ class Checker:
     (below it the check may be inconclusive, never failing); `second_point`, the parameters of a second point the
     slow calibration runs at; `calibration_seeds`, its seeds per version at quick fidelity; `slow_mutants` and
     `slow_rerun`, where the mutants' runs (minutes at default) or a rerun (tens of seconds) belong to the slow tests.
+    `paper_scale` says, for a check that offers `--fidelity paper`, which sizes it reads there and which paper's
+    scale they are; a check without one refuses that fidelity.
     """
 
     theorem: Theorem
@@ -187,6 +189,7 @@ class Checker:
     calibration_seeds: int = 20
     slow_mutants: bool = False
     slow_rerun: bool = False
+    paper_scale: str = ""
 
     def __post_init__(self):
         if not isinstance(self.theorem, Theorem):
@@ -281,16 +284,23 @@ def estimated_cost(checker: Checker, parameters: Mapping[str, Any] | None = None
         return None
     given = dict(parameters or {})
     parameters = checker.theorem.mutant_parameters(mutant, given) if mutant is not None else given
-    cost = checker.cost(checker.theorem.instance(parameters), _fidelity(fidelity))
+    cost = checker.cost(checker.theorem.instance(parameters), fidelity_for(checker, fidelity))
     what = f"{checker.id} at {', '.join(f'{k}={v}' for k, v in given.items())}" if given else checker.id
     if max_minutes is not None and (reason := refusal(what, cost, 60 * max_minutes)):
         raise WorkRefused(reason)
     return cost
 
 
-def _fidelity(name: str) -> Fidelity:
+def fidelity_for(checker: Checker, name: str) -> Fidelity:
+    """The fidelity `name` for `checker`; bad input where there is none by that name, or where it is paper and the check
+    declares no paper scale."""
     if name not in FIDELITIES:
         raise InvalidInput(f"fidelity must be one of {', '.join(FIDELITIES)}, got {name!r}")
+    if name == PAPER and not checker.paper_scale:
+        from checkers import registry  # the list of checks that offer it, for the message only
+        offered = [other.id for other in registry.all_checkers() if other.paper_scale]
+        raise InvalidInput(f"{checker.id} has no paper-scale setting; fidelity paper is offered by "
+                           f"{', '.join(offered) or 'no check'}")
     return FIDELITIES[name]
 
 
@@ -312,7 +322,7 @@ def run_check(checker: Checker, parameters: Mapping[str, Any] | None = None,
 
 def _run_check(checker: Checker, parameters: Mapping[str, Any] | None, overrides: Mapping[str, Any] | None, *,
                seed: int, fidelity: str, false_fail_rate: float, mutant: str | None, max_minutes: float) -> Verdict:
-    chosen = _fidelity(fidelity)
+    chosen = fidelity_for(checker, fidelity)
     if not 0 < false_fail_rate < 1:
         raise InvalidInput(f"false-fail rate must lie in (0, 1), got {false_fail_rate}")
     started = time.perf_counter()

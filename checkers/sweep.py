@@ -26,8 +26,8 @@ from pathlib import Path
 import numpy as np
 
 from checkers import registry
-from checkers.budget import DEFAULT_FALSE_FAIL_RATE, FIDELITIES, MAX_CHECK_MINUTES, MAX_TASKS
-from checkers.check import estimated_cost, run_check
+from checkers.budget import DEFAULT_FALSE_FAIL_RATE, MAX_CHECK_MINUTES, MAX_TASKS
+from checkers.check import estimated_cost, fidelity_for, run_check
 from checkers.cost import machine_rate
 from checkers.executors import workers as pool_of
 from checkers.outcome import ERROR
@@ -164,8 +164,7 @@ def plan(theorem: str, grid: Mapping[str, Sequence[str]], seeds: int, *, fixed: 
     a point whose check is estimated beyond `max_minutes`, `WorkRefused`); with `paired`, a mutant's tasks take the
     seeds of the statement's own (`Task.paired`)."""
     checker = registry.checker(theorem)
-    if fidelity not in FIDELITIES:
-        raise InvalidInput(f"fidelity must be one of {', '.join(FIDELITIES)}, got {fidelity!r}")
+    fidelity_for(checker, fidelity)
     if not isinstance(seeds, int) or seeds < 1:
         raise InvalidInput(f"--seeds must be a positive integer, got {seeds!r}")
     fixed = dict(fixed or {})

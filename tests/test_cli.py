@@ -360,6 +360,13 @@ def test_an_undecided_check_is_sent_to_the_fidelity_that_resolves_it_and_none_be
     assert giant.resolves_at == "default" and resolving_fidelity(giant, "quick") == "default"
     assert resolving_fidelity(giant, "default") == "high" and resolving_fidelity(dual, "quick") == "default"
     assert resolving_fidelity(giant, "high") is None
+    assert resolving_fidelity(registry.checker("spike-outlier"), "high") == "paper"
+
+
+def test_paper_fidelity_is_bad_input_for_a_check_without_a_paper_scale(capsys):
+    code, _, error = run(capsys, "check", "dual-kernel", "--fidelity", "paper")
+    assert code == 2 and "dual-kernel has no paper-scale setting" in error and "spike-outlier" in error
+    assert len(error.strip().splitlines()) == 1
 
 
 def test_a_formula_starting_with_a_minus_is_the_activation_not_an_option(capsys):

@@ -11,7 +11,7 @@ from collections import Counter
 from pathlib import Path
 
 from checkers import registry
-from checkers.budget import ANNOUNCE_SECONDS, DEFAULT_FALSE_FAIL_RATE, FIDELITIES
+from checkers.budget import ANNOUNCE_SECONDS, DEFAULT_FALSE_FAIL_RATE, FIDELITIES, PAPER
 from checkers.calibrate import calibrate, format_calibration, markdown_calibration
 from checkers.check import estimated_cost, run_check
 from checkers.cost import describe, duration, machine_rate
@@ -157,8 +157,10 @@ def _weigh(arguments, jobs) -> None:
 
 def resolving_fidelity(checker, current: str) -> str | None:
     """The fidelity above `current` to rerun an undecided check at: its `resolves_at` (where its budget resolves the
-    stated resolutions at the defaults) where that is higher, else the next one up; None above the highest."""
-    higher = [name for name, fidelity in FIDELITIES.items() if fidelity.level > FIDELITIES[current].level]
+    stated resolutions at the defaults) where that is higher, else the next one up (paper only for a check that
+    offers it); None above the highest it has."""
+    higher = [name for name, fidelity in FIDELITIES.items() if fidelity.level > FIDELITIES[current].level
+              and (name != PAPER or checker.paper_scale)]
     if not higher:
         return None
     return checker.resolves_at if checker.resolves_at in higher else higher[0]
