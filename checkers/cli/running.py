@@ -175,8 +175,9 @@ def _say_where_resolved(arguments, jobs) -> None:
         if target is not None:
             cost = estimated_cost(checker, parameters, fidelity=target, mutant=arguments.mutant)
             if cost is not None:
-                by_fidelity.setdefault(target, []).append(
-                    f"{checker.id} (its first stage about {duration(cost.first / machine_rate())} on one core here)")
+                seconds = cost.first / machine_rate()
+                took = "under a second" if seconds < 1 else f"about {duration(seconds)}"
+                by_fidelity.setdefault(target, []).append(f"{checker.id} (its first stage {took} on one core here)")
                 continue
         by_fidelity.setdefault(target, []).append(checker.id)
     for target, named in by_fidelity.items():
@@ -188,7 +189,8 @@ def _say_where_resolved(arguments, jobs) -> None:
             continue
         print(f"thmcheck: {len(named)} check(s) inconclusive at {arguments.fidelity} fidelity: their samples do not "
               f"resolve the stated resolution there (a true statement may be inconclusive, never fails); "
-              f"{target} fidelity resolves {', '.join(named)}: {_rerun_command(arguments, ids, target)}",
+              f"{target} fidelity resolves {', '.join(named)}; rerun with more: "
+              f"{_rerun_command(arguments, ids, target)}",
               file=sys.stderr)
 
 
