@@ -145,7 +145,7 @@ def test_dask_workers_that_ran_other_theorems_store_the_serial_numbers_bit_for_b
     grid = {"rho": ["-0.9", "0.3", "0.9"], "activation": ["relu", "tanh", "erf"]}
     tasks = plan("dual-kernel", grid, 1)
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
-        warm_up = plan("large-step-beats-linear", {"teacher": ["tanh", "erf"]}, 1, fidelity="quick") \
+        warm_up = plan("srf-constants", {"teacher": ["tanh", "erf"]}, 1, fidelity="quick") \
             + plan("population-loss", {"model": ["relu", "debiased"]}, 1, fidelity="quick")
         sweep(warm_up, tmp_path / "warm.sqlite", executor="dask", scheduler=cluster.scheduler_address, progress=False)
         sweep(tasks, tmp_path / "dask.sqlite", executor="dask", scheduler=cluster.scheduler_address, progress=False)
