@@ -42,6 +42,9 @@ def test_the_network_is_claimed_within_the_authors_closeness_and_the_srf_at_the_
                                                   + resolutions[f"srf-{name}"])
 
 
+# in one worker: the network's draws are cached by the parameters alone, so the three runs share them and only the sRF
+# (drawn at each mutant's r, c, gamma) is redrawn
+@pytest.mark.xdist_group("giant-step-far-mutants")
 @pytest.mark.parametrize("mutant", ["no-spike", "ratio-misplaced", "spike-not-aligned"])
 def test_quick_fidelity_rejects_the_far_mutants(mutant):
     verdict = run_check(CHECKER, seed=0, fidelity="quick", mutant=mutant)

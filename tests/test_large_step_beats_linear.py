@@ -137,3 +137,11 @@ def test_a_bound_fifteen_percent_low_does_not_pass():
     nudged = run_check(registry.checker("large-step-beats-linear"),
                        overrides={"linear_bound": str(0.85 * 0.04014587281915242)}, fidelity="quick")
     assert next(p for p in nudged.predictions if p.name == "beats-linear").outcome != "pass", nudged.explain()
+
+
+def test_a_mutant_of_the_strict_inequality_moves_it_beyond_any_resolution_and_fact_fours_nearest_error_by_two():
+    """beats-linear's resolution is round-off, so a move of its target is reported as beyond any resolution, not as
+    tens of billions of them; degree-one-kept moves Fact 4's bound by mu1*^2, two of its resolutions."""
+    claims = THEOREM.claims()
+    assert claims.moves("risk-equals-the-bound") == {"beats-linear": float("inf")}
+    assert claims.moves("degree-one-kept") == {"equivalent-stays-linear": pytest.approx(2.0, rel=1e-12)}

@@ -165,7 +165,8 @@ class ClaimsTable:
         parameters, for the predictions that apply on both sides and that it moves. For a prediction with an
         observable, the farthest its claim lies outside its own target on the statement's reference measurements,
         beyond where the statement's own lies (its round-off there; none without references); else the distance from
-        the stated value to the mutant's interval. A statement's error propagates."""
+        the stated value to the mutant's interval; inf where the prediction is a strict inequality, whose resolution is
+        round-off. A statement's error propagates."""
         wrong, true = self.mutants[mutant], self.truths[mutant]
         distances = {}
         for prediction in self.theorem.predictions:
@@ -177,8 +178,8 @@ class ClaimsTable:
                              for measured in true.references(name).values()), default=0.0)
             else:
                 shift = wrong.claimed(name, {"value": true.target(name).value})
-            if shift > 0:
-                distances[name] = shift / true.resolution(name)
+            if shift > 0:  # a strict inequality's resolution is round-off: any move is beyond it
+                distances[name] = math.inf if true.target(name).strict else shift / true.resolution(name)
         return distances
 
     def near(self) -> dict[str, float]:
