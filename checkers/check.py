@@ -411,9 +411,9 @@ def _power_on_draws(checker: Checker, claims: ClaimsTable, prediction: Predictio
             continue
         lower, upper = float(target.lower), float(target.upper)
         if observation.parts:  # a claim at every size: the mutant is rejected where one size rejects it
-            power = max((_power_beyond(part, own_part, lower, upper, stated, rate / len(observation.parts))
-                         for part, own_part in zip(estimate.parts, observation.parts)),
-                        key=lambda value: -1.0 if value is None else value)
+            claimed = [_power_beyond(part, own_part, lower, upper, stated, rate / len(observation.parts))
+                       for part, own_part in zip(estimate.parts, observation.parts)]
+            power = max((value for value in claimed if value is not None), default=None)
         else:
             power = _power_beyond(estimate, observation, lower, upper, stated, rate)
         if power is not None:

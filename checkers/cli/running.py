@@ -169,19 +169,18 @@ def resolving_fidelity(checker, current: str) -> str | None:
 def _say_where_resolved(arguments, jobs) -> None:
     """For the checks left inconclusive by too few samples: which fidelity resolves each, about how long it takes
     here (where its checker declares a cost), and the command; or that none of this project's fidelities does."""
-    by_fidelity: dict[str | None, list[str]] = {}
+    by_fidelity: dict[str | None, list[tuple[str, str]]] = {}
     for checker, parameters, _ in jobs:
         target = resolving_fidelity(checker, arguments.fidelity)
-        if target is not None:
-            cost = estimated_cost(checker, parameters, fidelity=target, mutant=arguments.mutant)
-            if cost is not None:
-                seconds = cost.first / machine_rate()
-                took = "under a second" if seconds < 1 else f"about {duration(seconds)}"
-                by_fidelity.setdefault(target, []).append(f"{checker.id} (its first stage {took} on one core here)")
-                continue
-        by_fidelity.setdefault(target, []).append(checker.id)
+        cost = None if target is None else estimated_cost(checker, parameters, fidelity=target, mutant=arguments.mutant)
+        described = checker.id
+        if cost is not None:
+            seconds = cost.first / machine_rate()
+            took = "under a second" if seconds < 1 else f"about {duration(seconds)}"
+            described = f"{checker.id} (its first stage {took} on one core here)"
+        by_fidelity.setdefault(target, []).append((checker.id, described))
     for target, named in by_fidelity.items():
-        ids = [name.split(" ", 1)[0] for name in named]
+        ids = [identifier for identifier, _ in named]
         if target is None:
             print(f"thmcheck: {len(named)} check(s) inconclusive at {arguments.fidelity} fidelity, the highest: their "
                   f"resolution is beyond the sizes this project draws at these parameters: {' '.join(ids)}",
@@ -189,7 +188,7 @@ def _say_where_resolved(arguments, jobs) -> None:
             continue
         print(f"thmcheck: {len(named)} check(s) inconclusive at {arguments.fidelity} fidelity: their samples do not "
               f"resolve the stated resolution there (a true statement may be inconclusive, never fails); "
-              f"{target} fidelity resolves {', '.join(named)}; rerun with more: "
+              f"{target} fidelity resolves {', '.join(text for _, text in named)}; rerun with more: "
               f"{_rerun_command(arguments, ids, target)}",
               file=sys.stderr)
 

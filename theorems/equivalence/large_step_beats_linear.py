@@ -177,19 +177,14 @@ CONSTANTS = (
         "tau_* for tanh: tau at kappa_tanh"),
     Constant.of_parameters("linear_bound", lambda parameters, digits: mu_star_squared(
         parameters["teacher"], digits=digits), "||P_{>1} f*||^2"),
-    Constant.of_parameters("teacher_mu1_squared", lambda parameters, digits: _teacher_mu1_squared(parameters, digits),
-                           "mu1*^2 = (E sigma*(z) z)^2, the linear part of f*"),
+    onestep.teacher_first_coefficient(),
 )
-
-
-def _teacher_mu1_squared(parameters, digits: int) -> Quantity:
-    mu1 = hermite_coefficients(parameters["teacher"], 1, digits=digits).coefficients[1]
-    return Quantity(name="teacher_mu1_squared", value=mu1**2, route="mpmath", digits=digits)
 
 
 def _degree_one_kept(parameters, digits: int) -> Quantity:
     """||P_>=1 f*||^2 = ||P_>1 f*||^2 + mu1*^2: the linear bound with its degree-one term kept."""
-    value = mu_star_squared(parameters["teacher"], digits=digits).value + _teacher_mu1_squared(parameters, digits).value
+    mu1_star = hermite_coefficients(parameters["teacher"], 1, digits=digits).quantity(1).value
+    value = mu_star_squared(parameters["teacher"], digits=digits).value + mu1_star**2
     return Quantity(name="linear_bound", value=value, route="mutant", digits=digits)
 
 
@@ -404,7 +399,7 @@ THEOREM = Theorem(
                                                       "||P_>=1 f*||^2 (the mutant degree-one-kept), which moves it by "
                                                       "mu1*^2 (0.42 for erf); half of that puts it two resolutions "
                                                       "away"),
-                   resolution=lambda instance: float(instance.constant("teacher_mu1_squared")) / 2),
+                   resolution=lambda instance: float(instance.constant("mu1_star")) ** 2 / 2),
     ),
     mutants=(
         Mutant(name="kappa-one", description="tau_* claimed at kappa = 1 (for erf and tanh)",

@@ -71,9 +71,14 @@ def _mu1() -> Constant:
     return Constant.of_parameters("mu1", _first_coefficient("activation"), "c_1(sigma)")
 
 
+def teacher_first_coefficient() -> Constant:
+    """mu1_star = c_1(sigma_*), the teacher's linear coefficient."""
+    return Constant.of_parameters("mu1_star", _first_coefficient("teacher"), "c_1(sigma_*)")
+
+
 def _teacher_constants() -> tuple[Constant, ...]:
     return (
-        Constant.of_parameters("mu1_star", _first_coefficient("teacher"), "c_1(sigma_*)"),
+        teacher_first_coefficient(),
         Constant(name="teacher_second_moment", description="E[y^2] = E sigma_*(Z)^2 + noise^2",
                  derive=lambda parameters, dependencies, digits: combine(
                      "teacher_second_moment", digits, [second_moment(parameters["teacher"], digits=digits),
