@@ -15,9 +15,9 @@ def _():
 
     from checkers.collapse import metrics
     from checkers.collapse.training import Network, gaussian_classes, imbalances, train
-    from theorems.collapse.bounds import kantorovich_floor, nc1_bound, nc2_bracket, nc2_perturbation
+    from theorems.collapse.bounds import kantorovich_floor, nc1_bound, nc2_bracket, nc2_budgets
     return (Network, gaussian_classes, imbalances, kantorovich_floor, metrics, mo, nc1_bound, nc2_bracket,
-            nc2_perturbation, np, plt, train)
+            nc2_budgets, np, plt, train)
 
 
 @app.cell
@@ -208,11 +208,10 @@ def _(mo):
 
 
 @app.cell
-def _(kantorovich_floor, nc2_bracket, nc2_perturbation, np, plt, series, steps_logged, trajectory):
-    _delta = np.array([float(nc2_perturbation(r["eps1"], r["eps2"], 10, r["s_last"], r["hidden_means"]))
-                       for r in trajectory.records])
-    _bracket = np.array([[float(v) for v in nc2_bracket(r["s_first"], r["s_last"], d)]
-                         for r, d in zip(trajectory.records, _delta)])
+def _(kantorovich_floor, nc2_bracket, nc2_budgets, np, plt, series, steps_logged, trajectory):
+    _bracket = np.array([[float(v) for v in nc2_bracket(r["s_first"], r["s_last"],
+                                                        *nc2_budgets(r["eps1"], r["eps2"], 10, r["hidden_means"]))]
+                         for r in trajectory.records])
     _figure, (_left, _right) = plt.subplots(1, 2, figsize=(11, 4))
     _left.plot(steps_logged, series["nc2"], label="NC2_J = kappa(class means of Z_{L-1})")
     _left.plot(steps_logged, series["kappa"], "k--", label="kappa(W_L)")

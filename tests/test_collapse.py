@@ -6,9 +6,10 @@ import mpmath
 import numpy as np
 import pytest
 from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from checkers.collapse.head_search import build_head, head_settings, tight_settings
-from checkers.collapse.heads import measure_head
+from checkers.collapse.heads import Head, measure_head, one_hot_targets
 from theorems.collapse import bounds as collapse
 from theorems.collapse import nc1_bound, nc3_bound, pseudo_inverse_features
 
@@ -45,9 +46,9 @@ def test_head_bounds_close_at_exact_balance():
     assert collapse.head_condition_bound(s_first, s_last, 0, depth) == pytest.approx(4 ** (1 / 3), rel=1e-14)
     assert collapse.head_condition_bound(s_first, s_last, 4, depth) == mpmath.inf  # delta >= s_K(A)^2: vacuous
     assert collapse.head_product_gap(0.1, 2, 3) == pytest.approx(0.1 * 2**4 * 3, rel=1e-14)
-    lower, upper = collapse.nc2_bracket(3, 1, 0)
+    lower, upper = collapse.nc2_bracket(3, 1, 0, 0)
     assert lower == upper == 3
-    assert collapse.nc2_bracket(1, 1, 2)[1] == mpmath.inf
+    assert collapse.nc2_bracket(1, 1, 1, 0) == (0, mpmath.inf)  # f >= 1: b = 1 can close I + E
 
 
 def test_nc1_bound_reduces_to_the_hidden_spread_term_at_exact_interpolation():
@@ -126,6 +127,73 @@ def test_known_heads_realize_the_references_of_nc2_bracket(kappa, error, eps1, e
                          scale=1.3, eps1=eps1, eps2=eps2, spread=4.0, adversarial=False, error=error)
     nc2 = checker._mean_condition(head)
     assert nc2 == pytest.approx(kappa / (1 - eps1 / np.sqrt(2 * (3 - 1))), rel=1e-12)
+
+
+@pytest.mark.parametrize("error, side", [("stretch", "stretched"), ("squeeze", "squeezed")])
+def test_the_attaining_heads_realize_the_references_of_nc2_bracket(error, side):
+    """nc2-bracket's attaining heads are true measurements: the generator's class-constant output error at theta*
+    gives the NC2_J the statement's reference states, in float64 on another seed and shape than the checker's."""
+    from checkers.collapse import nc2_bracket as checker
+    from checkers.collapse.heads import generate_head
+    from theorems.collapse import nc2_bracket
+
+    instance = nc2_bracket.THEOREM.instance({"classes": "4", "per_class": "3"})
+    head = generate_head(np.random.default_rng(8), classes=4, per_class=3, width=6, input_width=8, kappa=3.0,
+                         scale=0.7, eps1=float(nc2_bracket.ATTAINING_BUDGET) * np.sqrt(3), eps2=0.0, spread=4.0,
+                         adversarial=False, error=error)
+    reference = nc2_bracket.attaining_heads(instance)[side]
+    assert checker._mean_condition(head) == pytest.approx(float(reference["nc2"]), rel=1e-12)
+    assert measure_head(head)["eps1"] == pytest.approx(float(reference["eps1"]), rel=1e-12)
+
+
+def test_the_sharp_bracket_at_c_zero_agrees_with_the_angle_route_to_forty_digits():
+    """The closed form (2 + r - f^2)/(2 - r - f^2), r = f sqrt(2 - f^2), against (1 + f cos theta*)/(1 - f sin theta*)
+    with theta* = pi/4 + asin(f/sqrt 2), and against the root-finding route as c -> 0."""
+    with mpmath.workdps(45):
+        for budget in (mpmath.mpf("1e-3"), mpmath.mpf(1) / 10, mpmath.mpf("0.9")):
+            theta = collapse.stretch_angle(budget)
+            by_angle = 3 * (1 + budget * mpmath.cos(theta)) / (1 - budget * mpmath.sin(theta))
+            upper = collapse.nc2_bracket(3, 1, budget, 0)[1]
+            assert abs(upper / by_angle - 1) < mpmath.mpf(10) ** -40
+            assert abs(collapse.nc2_bracket(3, 1, budget, mpmath.mpf("1e-20"))[1] / upper - 1) < mpmath.mpf(10) ** -30
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.floats(-2, 2), st.floats(-2, 2), st.floats(0.0, 0.95), st.floats(-5, 1))
+def test_the_ratio_the_bracket_maximizes_is_its_largest_on_a_fine_grid(log_x, log_y, budget, log_c):
+    x, y, c = np.exp(log_x), np.exp(log_y), np.exp(log_c)
+    theta = np.linspace(0, np.pi / 2, 20001)
+    grid = np.max(np.sqrt(((1 + budget * np.cos(theta)) * x) ** 2 + c**2) / ((1 - budget * np.sin(theta)) * y))
+    upper = float(collapse.nc2_bracket(1 / y, 1 / x, budget, c)[1])
+    assert grid * (1 - 1e-12) <= upper <= grid * (1 + 1e-8)
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(2, 4), st.integers(2, 3), st.floats(-4, 0), st.floats(-4, 0))
+def test_the_sharp_bracket_holds_on_arbitrary_heads_and_lies_inside_the_weyl_one(seed, classes, per_class,
+                                                                                   log_error, log_imbalance):
+    """Any W_L, W_{L-1} and Z_{L-2}, with a hidden part of the class means the generator never makes (C B != 0):
+    kappa(Zbar) lies in the sharp bracket, and the sharp bracket in the spec's Weyl bracket."""
+    from theorems.collapse import nc2_bracket
+
+    rng = np.random.default_rng(seed)
+    width, input_width = classes + 2, classes + 3
+    last = rng.standard_normal((classes, width)) * np.exp(rng.uniform(-1, 1, (classes, 1)))
+    previous = np.linalg.pinv(last) @ rng.standard_normal((classes, input_width)) \
+        + 10.0**log_imbalance * rng.standard_normal((width, input_width))
+    targets, labels = one_hot_targets(classes, per_class)
+    inputs = np.linalg.pinv(last @ previous) @ (targets + 10.0**log_error * rng.standard_normal(targets.shape)) \
+        + 10.0**log_error * rng.standard_normal((input_width, classes * per_class))
+    head = Head(last, previous, inputs, labels, per_class)
+    measured = measure_head(head)
+    means = np.stack([head.features[:, labels == k].mean(axis=1) for k in range(classes)], axis=1)
+    singular = np.linalg.svd(means, compute_uv=False)
+    budgets = collapse.nc2_budgets(measured["eps1"], measured["eps2"], per_class, measured["input_means_norm"])
+    lower, upper = (float(v) for v in collapse.nc2_bracket(measured["s_first"], measured["s_last"], *budgets))
+    assert lower * (1 - 1e-9) <= singular[0] / singular[-1] <= upper * (1 + 1e-9)
+    weyl_lower, weyl_upper = (float(v) for v in nc2_bracket._weyl_on_each_side(measured["s_first"],
+                                                                              measured["s_last"], *budgets))
+    assert weyl_lower <= lower * (1 + 1e-12) and upper <= weyl_upper * (1 + 1e-12)
 
 
 @pytest.mark.parametrize("eps1", [1e-1, 1e-2])

@@ -8,10 +8,11 @@ The construction is docs/derivations/collapse.md#nc1-bound. Orthonormal bases U 
     Z_{L-2} = Q diag(1/(s s')) U^T (Y + E) + Q_perp C,
 
 so that W_L W_{L-1} Z_{L-2} = Y + E exactly and the imbalance outside the row space of W_L is
--eps2 V_perp diag(t^2) V_perp^T. E has ||E||_F = eps1 and is random, within-class (E(I - Pi)) or
+-eps2 V_perp diag(t^2) V_perp^T. E has ||E||_F = eps1 and is random, within-class (E(I - Pi)),
 "shrink" (-eps1 Y(Pi - J)/||Y(Pi - J)||, which shrinks the class separation and makes Theorem A's
-denominator tight); C is within-class spread that the output cannot see (rank one on its first row if
-adversarial). s' = s unless `imbalance` > 0 adds imbalance inside the row space.
+denominator tight), or constant in each class and attaining Theorem C's bracket ("stretch", "squeeze"); C is
+within-class spread that the output cannot see (rank one on its first row if adversarial). s' = s unless
+`imbalance` > 0 adds imbalance inside the row space.
 
 Everything runs on a backend: float64 numpy arrays, or numpy object arrays of mpmath numbers at a
 given precision (for tightness to many digits, where float64 rounding of sqrt(eps2) would dominate).
@@ -24,6 +25,8 @@ from dataclasses import dataclass
 
 import mpmath
 import numpy as np
+
+from theorems.collapse.bounds import stretch_angle
 
 
 class Float64:
@@ -183,8 +186,10 @@ def generate_head(rng: np.random.Generator, backend=Float64, *, classes: int, pe
         draws = within_class(draws, labels)
     elif error == "shrink":
         draws = -between_class(targets, labels)
+    elif error in ("stretch", "squeeze"):
+        draws = _attaining_error(rotation, backend, mpmath.mpf(eps1) / mpmath.sqrt(per_class), error)[:, labels]
     elif error != "random":
-        raise ValueError(f"error must be random, within or shrink, got {error!r}")
+        raise ValueError(f"error must be random, within, shrink, stretch or squeeze, got {error!r}")
     error_matrix = draws * (backend.array(eps1) / backend.frobenius(draws))
     spread_draws = rng.standard_normal((extra, classes * per_class))
     if adversarial:
@@ -193,6 +198,18 @@ def generate_head(rng: np.random.Generator, backend=Float64, *, classes: int, pe
     inputs = (inner_basis / (singular * twisted)) @ rotation.T @ (targets + error_matrix) \
         + inner_complement @ hidden_spread
     return Head(last, previous, inputs, labels, per_class)
+
+
+def _attaining_error(rotation, backend, budget, error):
+    """The class means of an output error that attains Theorem C's bracket (docs/derivations/collapse.md#nc2-bracket):
+    cos theta* u_K u_K^T - sin theta* u_1 u_1^T in W_L's left singular vectors u (stretch), or with u_1 and u_K
+    swapped (squeeze); theta* = pi/4 + asin(f/sqrt 2) for the output budget f = eps1/sqrt(n)."""
+    theta = stretch_angle(budget)
+    raised, lowered = (mpmath.cos(theta), mpmath.sin(theta))
+    if backend is Float64:
+        raised, lowered = float(raised), float(lowered)
+    first, last = (-lowered, raised) if error == "stretch" else (raised, -lowered)
+    return rotation[:, [0]] * first @ rotation[:, [0]].T + rotation[:, [-1]] * last @ rotation[:, [-1]].T
 
 
 def measure_head(head: Head, backend=Float64) -> dict:

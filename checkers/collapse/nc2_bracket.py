@@ -1,14 +1,16 @@
-"""Checker of nc2-bracket: Theorem C's bracket searched over generated heads, and closed at eps1 = eps2 = 0 in
-mpmath."""
+"""Checker of nc2-bracket: Theorem C's bracket searched over generated heads, attained on two constructed heads and
+closed at eps1 = eps2 = 0, both in mpmath."""
 
 from __future__ import annotations
+
+import math
 
 import mpmath
 import numpy as np
 
 from checkers.check import Budget, Checker, Exact, Measured
 from checkers.collapse.head_search import EXPLICIT, build_head, exact_head, head_settings, search_observable
-from checkers.collapse.heads import Float64, Head, Mpmath, measure_head
+from checkers.collapse.heads import Float64, Head, Mpmath, generate_head, measure_head
 from theorems.collapse import nc2_bracket
 from theorems.statement import Instance
 
@@ -20,18 +22,44 @@ def _mean_condition(head: Head, backend=Float64):
     return singular[0] / singular[head.classes - 1]
 
 
+def attaining_settings(instance: Instance, error: str) -> dict:
+    """The search's settings of a head near the attaining ones: eps2 = 1e-6 scale^2, the least the float64 search
+    takes, widens the bracket by a few parts in 1e7."""
+    fraction = float(nc2_bracket.ATTAINING_BUDGET) / math.sqrt(instance["classes"] - 1)  # eps1 = sqrt(n)/10
+    return dict(seed=1, extra=2, input_extra=1, kappa=float(nc2_bracket.ATTAINING_KAPPA), scale=1.3,
+                eps1_fraction=fraction, eps2_exponent=-6.0, spread=2.0, adversarial=False, error=error, imbalance=0.0)
+
+
 def head_measurements(instance: Instance, settings: dict) -> dict:
     """eps1, eps2, s_1, s_K, ||Z_{L-2} B||_op and NC2_J of the head the settings generate. The statement's margin is
-    measured from the bracket's centre, so the search is steered towards heads that use delta_2, not towards the
-    bracket's ends (docs/derivations/collapse.md#nc2-bracket)."""
+    measured from the bracket's centre, so the search is steered towards heads that use the bracket, not towards
+    its ends (docs/derivations/collapse.md#nc2-bracket)."""
     head = build_head(instance, settings)
     return {**measure_head(head), "nc2": _mean_condition(head)}
 
 
 def read_bracket(instance: Instance, budget: Budget, seed: np.random.SeedSequence, observable) -> Exact:
+    attaining = tuple(attaining_settings(instance, error) for error in ("stretch", "squeeze"))
     return search_observable(instance, budget, seed, observable, lambda settings: head_measurements(instance, settings),
-                             head_settings(instance["classes"], instance["per_class"]), EXPLICIT, "heads",
+                             head_settings(instance["classes"], instance["per_class"]), EXPLICIT + attaining, "heads",
                              ratio=lambda margin: 1 - margin)
+
+
+def read_attained(instance: Instance, budget: Budget, seed: np.random.SeedSequence, observable) -> Measured:
+    """The stretched and the squeezed heads (`nc2_bracket.attaining_heads`), built and measured in mpmath at
+    `digits`."""
+    classes, per_class, digits = instance["classes"], instance["per_class"], instance["digits"]
+    measured = {}
+    with mpmath.workdps(digits):
+        for name, error in (("stretched", "stretch"), ("squeezed", "squeeze")):
+            head = generate_head(np.random.default_rng(11), Mpmath, classes=classes, per_class=per_class,
+                                 width=classes + 2, input_width=classes + 3, kappa=nc2_bracket.ATTAINING_KAPPA,
+                                 scale=1.1, eps1=nc2_bracket.ATTAINING_BUDGET * mpmath.sqrt(per_class), eps2=0.0,
+                                 spread=2.0, adversarial=False, error=error)
+            measured[name] = {**measure_head(head, Mpmath), "nc2": _mean_condition(head, Mpmath)}
+    return Measured(measured, tolerance=10.0 ** (5 - digits),
+                    method=f"stretched and squeezed heads (kappa(W_L) = {nc2_bracket.ATTAINING_KAPPA}, eps2 = 0) "
+                           f"built and measured in mpmath at {digits} digits")
 
 
 def read_exact(instance: Instance, budget: Budget, seed: np.random.SeedSequence, observable) -> Measured:
@@ -50,8 +78,9 @@ def read_exact(instance: Instance, budget: Budget, seed: np.random.SeedSequence,
 
 CHECKER = Checker(
     theorem=nc2_bracket.THEOREM,
-    simulation="Hypothesis over generated heads; the bracket closes at eps1 = eps2 = 0 (mpmath)",
-    readers={"bracket": read_bracket, "exact": read_exact},
+    simulation="Hypothesis over generated heads; the bracket is attained by two constructed heads and closes at "
+               "eps1 = eps2 = 0 (mpmath)",
+    readers={"bracket": read_bracket, "attained": read_attained, "exact": read_exact},
     second_point={"classes": "4", "kappa": "10"},
     calibration_seeds=50,
 )

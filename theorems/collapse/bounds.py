@@ -86,19 +86,51 @@ def head_condition_bound(s_first_product, s_last_product, delta, depth, root_exp
     return ((s_first_product**2 + delta) / (s_last_product**2 - delta)) ** exponent
 
 
-def nc2_perturbation(eps1, eps2, per_class, s_last, input_means_norm):
-    """Theorem C's delta_2 = eps1/(sqrt(n) s_K) + sqrt(eps2) ||Z_{L-2} B||_op, B the class-averaging map."""
-    eps1, eps2, s_last, input_means_norm = map(mpmath.mpf, (eps1, eps2, s_last, input_means_norm))
-    return eps1 / (mpmath.sqrt(per_class) * s_last) + mpmath.sqrt(eps2) * input_means_norm
+def nc2_budgets(eps1, eps2, per_class, input_means_norm):
+    """Theorem C's two budgets: f = eps1/sqrt(n) >= ||(Z_L - Y) B||_F, the output error of the class means, and
+    c = sqrt(eps2) ||Z_{L-2} B||_op >= ||(I - P) W_{L-1} Z_{L-2} B||_op, the means' part outside W_L's row space."""
+    eps1, eps2, input_means_norm = map(mpmath.mpf, (eps1, eps2, input_means_norm))
+    return eps1 / mpmath.sqrt(per_class), mpmath.sqrt(eps2) * input_means_norm
 
 
-def nc2_bracket(s_first, s_last, delta2):
-    """Theorem C: (1/s_K - delta_2)/(1/s_1 + delta_2) <= kappa(mean matrix of Z_{L-1}) <= (1/s_K + delta_2)/(1/s_1 -
-    delta_2),
-    the upper side valid (else infinite) when delta_2 < 1/s_1; both sides equal kappa(W_L) at delta_2 = 0."""
-    s_first, s_last, delta2 = map(mpmath.mpf, (s_first, s_last, delta2))
-    lower = (1 / s_last - delta2) / (1 / s_first + delta2)
-    upper = (1 / s_last + delta2) / (1 / s_first - delta2) if delta2 < 1 / s_first else mpmath.inf
+def stretch_angle(output_budget):
+    """The angle theta* = pi/4 + asin(f/sqrt 2) that maximizes (1 + f cos theta)/(1 - f sin theta): how the output
+    budget f splits between raising one singular value of I + E and lowering another (a = f cos, b = f sin)."""
+    return mpmath.pi / 4 + mpmath.asin(mpmath.mpf(output_budget) / mpmath.sqrt(2))
+
+
+def _largest_stretch(x, y, f, c):
+    """max over a^2 + b^2 = f^2, a, b >= 0, of sqrt(((1 + a) x)^2 + c^2) / ((1 - b) y): the largest ratio of a
+    stretched singular value x (with the hidden budget c added in quadrature) to a shrunk one y."""
+    x, y, f, c = map(mpmath.mpf, (x, y, f, c))
+    if f >= 1:
+        return mpmath.inf
+    if f == 0:
+        return mpmath.sqrt(x**2 + c**2) / y
+    if c == 0:
+        root = f * mpmath.sqrt(2 - f**2)  # at theta*: a = (root - f^2)/2, b = (root + f^2)/2
+        return x / y * (2 + root - f**2) / (2 - root - f**2)
+
+    def slope(theta):  # d/dtheta of the ratio's logarithm: f > 0 at 0, negative at pi/2, one root between
+        a, b = f * mpmath.cos(theta), f * mpmath.sin(theta)
+        return -(1 + a) * x**2 * b / (((1 + a) * x) ** 2 + c**2) + a / (1 - b)
+
+    theta = mpmath.findroot(slope, (0, mpmath.pi / 2), solver="anderson")
+    a, b = f * mpmath.cos(theta), f * mpmath.sin(theta)
+    return mpmath.sqrt(((1 + a) * x) ** 2 + c**2) / ((1 - b) * y)
+
+
+def nc2_bracket(s_first, s_last, output_budget, hidden_budget):
+    """Theorem C, sharp: with (f, c) = `nc2_budgets`,
+
+        1 / max sqrt(((1 + a)/s_1)^2 + c^2) / ((1 - b)/s_K) <= kappa(Zbar) <= max sqrt(((1 + a)/s_K)^2 + c^2) / ((1 -
+        b)/s_1),
+
+    maxima over a^2 + b^2 = f^2 (Mirsky); the upper side infinite when f >= 1. Both sides are kappa(W_L) at
+    f = c = 0 and are attained at c = 0 (docs/derivations/collapse.md#nc2-bracket)."""
+    s_first, s_last = map(mpmath.mpf, (s_first, s_last))
+    upper = _largest_stretch(1 / s_last, 1 / s_first, output_budget, hidden_budget)
+    lower = 1 / _largest_stretch(1 / s_first, 1 / s_last, output_budget, hidden_budget)
     return lower, upper
 
 
