@@ -33,6 +33,7 @@ contract that every mutant fails there; at quick fidelity a surviving mutant is 
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import statistics
 from dataclasses import asdict, dataclass, field
@@ -46,6 +47,7 @@ from checkers.outcome import ERROR, FAIL, INCONCLUSIVE, OUTSIDE, PASS, miscalibr
 from checkers.stats import beyond_either_side, critical_value, pooled_mean
 from checkers.store import ResultStore
 from checkers.sweep import Task, plan, sweep
+from theorems.claims import NEAR_RESOLUTIONS
 from theorems.errors import UnknownName
 
 AS_STATED = "as stated"
@@ -251,6 +253,75 @@ def standardized(verdicts: list[dict]) -> tuple[Standardized, ...]:
 
 
 @dataclass(frozen=True)
+class MeasuredMove:
+    """How far one mutant's reading of one prediction lies from the true statement's on the same seed, in the
+    prediction's resolutions: ((observed - target) of the mutant - (observed - target) of the statement) /
+    resolution, over the seeds both read (paired calibrations, point targets). For a mutant that only moves a target
+    it is minus the claims table's move; for one that acts on the simulation it is the only measure of its
+    distance. Where the two stopped at different sequential stages the difference also holds their sizes'."""
+
+    mutant: str
+    prediction: str
+    runs: int
+    mean: float
+    standard_error: float
+
+    def describe(self) -> str:
+        return f"{self.mutant} on {self.prediction}: {self.mean:+.2f} +- {self.standard_error:.2f} resolutions"
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+def _offsets(verdict: dict) -> dict[str, tuple[float, float]]:
+    """Each point-target prediction's (observed - target, resolution) in one stored verdict."""
+    offsets = {}
+    for prediction in verdict.get("predictions", []):
+        interval, observed, resolution = (prediction.get("predicted_interval"), prediction.get("observed"),
+                                          prediction.get("resolution"))
+        if interval is None or observed is None or not resolution:
+            continue
+        observed, low, high = float(observed), float(interval[0]), float(interval[1])  # JSON keeps "inf" as text
+        if low != high or not math.isfinite(observed) or not math.isfinite(low):
+            continue
+        offsets[prediction["name"]] = (observed - low, float(resolution))
+    return offsets
+
+
+def measured_moves(stated: dict[int, dict], mutants: dict[str, dict[int, dict]]) -> tuple[MeasuredMove, ...]:
+    """Every mutant's `MeasuredMove` on every prediction, from the verdicts (as stored) by seed index of the true
+    statement and of each mutant; a pair read on fewer than two seeds is left out."""
+    moves = []
+    for mutant, by_seed in mutants.items():
+        readings: dict[str, list[float]] = {}
+        for index, verdict in by_seed.items():
+            if index not in stated:
+                continue
+            own, reference = _offsets(verdict), _offsets(stated[index])
+            for name in own.keys() & reference.keys():
+                readings.setdefault(name, []).append((own[name][0] - reference[name][0]) / reference[name][1])
+        for name, values in readings.items():
+            if len(values) >= 2:
+                moves.append(MeasuredMove(mutant, name, len(values), statistics.fmean(values),
+                                          statistics.stdev(values) / math.sqrt(len(values))))
+    return tuple(sorted(moves, key=lambda move: (move.mutant, move.prediction)))
+
+
+def predicted_kill_rates(verdicts: list[dict]) -> dict[str, float]:
+    """Per mutant, the kill rate the claims table predicts from the true statement's runs: the mean over the runs of
+    1 - prod over predictions of (1 - the power reported against it), the predictions taken as independent."""
+    chances: dict[str, list[float]] = {}
+    for verdict in verdicts:
+        survive: dict[str, float] = {}
+        for prediction in verdict.get("predictions", []):
+            for mutant, power in (prediction.get("power") or {}).items():
+                survive[mutant] = survive.get(mutant, 1.0) * (1.0 - float(power))
+        for mutant, chance in survive.items():
+            chances.setdefault(mutant, []).append(1.0 - chance)
+    return {mutant: statistics.fmean(values) for mutant, values in chances.items()}
+
+
+@dataclass(frozen=True)
 class Calibration:
     theorem: str
     fidelity: str
@@ -263,6 +334,8 @@ class Calibration:
     paired: bool = False  # the mutants ran on the true statement's seeds
     parameters: dict[str, str] = field(default_factory=dict)  # the point calibrated, where not the defaults
     standardized: tuple[Standardized, ...] = ()  # the true statement's z per Monte Carlo prediction
+    moves: tuple[MeasuredMove, ...] = ()  # each mutant's reading against the statement's, paired calibrations only
+    predicted_kills: dict[str, float] = field(default_factory=dict)  # per mutant, from the runs' reported power
 
     @property
     def label(self) -> str:
@@ -333,7 +406,45 @@ class Calibration:
                 "idle_mutants": self.idle_mutants,
                 "contract_holds": self.contract_holds, "expected_failure": self.expected_failure or None,
                 "pooled_offsets": [p.to_dict() for p in self.pooled],
-                "standardized": [s.to_dict() for s in self.standardized]}
+                "standardized": [s.to_dict() for s in self.standardized],
+                "measured_moves": [m.to_dict() for m in self.moves],
+                "predicted_kill_rates": dict(self.predicted_kills),
+                "kill_rates_disagree": self.kill_rates_disagree}
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "Calibration":
+        """The calibration `to_dict` wrote (the derived entries recomputed, not read)."""
+        def fields_of(kind, values):
+            names = {f.name for f in dataclasses.fields(kind)}
+            return kind(**{name: tuple(value) if isinstance(value, list) else value
+                           for name, value in values.items() if name in names})
+
+        return cls(theorem=data["theorem"], fidelity=data["fidelity"], seeds=data["seeds"],
+                   stated_false_fail_rate=data["stated_false_fail_rate"],
+                   true_statement=fields_of(VersionRates, data["true_statement"]),
+                   mutants=tuple(fields_of(VersionRates, m) for m in data["mutants"]),
+                   expected_failure=data.get("expected_failure") or "",
+                   pooled=tuple(fields_of(PooledOffset, p) for p in data.get("pooled_offsets", [])),
+                   paired=data.get("paired", False), parameters=dict(data.get("parameters", {})),
+                   standardized=tuple(fields_of(Standardized, z) for z in data.get("standardized", [])),
+                   moves=tuple(fields_of(MeasuredMove, m) for m in data.get("measured_moves", [])),
+                   predicted_kills=dict(data.get("predicted_kill_rates", {})))
+
+    @property
+    def kill_rates_disagree(self) -> list[str]:
+        """The mutants whose kill rate predicted from the reported power lies outside the observed rate's 95%
+        interval."""
+        observed = {m.version: m for m in self.mutants}
+        return [name for name, predicted in self.predicted_kills.items() if name in observed and observed[name].runs
+                and not observed[name].fail_interval[0] <= predicted <= observed[name].fail_interval[1]]
+
+    def nearest_measured(self) -> dict[str, MeasuredMove]:
+        """Per mutant, its measured move farthest from zero (the prediction that shows it best)."""
+        best: dict[str, MeasuredMove] = {}
+        for move in self.moves:
+            if move.mutant not in best or abs(move.mean) > abs(best[move.mutant].mean):
+                best[move.mutant] = move
+        return best
 
     @property
     def most_significant_offset(self) -> PooledOffset | None:
@@ -379,19 +490,21 @@ def calibrate(theorems: list[str], store: str | Path, *, seeds: int, fidelity: s
         sweep(tasks, store, executor=executor, workers=workers, scheduler=scheduler, progress=progress)
         wanted = {task.key: task.mutant or AS_STATED for task in tasks}
         by_version: dict[str, list[str]] = {version: [] for version in dict.fromkeys(wanted.values())}
-        as_stated: list[dict] = []
+        verdicts: dict[str, dict[int, dict]] = {version: {} for version in by_version}
         with ResultStore(store) as opened:
             for record in opened.records([theorem]):
                 if record.task_key in wanted:
                     by_version[wanted[record.task_key]].append(record.outcome)
-                    if wanted[record.task_key] == AS_STATED:
-                        as_stated.append(record.verdict)
+                    verdicts[wanted[record.task_key]][record.seed_index] = record.verdict
+        stated = verdicts.pop(AS_STATED)
+        as_stated = list(stated.values())
         results.append(Calibration(
             theorem=theorem, fidelity=fidelity, seeds=seeds, stated_false_fail_rate=false_fail_rate,
             true_statement=_rates(AS_STATED, by_version.pop(AS_STATED)),
             mutants=tuple(_rates(version, outcomes) for version, outcomes in by_version.items()),
             expected_failure=registry.checker(theorem).theorem.expected_failure, pooled=pooled_offsets(as_stated),
-            paired=paired, parameters=parameters, standardized=standardized(as_stated)))
+            paired=paired, parameters=parameters, standardized=standardized(as_stated),
+            moves=measured_moves(stated, verdicts) if paired else (), predicted_kills=predicted_kill_rates(as_stated)))
     return results
 
 
@@ -411,6 +524,9 @@ def format_calibration(calibrations: list[Calibration]) -> str:
             else:
                 reading = "killed in every run" if rates.failed == rates.runs else (
                     f"survived {rates.runs - rates.failed} run(s)")
+                if rates.version in c.predicted_kills:
+                    reading += f"; predicted {c.predicted_kills[rates.version]:.2f}" + (
+                        " (OUTSIDE the observed interval)" if rates.version in c.kill_rates_disagree else "")
                 if rates.version in idle:
                     reading += "; " + idle[rates.version]
             if rates.errors:
@@ -425,6 +541,11 @@ def format_calibration(calibrations: list[Calibration]) -> str:
         lines += ["", "Offsets of the true statements' Monte Carlo estimates from their predictions, pooled over the "
                       "runs (a diagnostic finer than any one run; not a verdict):"]
         lines += [f"  {theorem}: {p.describe()}" for theorem, p in pooled]
+    moves = [(c.label, m) for c in calibrations for m in c.moves]
+    if moves:
+        lines += ["", "Each mutant's reading against the true statement's on the same seed, in resolutions (mean +- "
+                      "standard error over the paired seeds):"]
+        lines += [f"  {theorem}: {m.describe()}" for theorem, m in moves]
     spreads = [(c.label, s) for c in calibrations for s in c.standardized]
     if spreads:
         lines += ["", "Standardized discrepancies z = (estimate - predicted)/se of the true statements' Monte Carlo "
@@ -433,34 +554,44 @@ def format_calibration(calibrations: list[Calibration]) -> str:
     return "\n".join(lines)
 
 
+MARKDOWN_HEADER = ("| theorem | fidelity | seeds | as stated: pass / inconcl. / fail | false-fail rate [95% interval] "
+                   "| mutants killed in every run | near mutants (resolutions) | pooled offset, largest \\|z\\| |")
+
+
 def markdown_calibration(calibrations: list[Calibration]) -> str:
     """One row per theorem, for docs/calibration.md: the true statement's outcomes and false-fail rate with its
     interval, how many of its mutants were killed in every run (the survivors named), its near mutants, and its most
     significant pooled offset."""
-    lines = ["| theorem | fidelity | seeds | as stated: pass / inconcl. / fail | false-fail rate [95% interval] "
-             "| mutants killed in every run | near mutants (resolutions) | pooled offset, largest \\|z\\| |",
-             "|---|---|---|---|---|---|---|---|"]
-    for c in calibrations:
-        rates = c.true_statement
-        low, high = rates.fail_interval
-        if c.expected_failure:
-            rate = "known to fail: " + ("passed in some runs" if c.miscalibrated else "never passed")
-        else:
-            rate = f"{rates.fail_rate:.2f} [{low:.2f}, {high:.2f}]" + (" MISCALIBRATED" if c.miscalibrated else "")
-        survivors = c.surviving_mutants
-        idle = c.idle_mutants
-        named = [f"{name} [{idle[name]}]" if name in idle else name for name in survivors]
-        killed = f"{len(c.mutants) - len(survivors)} of {len(c.mutants)}" + (
-            f" (not every run: {', '.join(named)})" if survivors else "")
-        errors = rates.errors + sum(m.errors for m in c.mutants)
-        seeds = f"{c.seeds} paired" if c.paired else str(c.seeds)
-        lines.append(f"| {c.label} | {c.fidelity} | {seeds} | {rates.passed} / {rates.inconclusive} / "
-                     f"{rates.failed}{f' ({errors} errors)' if errors else ''} | {rate} | {killed} | "
-                     f"{_near_column(c.theorem, c.parameters)} | {_pooled_column(c)} |")
-    return "\n".join(lines)
+    return "\n".join([MARKDOWN_HEADER, "|---|---|---|---|---|---|---|---|",
+                      *(markdown_row(c, near_column(c)) for c in calibrations)])
 
 
-def _pooled_column(calibration: Calibration) -> str:
+def markdown_cells(c: Calibration) -> list[str]:
+    """A calibration's row in the markdown table after its near-mutant cell's place: (label, fidelity, seeds,
+    outcomes, rate, killed) and (pooled)."""
+    rates = c.true_statement
+    low, high = rates.fail_interval
+    if c.expected_failure:
+        rate = "known to fail: " + ("passed in some runs" if c.miscalibrated else "never passed")
+    else:
+        rate = f"{rates.fail_rate:.2f} [{low:.2f}, {high:.2f}]" + (" MISCALIBRATED" if c.miscalibrated else "")
+    survivors = c.surviving_mutants
+    idle = c.idle_mutants
+    named = [f"{name} [{idle[name]}]" if name in idle else name for name in survivors]
+    killed = f"{len(c.mutants) - len(survivors)} of {len(c.mutants)}" + (
+        f" (not every run: {', '.join(named)})" if survivors else "")
+    errors = rates.errors + sum(m.errors for m in c.mutants)
+    seeds = f"{c.seeds} paired" if c.paired else str(c.seeds)
+    return [c.label, c.fidelity, seeds,
+            f"{rates.passed} / {rates.inconclusive} / {rates.failed}{f' ({errors} errors)' if errors else ''}", rate,
+            killed]
+
+
+def markdown_row(c: Calibration, near: str) -> str:
+    return "| " + " | ".join([*markdown_cells(c), near, pooled_column(c)]) + " |"
+
+
+def pooled_column(calibration: Calibration) -> str:
     """The most significant pooled offset: its prediction, its size in resolutions and in standard errors, and the
     runs' systematic bound in resolutions where they have one."""
     offset = calibration.most_significant_offset
@@ -470,16 +601,21 @@ def _pooled_column(calibration: Calibration) -> str:
     return f"{offset.prediction}: {offset.in_resolutions:+.2f} res. (z {offset.z:+.1f}{bound})"
 
 
-def _near_column(theorem_id: str, parameters: dict[str, str]) -> str:
-    """The theorem's near mutants at `parameters`, with how many resolutions each moves a target, or where its
+def near_column(calibration: Calibration) -> str:
+    """The theorem's near mutants at the calibration's point: those the claims table puts within three resolutions,
+    and those that act on the simulation whose measured move is within three (paired calibrations), or where its
     nearness shows."""
     try:
-        theorem = registry.checker(theorem_id).theorem
+        theorem = registry.checker(calibration.theorem).theorem
     except UnknownName:  # a calibration read back for a theorem no longer registered
         return "unknown"
-    near = theorem.near_mutants(parameters)
+    near = [f"{name} ({value:.3g})" for name, value in theorem.near_mutants(calibration.parameters).items()]
+    simulated = {m.name for m in theorem.mutants if m.acts_on == "simulation"}
+    near += [f"{name} ({abs(move.mean):.2g} +- {move.standard_error:.1g}, measured)"
+             for name, move in calibration.nearest_measured().items()
+             if name in simulated and abs(move.mean) <= NEAR_RESOLUTIONS]
     if near:
-        return ", ".join(f"{name} ({value:.3g})" for name, value in near.items())
+        return ", ".join(near)
     if theorem.expected_failure:
         return "(a source's form known to fail)"
     return theorem.nearness.summary() if theorem.nearness else "none"

@@ -7,6 +7,7 @@ import pytest
 from checkers import registry
 from checkers.calibrate import (
     Calibration,
+    MeasuredMove,
     VersionRates,
     calibrate,
     format_calibration,
@@ -93,8 +94,19 @@ def test_the_markdown_table_names_near_mutants_with_how_far_they_move_a_target()
     assert near.splitlines()[-1].endswith("| mu1-five-percent (1.25) | no Monte Carlo estimate |")
     from_the_table = markdown_calibration([Calibration(**{**_calibration(0).__dict__, "theorem": "nc3-bound"})])
     assert "| five-percent-high (2) |" in from_the_table.splitlines()[-1]
-    by_tightness = markdown_calibration([Calibration(**{**_calibration(0).__dict__, "theorem": "nc2-bracket"})])
-    assert "by tightness: delta_2 is about 2x loose" in by_tightness.splitlines()[-1]
+    sharp = markdown_calibration([Calibration(**{**_calibration(0).__dict__, "theorem": "nc2-bracket"})])
+    assert "| loosened (2.12) |" in sharp.splitlines()[-1]
+
+
+def test_a_mutant_that_acts_on_the_simulation_is_near_by_its_measured_move():
+    """hermite-equivalence's degree-one-short moves no target: its distance is its paired reading against the
+    statement's, and only a calibration that measured it within three resolutions calls it near."""
+    moves = (MeasuredMove("degree-one-short", "test-gap", 6, 2.14, 0.21),
+             MeasuredMove("rest-as-whole-moment", "test-gap", 6, 13.3, 1.2))
+    measured = Calibration(**{**_calibration(0).__dict__, "theorem": "hermite-equivalence", "moves": moves})
+    assert "| degree-one-short (2.1 +- 0.2, measured) |" in markdown_calibration([measured])
+    unmeasured = Calibration(**{**_calibration(0).__dict__, "theorem": "hermite-equivalence"})
+    assert "measured" not in markdown_calibration([unmeasured]).splitlines()[-1].split("|")[7]
 
 
 def _run(*predictions):

@@ -101,6 +101,7 @@ COMMANDS = {
     "check": ("checkers.cli.running", "check"),
     "sweep": ("checkers.cli.running", "sweep_command"),
     "calibrate": ("checkers.cli.running", "calibrate_command"),
+    "calibration": ("checkers.cli.inspection", "calibration_command"),
     "report": ("checkers.cli.running", "report"),
     "oracle": ("checkers.equivalence.oracle_command", "oracle"),
     "contract": ("checkers.cli.contract", "contract_command"),

@@ -242,3 +242,32 @@ def tightness(arguments) -> int:
         else:
             print("  " + describe_tightness(row))
     return EXIT_PASS
+
+
+def calibration_command(arguments) -> int:
+    """The recorded calibrations, with whether each row is current; --write regenerates the document's tables."""
+    from pathlib import Path
+
+    from checkers import calibration_records
+
+    records = calibration_records.load(Path(arguments.records) if arguments.records else calibration_records.RECORDS)
+    shown = calibration_records.stale(records) if arguments.stale else records
+    if arguments.write:
+        document = Path(arguments.write)
+        if not document.is_file():
+            raise InvalidInput(f"no document at {document}")
+        calibration_records.write_tables(document, records)
+        print(f"thmcheck: wrote {len(records)} rows into {document}'s tables", file=sys.stderr)
+    if arguments.json:
+        print(json.dumps([{**r.to_dict(), "status": calibration_records.status(r)} for r in shown], indent=1,
+                         allow_nan=False))
+    elif arguments.markdown:
+        print("\n\n".join(calibration_records.markdown_tables(shown).values()))
+    elif not arguments.write:
+        for r in shown:
+            point = ", ".join(f"{k}={v}" for k, v in r.parameters.items())
+            print(f"{r.theorem}{f' ({point})' if point else ''}  {r.fidelity}  "
+                  f"{r.seeds}{' paired' if r.paired else ''}  {calibration_records.status(r)}")
+        if arguments.stale:
+            print(f"{len(shown)} of {len(records)} rows stale; rerun them with: thmcheck calibrate --stale")
+    return EXIT_PASS

@@ -226,6 +226,24 @@ def build_parser() -> argparse.ArgumentParser:
     calibrate.add_argument("--json", action="store_true", help="print the rates as JSON (and no progress bar)")
     calibrate.add_argument("--markdown", action="store_true",
                            help="print one row per theorem as a markdown table (docs/calibration.md's table)")
+    calibrate.add_argument("--record", action="store_true",
+                           help="write each calibration into the records file, in place of its row there")
+    calibrate.add_argument("--stale", action="store_true",
+                           help="rerun every row of the records file that is stale (its theorem changed since, or "
+                                "it was measured before the records), at its own fidelity, point and seeds, and "
+                                "record it")
+    calibrate.add_argument("--records", metavar="PATH", help="the records file (default: the project's "
+                                                             "docs/calibration.json)")
+
+    calibration = commands.add_parser("calibration", parents=[common],
+                                      help="the recorded calibrations (docs/calibration.json): which rows are current")
+    calibration.add_argument("--stale", action="store_true", help="only the rows whose theorem changed since")
+    calibration.add_argument("--markdown", action="store_true", help="print docs/calibration.md's generated tables")
+    calibration.add_argument("--write", metavar="DOCUMENT", nargs="?", const="docs/calibration.md",
+                             help="rewrite the generated tables in DOCUMENT (default docs/calibration.md)")
+    calibration.add_argument("--records", metavar="PATH", help="the records file (default: the project's "
+                                                               "docs/calibration.json)")
+    calibration.add_argument("--json", action="store_true", help=json_help)
 
     tightness = commands.add_parser("tightness", parents=[common],
                                     help="how close each inequality of a theorem came to equality in its search")

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from checkers import registry
 from checkers.budget import ANNOUNCE_SECONDS, DEFAULT_FALSE_FAIL_RATE, FIDELITIES, PAPER
-from checkers.calibrate import calibrate, format_calibration, markdown_calibration
+from checkers.calibrate import calibrate, calibration_tasks, format_calibration, markdown_calibration
 from checkers.check import estimated_cost, run_check
 from checkers.cost import describe, duration, machine_rate
 from checkers.executors import INTERRUPTS
@@ -304,26 +304,45 @@ def sweep_command(arguments) -> int:
 
 
 def calibrate_command(arguments) -> int:
-    """Calibrate the theorems; exit 1 where a true statement fails more often than stated, or (at default fidelity
-    or above) a mutant survives a run; 4 where a task raised an error."""
+    """Calibrate the theorems (or rerun the stale rows of the records); exit 1 where a true statement fails more
+    often than stated, or (at default fidelity or above) a mutant survives a run; 4 where a task raised an error."""
     import tempfile
 
-    if arguments.all and arguments.theorems:
-        raise InvalidInput("give theorem ids or --all, not both")
-    if not arguments.all and not arguments.theorems:
-        raise InvalidInput("name at least one theorem id, or --all (see thmcheck list)")
-    theorems = [c.id for c in registry.all_checkers()] if arguments.all else \
-        [registry.checker(i).id for i in arguments.theorems]
+    from checkers import calibration_records
+
+    records_path = Path(arguments.records) if arguments.records else calibration_records.RECORDS
+    if arguments.stale:
+        runs = _stale_runs(arguments, records_path)
+        if not runs:
+            print("thmcheck: every recorded row is current")
+            return EXIT_PASS
+    else:
+        if arguments.all and arguments.theorems:
+            raise InvalidInput("give theorem ids or --all, not both")
+        if not arguments.all and not arguments.theorems:
+            raise InvalidInput("name at least one theorem id, or --all (see thmcheck list)")
+        theorems = [c.id for c in registry.all_checkers()] if arguments.all else \
+            [registry.checker(i).id for i in arguments.theorems]
+        runs = [(theorems, dict(fidelity=arguments.fidelity, seeds=arguments.seeds, paired=arguments.paired,
+                                parameters=dict(arguments.param)))]
+    plugins = arguments.plugins_before + arguments.plugin
+    for theorems, settings in runs:  # every run's ids and points validated before any task starts
+        for theorem in theorems:
+            calibration_tasks(theorem, settings["seeds"], fidelity=settings["fidelity"], plugins=plugins,
+                              paired=settings["paired"], parameters=settings["parameters"],
+                              max_minutes=arguments.max_minutes)
     executor = _executor(arguments)
+    results = []
     with tempfile.TemporaryDirectory() as scratch:
         store = arguments.store or str(Path(scratch) / "calibration.sqlite")
         with _say_what_was_stored(arguments, None, arguments.store):
-            results = calibrate(theorems, store, seeds=arguments.seeds, fidelity=arguments.fidelity,
-                                false_fail_rate=arguments.false_fail_rate, root_seed=arguments.root_seed,
-                                executor=executor, workers=arguments.workers, scheduler=arguments.scheduler,
-                                progress=not arguments.json, plugins=arguments.plugins_before + arguments.plugin,
-                                paired=arguments.paired, parameters=dict(arguments.param),
-                                max_minutes=arguments.max_minutes)
+            for theorems, settings in runs:
+                results += calibrate(theorems, store, **settings, false_fail_rate=arguments.false_fail_rate,
+                                     root_seed=arguments.root_seed, executor=executor, workers=arguments.workers,
+                                     scheduler=arguments.scheduler, progress=not arguments.json, plugins=plugins,
+                                     max_minutes=arguments.max_minutes)
+    if arguments.record or arguments.stale:
+        _record(results, records_path)
     if arguments.json:
         print(json.dumps([c.to_dict() for c in results], indent=2, allow_nan=False))
     elif arguments.markdown:
@@ -331,6 +350,41 @@ def calibrate_command(arguments) -> int:
     else:
         print(format_calibration(results))
     return exit_code(calibration_standing(c.errors, c.contract_holds) for c in results)
+
+
+def _stale_runs(arguments, records_path: Path) -> list[tuple[list[str], dict]]:
+    """The stale rows of the records, grouped by how they ran: (theorem ids, calibrate's settings)."""
+    from checkers import calibration_records
+
+    if arguments.theorems or arguments.all or arguments.param:
+        raise InvalidInput("--stale reruns the stale rows of the records: give no ids, --all or --param")
+    if arguments.seeds != 20 or arguments.paired or arguments.fidelity != "quick":
+        raise InvalidInput("--stale reruns each row at its own fidelity, seeds and pairing: drop --fidelity, --seeds "
+                           "and --paired")
+    groups: dict[tuple, list[str]] = {}
+    registered = {c.id for c in registry.all_checkers()}
+    for record in calibration_records.stale(calibration_records.load(records_path)):
+        if record.theorem not in registered:
+            print(f"thmcheck: {record.theorem} is no longer registered; its row stays until removed",
+                  file=sys.stderr)
+            continue
+        key = (record.fidelity, record.seeds, record.paired, tuple(sorted(record.parameters.items())))
+        groups.setdefault(key, []).append(record.theorem)
+    return [(theorems, dict(fidelity=fidelity, seeds=seeds, paired=paired, parameters=dict(point)))
+            for (fidelity, seeds, paired, point), theorems in groups.items()]
+
+
+def _record(results, records_path: Path) -> None:
+    """Write the calibrations into the records file; for the project's own file, rewrite docs/calibration.md's
+    generated tables too."""
+    from checkers import calibration_records
+
+    records = calibration_records.merged(calibration_records.load(records_path),
+                                         [calibration_records.record_of(c) for c in results])
+    calibration_records.save(records, records_path)
+    if records_path == calibration_records.RECORDS:
+        calibration_records.write_tables(calibration_records.DOCUMENT, records)
+    print(f"thmcheck: recorded {len(results)} calibration(s) in {records_path}", file=sys.stderr)
 
 
 def report(arguments) -> int:

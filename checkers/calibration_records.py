@@ -1,0 +1,251 @@
+"""The committed calibration records (docs/calibration.json): what each theorem's calibration measured, keyed by
+the content it measured, so a row whose theorem has changed since is known to be stale.
+
+A record is one `Calibration` (theorem, parameter point, fidelity) with the hash of the source it ran on: the
+theorem's module and its checker's, and every project module they import in turn, except the shared engine
+(the top-level modules of `checkers` and `theorems.statement`). A change to the engine that moves a number is
+caught by comparing `check --all --json` before and after it, not by these hashes. Rows measured before the
+records existed are kept as their markdown cells, marked with the tree they were measured on, and are stale.
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import json
+import subprocess
+from dataclasses import dataclass
+from datetime import date
+from functools import cache
+from importlib.util import find_spec
+from pathlib import Path
+
+from checkers import catalog
+from checkers.calibrate import MARKDOWN_HEADER, Calibration, markdown_cells, near_column, pooled_column
+from theorems.errors import InvalidInput
+
+ROOT = Path(__file__).resolve().parent.parent
+RECORDS = ROOT / "docs" / "calibration.json"
+DOCUMENT = ROOT / "docs" / "calibration.md"
+ENGINE = ("theorems.statement", "theorems.errors")  # and every top-level module of `checkers`
+PROJECT_PACKAGES = ("theorems", "checkers")
+
+
+def _is_engine(module: str) -> bool:
+    parts = module.split(".")
+    if module in ENGINE or parts == ["checkers"] or parts == ["theorems"]:
+        return True
+    return parts[0] == "checkers" and len(parts) == 2 and not _is_package(module)
+
+
+@cache
+def _is_package(module: str) -> bool:
+    spec = find_spec(module)
+    return spec is not None and spec.submodule_search_locations is not None
+
+
+@cache
+def _source(module: str) -> Path | None:
+    try:
+        spec = find_spec(module)
+    except (ImportError, ValueError):
+        return None
+    if spec is None or spec.origin is None or not spec.origin.endswith(".py"):
+        return None
+    return Path(spec.origin)
+
+
+def _imports(module: str, path: Path) -> set[str]:
+    """The project modules `module`'s source imports (absolute and relative), by name."""
+    found = set()
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join(anchor + ([base] if base else []))
+            found.add(base)
+            found.update(f"{base}.{alias.name}" for alias in node.names)  # `from package import module`
+    return {name for name in found if name.split(".")[0] in PROJECT_PACKAGES and _source(name) is not None}
+
+
+def hashed_modules(theorem_id: str) -> list[str]:
+    """The modules a theorem's records are keyed by: its two modules and what they import, less the engine."""
+    entry = (catalog.entries() or {}).get(theorem_id)
+    if entry is None:
+        raise InvalidInput(f"{theorem_id!r} is not a built-in theorem: only those have calibration records")
+    pending = [f"{package}.{entry.family}.{entry.module}" for package in PROJECT_PACKAGES]
+    seen: set[str] = set()
+    while pending:
+        module = pending.pop()
+        if module in seen or _is_engine(module):
+            continue
+        seen.add(module)
+        pending.extend(_imports(module, _source(module)))
+    return sorted(seen)
+
+
+@cache
+def content_hash(theorem_id: str) -> str:
+    """The first 16 hex digits of the SHA-256 of the hashed modules' names and sources."""
+    digest = hashlib.sha256()
+    for module in hashed_modules(theorem_id):
+        digest.update(module.encode() + b"\0" + _source(module).read_bytes() + b"\0")
+    return digest.hexdigest()[:16]
+
+
+def _tree() -> str | None:
+    """The commit the working tree is on, with '+' where it has uncommitted changes; None outside a checkout."""
+    try:
+        head = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True,
+                              text=True, timeout=10, check=True).stdout.strip()
+        dirty = subprocess.run(["git", "-C", str(ROOT), "status", "--porcelain", "--untracked-files=no"],
+                               capture_output=True, text=True, timeout=10, check=True).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return head + ("+" if dirty else "")
+
+
+@dataclass(frozen=True)
+class Record:
+    """One recorded calibration, or a row measured before the records (`legacy`: its markdown cells)."""
+
+    theorem: str
+    parameters: dict
+    fidelity: str
+    content: str | None  # the content hash it ran on; None for a legacy row
+    measured_on: str  # a date
+    tree: str | None
+    seeds: int
+    paired: bool
+    calibration: Calibration | None = None
+    near: str = ""  # the near-mutant cell when recorded (`calibrate.near_column`)
+    legacy: tuple[str, ...] = ()  # a legacy row's cells after its seeds'
+
+    @property
+    def key(self) -> tuple:
+        return (self.theorem, tuple(sorted(self.parameters.items())), self.fidelity)
+
+    def stale(self) -> bool:
+        """Measured on other content than the theorem's now (always, for a legacy row or a theorem gone)."""
+        if self.content is None:
+            return True
+        try:
+            return self.content != content_hash(self.theorem)
+        except InvalidInput:
+            return True
+
+    def to_dict(self) -> dict:
+        data = {"theorem": self.theorem, "parameters": self.parameters, "fidelity": self.fidelity,
+                "seeds": self.seeds, "paired": self.paired, "content": self.content, "measured_on": self.measured_on,
+                "tree": self.tree}
+        if self.calibration is not None:
+            data["near"] = self.near
+            data["calibration"] = self.calibration.to_dict()
+        if self.legacy:
+            data["legacy"] = list(self.legacy)
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "Record":
+        calibration = data.get("calibration")
+        return cls(theorem=data["theorem"], parameters=dict(data.get("parameters", {})), fidelity=data["fidelity"],
+                   content=data.get("content"), measured_on=data["measured_on"], tree=data.get("tree"),
+                   seeds=int(data["seeds"]), paired=bool(data["paired"]),
+                   calibration=None if calibration is None else Calibration.from_dict(calibration),
+                   near=data.get("near", ""), legacy=tuple(data.get("legacy", ())))
+
+
+def record_of(calibration: Calibration) -> Record:
+    """A record of a calibration just run on this tree."""
+    return Record(theorem=calibration.theorem, parameters=dict(calibration.parameters),
+                  fidelity=calibration.fidelity, content=content_hash(calibration.theorem),
+                  measured_on=date.today().isoformat(), tree=_tree(), seeds=calibration.seeds,
+                  paired=calibration.paired, calibration=calibration, near=near_column(calibration))
+
+
+def load(path: Path = RECORDS) -> list[Record]:
+    """The records in `path` (none if it does not exist); a file that is not a records file is the user's error."""
+    if not path.exists():
+        return []
+    try:
+        data = json.loads(path.read_text())
+        return [Record.from_dict(item) for item in data["records"]]
+    except (OSError, ValueError, KeyError, TypeError) as error:
+        raise InvalidInput(f"{path} is not a calibration records file ({type(error).__name__}: {error})") from None
+
+
+def save(records: list[Record], path: Path = RECORDS) -> None:
+    """Write the records sorted by theorem, point and fidelity (quick before default before high)."""
+    order = {"quick": 0, "default": 1, "high": 2, "paper": 3}
+    ordered = sorted(records, key=lambda r: (r.theorem, sorted(r.parameters.items()), order.get(r.fidelity, 9)))
+    text = json.dumps({"records": [r.to_dict() for r in ordered]}, indent=1, allow_nan=False)
+    path.write_text(text + "\n")
+
+
+def merged(records: list[Record], new: list[Record]) -> list[Record]:
+    """`records` with each of `new` in place of the record of its key."""
+    keys = {r.key for r in new}
+    return [r for r in records if r.key not in keys] + list(new)
+
+
+def stale(records: list[Record]) -> list[Record]:
+    return [r for r in records if r.stale()]
+
+
+TABLES = {"at the defaults": lambda r: not r.parameters, "away from the defaults": lambda r: bool(r.parameters)}
+TABLE_START = ("<!-- calibration table {which}: generated from docs/calibration.json by `thmcheck calibration "
+               "--write` -->")
+TABLE_END = "<!-- end of calibration table -->"
+
+
+def status(record: Record) -> str:
+    """When and on what a row was measured, and whether it still describes the theorem."""
+    if record.content is None:
+        return "before the records: stale"
+    tree = f" ({record.tree})" if record.tree else ""
+    return f"{record.measured_on}{tree}: " + ("stale, the theorem changed since" if record.stale() else "current")
+
+
+def markdown_row(record: Record) -> str:
+    if record.calibration is None:
+        label = record.theorem + (" (" + ", ".join(f"{k}={v}" for k, v in record.parameters.items()) + ")"
+                                  if record.parameters else "")
+        seeds = f"{record.seeds} paired" if record.paired else str(record.seeds)
+        cells = [label, record.fidelity, seeds, *record.legacy]
+    else:
+        cells = [*markdown_cells(record.calibration), record.near, pooled_column(record.calibration)]
+    return "| " + " | ".join([*cells, status(record)]) + " |"
+
+
+def markdown_tables(records: list[Record]) -> dict[str, str]:
+    """The table of each group of rows (`TABLES`), with a column saying whether each row is current."""
+    header = MARKDOWN_HEADER + " measured on |"
+    return {which: "\n".join([header, "|---" * 9 + "|", *(markdown_row(r) for r in records if belongs(r))])
+            for which, belongs in TABLES.items()}
+
+
+def write_tables(document: Path, records: list[Record]) -> None:
+    """Replace each generated table in `document` (between its markers) by the records' table."""
+    text = document.read_text()
+    for which, table in markdown_tables(records).items():
+        start = TABLE_START.format(which=which)
+        if start not in text or TABLE_END not in text.split(start, 1)[1]:
+            raise InvalidInput(f"{document} has no table '{which}' between the markers {start!r} and {TABLE_END!r}")
+        before, rest = text.split(start, 1)
+        text = before + start + "\n" + table + "\n" + TABLE_END + rest.split(TABLE_END, 1)[1]
+    document.write_text(text)
+
+
+def tables_in(document: Path) -> dict[str, str]:
+    """The generated tables as `document` has them now."""
+    text = document.read_text()
+    found = {}
+    for which in TABLES:
+        start = TABLE_START.format(which=which)
+        if start in text:
+            found[which] = text.split(start, 1)[1].split(TABLE_END, 1)[0].strip("\n")
+    return found

@@ -1,0 +1,107 @@
+"""checkers.calibration_records and `thmcheck calibration`: records keyed by content, stale rows, generated tables."""
+
+import json
+
+import pytest
+
+from checkers import calibration_records as records
+from checkers import registry
+from checkers.calibrate import Calibration, MeasuredMove, VersionRates, calibrate
+from checkers.cli import main
+from theorems.errors import InvalidInput
+
+
+def _calibration(theorem="nc2-bracket"):
+    rates = VersionRates(version="as stated", runs=4, passed=4, failed=0, inconclusive=0, outside=0, errors=0)
+    mutant = VersionRates(version="loosened", runs=4, passed=0, failed=4, inconclusive=0, outside=0, errors=0)
+    return Calibration(theorem=theorem, fidelity="quick", seeds=4, stated_false_fail_rate=1e-6,
+                       true_statement=rates, mutants=(mutant,), paired=True,
+                       moves=(MeasuredMove("loosened", "attained", 4, -2.12, 0.0),),
+                       predicted_kills={"loosened": 1.0})
+
+
+def test_a_theorem_is_keyed_by_its_modules_and_what_they_import_less_the_engine():
+    modules = records.hashed_modules("nc2-bracket")
+    assert {"theorems.collapse.nc2_bracket", "checkers.collapse.nc2_bracket", "theorems.collapse.bounds",
+            "checkers.collapse.heads", "checkers.collapse.head_search"} <= set(modules)
+    assert not {"checkers.check", "checkers.search", "theorems.statement"} & set(modules)
+    assert "theorems.onestep.common" in records.hashed_modules("hermite-equivalence")  # across families
+    assert len(records.content_hash("nc2-bracket")) == 16
+    assert records.content_hash("nc2-bracket") != records.content_hash("nc1-bound")
+    with pytest.raises(InvalidInput):
+        records.hashed_modules("no-such-theorem")
+
+
+def test_a_record_reads_back_as_it_was_written_and_knows_when_it_is_stale():
+    record = records.record_of(_calibration())
+    again = records.Record.from_dict(json.loads(json.dumps(record.to_dict())))
+    assert again == record and not again.stale()
+    assert again.calibration.to_dict() == record.calibration.to_dict()
+    assert records.Record.from_dict({**record.to_dict(), "content": "0" * 16}).stale()
+    legacy = records.Record(theorem="nc2-bracket", parameters={}, fidelity="quick", content=None, measured_on="",
+                            tree=None, seeds=50, paired=False, legacy=("50 / 0 / 0",) * 5)
+    assert legacy.stale() and records.status(legacy) == "before the records: stale"
+    assert records.markdown_row(legacy).startswith("| nc2-bracket | quick | 50 | 50 / 0 / 0 |")
+
+
+def test_the_generated_tables_replace_what_lies_between_their_markers(tmp_path):
+    document = tmp_path / "doc.md"
+    markers = "\n".join(f"{records.TABLE_START.format(which=which)}\nold rows\n{records.TABLE_END}"
+                        for which in records.TABLES)
+    document.write_text(f"before\n{markers}\nafter\n")
+    record = records.record_of(_calibration())
+    records.write_tables(document, [record])
+    tables = records.tables_in(document)
+    assert "| nc2-bracket | quick | 4 paired | 4 / 0 / 0 |" in tables["at the defaults"]
+    assert "old rows" not in document.read_text() and document.read_text().endswith("after\n")
+    assert tables["away from the defaults"].count("\n") == 1  # its header only
+    document.write_text("no markers\n")
+    with pytest.raises(InvalidInput):
+        records.write_tables(document, [record])
+
+
+def test_the_project_documents_the_records_it_keeps():
+    """docs/calibration.md's tables are the ones docs/calibration.json generates, staleness included: a change to a
+    theorem shows as stale there until its calibration is run again (`thmcheck calibrate --stale`)."""
+    expected = records.markdown_tables(records.load())
+    assert records.tables_in(records.DOCUMENT) == expected, "regenerate them with `thmcheck calibration --write`"
+
+
+def test_recording_a_calibration_and_finding_no_stale_row(tmp_path, capsys):
+    path = tmp_path / "records.json"
+    code = main(["calibrate", "balancedness-identity", "--seeds", "2", "--executor", "serial", "--paired",
+                 "--record", "--records", str(path), "--json"])
+    assert code == 0
+    (recorded,) = records.load(path)
+    assert recorded.theorem == "balancedness-identity" and recorded.seeds == 2 and recorded.paired
+    assert not recorded.stale()
+    capsys.readouterr()
+    assert main(["calibrate", "--stale", "--records", str(path)]) == 0
+    assert "every recorded row is current" in capsys.readouterr().out
+    assert main(["calibration", "--records", str(path), "--stale"]) == 0
+    assert "0 of 1 rows stale" in capsys.readouterr().out
+
+
+def test_a_stale_row_is_rerun_at_its_own_settings(tmp_path, capsys):
+    path = tmp_path / "records.json"
+    (result,) = calibrate(["balancedness-identity"], tmp_path / "s.sqlite", seeds=2, executor="serial",
+                          progress=False)
+    old = records.Record.from_dict({**records.record_of(result).to_dict(), "content": "0" * 16})
+    records.save([old], path)
+    assert main(["calibrate", "--stale", "--records", str(path), "--executor", "serial", "--json"]) == 0
+    (rerun,) = records.load(path)
+    assert not rerun.stale() and rerun.seeds == 2 and not rerun.paired
+    assert main(["calibrate", "--stale", "--records", str(path), "--seeds", "5"]) == 2  # a row's own seeds
+    assert main(["calibrate", "nc2-bracket", "--stale", "--records", str(path)]) == 2
+    (path.parent / "bad.json").write_text("[1, 2]")
+    assert main(["calibration", "--records", str(path.parent / "bad.json")]) == 2
+
+
+def test_the_mutants_of_a_paired_calibration_carry_their_measured_moves(tmp_path):
+    (paired,) = calibrate(["nc2-bracket"], tmp_path / "p.sqlite", seeds=2, executor="serial", progress=False,
+                          paired=True)
+    moves = {(m.mutant, m.prediction): m for m in paired.moves}
+    # loosened only moves a target: measured, it is minus the claims table's move, exactly (the draws are shared)
+    table_move = registry.checker("nc2-bracket").theorem.claims().moves("loosened")["attained"]
+    assert table_move > 2 and moves[("loosened", "attained")].mean == pytest.approx(-table_move, rel=1e-9)
+    assert paired.predicted_kills["loosened"] == pytest.approx(1.0)
