@@ -16,35 +16,17 @@ and training error (1/n) ||y - X a/sqrt(p)||^2 tend to Result 3.3's fixed-point 
 (`theorems.equivalence.giant_step_oracle`) at the r, c, gamma of srf-constants; the network's lie within the
 closeness the authors show for it.
 
-Check, at three sizes d (p = (p/d) d), every reading extrapolated as L + B d^-e with e only bounded (1/2 <= e <= 2,
-around the 1/d of a ridge error's finite-size correction); the resolutions are what these sizes resolve at default
-fidelity (measured, docs/derivations/limits.md#giant-step), each with the named errors it rejects:
-- srf-test-error: the sRF's simulated test error against the limit value. Resolution 7% of it: the test error
-  against the noisy label (+10.4%) lies 1.5 resolutions away; lambda in Ba's units (+5.5%) and the readout's noise
-  left out (-3.4%) are rejected through the training error.
-- srf-train-error [D]: the same for the training error. Resolution 8% of it: lambda_C given in Ba's units (-11.9%)
-  and the readout's label noise left out (-13.6%) lie 1.5 and 1.7 resolutions away.
-- test-error: the network's simulated test error (with two control variates of the step) within
-  NETWORK_TEST_CLOSENESS = 4% of the limit value: the authors' own simulations (Simulations.ipynb, d = p = 2000) sit
-  0.3-3.9% from their theory, and this project measures the network 1.5-3.5% above it at every size up to d = 2000
-  (docs/derivations/limits.md#giant-step), a gap that Dandi et al. (arXiv 2410.18938) prove away only for large
-  batches. Resolution 15% of the limit: the band (8% wide) and the sRF's 7%.
-- train-error [D]: the network's training error within NETWORK_TRAIN_CLOSENESS = 5% of the limit: the authors'
-  simulated training losses at alpha = 1.6 sit 1.8-4.7% above this project's formula, which the sRF meets.
-  Resolution 18%: the band (10% wide) and the sRF's 8%.
-- realized-test-error [D]: per draw, the network's simulated test error over Result 3.3 evaluated on that draw's
-  own W_1 (its r, c, gamma and spectrum) minus 1, against 0. Resolution 4%: with the draw's spectrum the per-draw
-  spread halves and the p != d bias goes (the gap measured at d = 1000 is under 2%). It needs a spike: not made at
-  eta~ = 0.
-Every reading is unresolved where Result 3.3's mean channel is not yet in its limit at d = 100: the mean
-feature's noise-to-signal ratio or the ridge's shrinkage of it above 1/2 (eta~ <= 0.3, or lambda_C >= 33, at
-the defaults otherwise; docs/derivations/limits.md#giant-step, "The mean channel").
-The mutants, with their move of (test, train) error at the defaults: the test error against the noisy label
-(+10.4%, 0), lambda in Ba's units (+5.5%, -11.9%), the readout's noise left out (-3.4%, -13.6%), no spike
-(+104%, +96%), the sample ratio misplaced (+119%, +130%), the spike not aligned with the teacher (+177%, +209%).
-The last three change r, c or gamma, which the sRF's simulation reads too: the network's predictions reject them.
-Nearer errors cannot be seen at these resolutions and are not claimed: E sigma'^2 for Var sigma' in c (+4.2%,
--3.8%), c = 1 (-0.9%, +2.6%).
+Check, at three sizes d (p = (p/d) d), every reading extrapolated as L + B d^-e with e bounded in [1/2, 2] (around
+the 1/d of a ridge error's finite-size correction):
+- srf-test-error, srf-train-error [D]: the sRF's simulated errors against the limit values;
+- test-error, train-error [D]: the network's simulated errors (the test error with two control variates of the
+  step) within the authors' closeness of the limit values, NETWORK_TEST_CLOSENESS and NETWORK_TRAIN_CLOSENESS
+  (relative half-widths of a band);
+- realized-test-error [D]: per draw, the network's test error over Result 3.3 evaluated on that draw's own W_1 (its
+  r, c, gamma and spectrum), minus 1, against 0; it needs a spike (eta~ > 0).
+Every reading is unresolved where Result 3.3's mean channel is not yet in its limit at d = 100: the mean feature's
+noise-to-signal ratio or the ridge's shrinkage of it above 1/2. Resolutions, the mutants' moves and the errors too
+near to be seen: docs/derivations/limits.md#giant-step.
 """
 
 from __future__ import annotations
