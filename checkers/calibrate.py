@@ -439,10 +439,12 @@ class Calibration:
                 and not observed[name].fail_interval[0] <= predicted <= observed[name].fail_interval[1]]
 
     def nearest_measured(self) -> dict[str, MeasuredMove]:
-        """Per mutant, its measured move farthest from zero (the prediction that shows it best)."""
+        """Per mutant, its smallest measured move among those told apart from zero (|mean| above two standard
+        errors): how near it comes to a target that sees it, as the claims table's smallest move."""
         best: dict[str, MeasuredMove] = {}
         for move in self.moves:
-            if move.mutant not in best or abs(move.mean) > abs(best[move.mutant].mean):
+            if abs(move.mean) > 2 * move.standard_error and (
+                    move.mutant not in best or abs(move.mean) < abs(best[move.mutant].mean)):
                 best[move.mutant] = move
         return best
 
@@ -601,16 +603,19 @@ def pooled_column(calibration: Calibration) -> str:
     return f"{offset.prediction}: {offset.in_resolutions:+.2f} res. (z {offset.z:+.1f}{bound})"
 
 
-def near_column(calibration: Calibration) -> str:
-    """The theorem's near mutants at the calibration's point: those the claims table puts within three resolutions,
-    and those that act on the simulation whose measured move is within three (paired calibrations), or where its
-    nearness shows."""
+def near_column(calibration: Calibration, table: list[str] | None = None) -> str:
+    """The theorem's near mutants at the calibration's point: those the claims table puts within three resolutions
+    (`table_near`, or `table` as recorded), and those that act on the simulation whose measured move is within
+    three (paired calibrations), or where its nearness shows."""
     try:
         theorem = registry.checker(calibration.theorem).theorem
     except UnknownName:  # a calibration read back for a theorem no longer registered
         return "unknown"
-    near = [f"{name} ({value:.3g})" for name, value in theorem.near_mutants(calibration.parameters).items()]
-    simulated = {m.name for m in theorem.mutants if m.acts_on == "simulation"}
+    near = table_near(calibration) if table is None else list(table)
+    # a simulated mutant's move is its distance where it ran at the statement's point: its own parameters are this
+    # calibration's (mixture-equivalence's degree-one-short runs at beta = 0.45)
+    simulated = {m.name for m in theorem.mutants if m.acts_on == "simulation"
+                 and all(str(calibration.parameters.get(k)) == str(v) for k, v in m.parameters.items())}
     near += [f"{name} ({abs(move.mean):.2g} +- {move.standard_error:.1g}, measured)"
              for name, move in calibration.nearest_measured().items()
              if name in simulated and abs(move.mean) <= NEAR_RESOLUTIONS]
@@ -619,3 +624,12 @@ def near_column(calibration: Calibration) -> str:
     if theorem.expected_failure:
         return "(a source's form known to fail)"
     return theorem.nearness.summary() if theorem.nearness else "none"
+
+
+def table_near(calibration: Calibration) -> list[str]:
+    """The near mutants the claims table gives at the calibration's point, each with its move in resolutions."""
+    try:
+        theorem = registry.checker(calibration.theorem).theorem
+    except UnknownName:
+        return []
+    return [f"{name} ({value:.3g})" for name, value in theorem.near_mutants(calibration.parameters).items()]

@@ -21,7 +21,7 @@ from importlib.util import find_spec
 from pathlib import Path
 
 from checkers import catalog
-from checkers.calibrate import MARKDOWN_HEADER, Calibration, markdown_cells, near_column, pooled_column
+from checkers.calibrate import MARKDOWN_HEADER, Calibration, markdown_cells, near_column, pooled_column, table_near
 from theorems.errors import InvalidInput
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -88,12 +88,25 @@ def hashed_modules(theorem_id: str) -> list[str]:
     return sorted(seen)
 
 
+def _code(path: Path) -> str:
+    """A module's syntax tree without its docstrings: what it computes, not how it is worded or laid out (comments
+    and layout are not in the tree)."""
+    tree = ast.parse(path.read_text(), str(path))
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and node.body \
+                and isinstance(node.body[0], ast.Expr) and isinstance(node.body[0].value, ast.Constant) \
+                and isinstance(node.body[0].value.value, str):
+            node.body[0] = ast.Pass()
+    return ast.dump(tree, include_attributes=False)
+
+
 @cache
 def content_hash(theorem_id: str) -> str:
-    """The first 16 hex digits of the SHA-256 of the hashed modules' names and sources."""
+    """The first 16 hex digits of the SHA-256 of the hashed modules' names and code (`_code`: a docstring's words
+    leave a row current; a statement's or a mutant's description, which are strings in the code, do not)."""
     digest = hashlib.sha256()
     for module in hashed_modules(theorem_id):
-        digest.update(module.encode() + b"\0" + _source(module).read_bytes() + b"\0")
+        digest.update(module.encode() + b"\0" + _code(_source(module)).encode() + b"\0")
     return digest.hexdigest()[:16]
 
 
@@ -122,7 +135,7 @@ class Record:
     seeds: int
     paired: bool
     calibration: Calibration | None = None
-    near: str = ""  # the near-mutant cell when recorded (`calibrate.near_column`)
+    near: tuple[str, ...] = ()  # the claims table's near mutants when recorded (`calibrate.table_near`)
     legacy: tuple[str, ...] = ()  # a legacy row's cells after its seeds'
 
     @property
@@ -143,7 +156,7 @@ class Record:
                 "seeds": self.seeds, "paired": self.paired, "content": self.content, "measured_on": self.measured_on,
                 "tree": self.tree}
         if self.calibration is not None:
-            data["near"] = self.near
+            data["near"] = list(self.near)
             data["calibration"] = self.calibration.to_dict()
         if self.legacy:
             data["legacy"] = list(self.legacy)
@@ -156,7 +169,7 @@ class Record:
                    content=data.get("content"), measured_on=data["measured_on"], tree=data.get("tree"),
                    seeds=int(data["seeds"]), paired=bool(data["paired"]),
                    calibration=None if calibration is None else Calibration.from_dict(calibration),
-                   near=data.get("near", ""), legacy=tuple(data.get("legacy", ())))
+                   near=tuple(data.get("near", ())), legacy=tuple(data.get("legacy", ())))
 
 
 def record_of(calibration: Calibration) -> Record:
@@ -164,11 +177,14 @@ def record_of(calibration: Calibration) -> Record:
     return Record(theorem=calibration.theorem, parameters=dict(calibration.parameters),
                   fidelity=calibration.fidelity, content=content_hash(calibration.theorem),
                   measured_on=date.today().isoformat(), tree=_tree(), seeds=calibration.seeds,
-                  paired=calibration.paired, calibration=calibration, near=near_column(calibration))
+                  paired=calibration.paired, calibration=calibration,
+                  near=tuple(table_near(calibration)))
 
 
-def load(path: Path = RECORDS) -> list[Record]:
-    """The records in `path` (none if it does not exist); a file that is not a records file is the user's error."""
+def load(path: Path | None = None) -> list[Record]:
+    """The records in `path` (default `RECORDS`; none if it does not exist); a file that is not a records file is
+    the user's error."""
+    path = RECORDS if path is None else path
     if not path.exists():
         return []
     try:
@@ -178,8 +194,9 @@ def load(path: Path = RECORDS) -> list[Record]:
         raise InvalidInput(f"{path} is not a calibration records file ({type(error).__name__}: {error})") from None
 
 
-def save(records: list[Record], path: Path = RECORDS) -> None:
-    """Write the records sorted by theorem, point and fidelity (quick before default before high)."""
+def save(records: list[Record], path: Path | None = None) -> None:
+    """Write the records (to `RECORDS` by default) sorted by theorem, point and fidelity (quick before default)."""
+    path = RECORDS if path is None else path
     order = {"quick": 0, "default": 1, "high": 2, "paper": 3}
     ordered = sorted(records, key=lambda r: (r.theorem, sorted(r.parameters.items()), order.get(r.fidelity, 9)))
     text = json.dumps({"records": [r.to_dict() for r in ordered]}, indent=1, allow_nan=False)
@@ -217,7 +234,8 @@ def markdown_row(record: Record) -> str:
         seeds = f"{record.seeds} paired" if record.paired else str(record.seeds)
         cells = [label, record.fidelity, seeds, *record.legacy]
     else:
-        cells = [*markdown_cells(record.calibration), record.near, pooled_column(record.calibration)]
+        near = near_column(record.calibration, list(record.near))  # the measured part from the record, as read now
+        cells = [*markdown_cells(record.calibration), near, pooled_column(record.calibration)]
     return "| " + " | ".join([*cells, status(record)]) + " |"
 
 
@@ -249,3 +267,26 @@ def tables_in(document: Path) -> dict[str, str]:
         if start in text:
             found[which] = text.split(start, 1)[1].split(TABLE_END, 1)[0].strip("\n")
     return found
+
+
+FIDELITY_ORDER = ("quick", "default", "high", "paper")
+
+
+def measured_near(theorem, records: list[Record] | None = None) -> dict | None:
+    """The measured move of the mutant a theorem's nearness names (one that acts on the simulation), from the
+    recorded paired calibration at that mutant's own parameters at the highest fidelity recorded: {mutant,
+    prediction, mean, standard_error, runs, fidelity, parameters, status}; None where none is recorded."""
+    if theorem.nearness is None or not theorem.nearness.mutant:
+        return None
+    name = theorem.nearness.mutant
+    point = {key: str(value) for key, value in theorem.mutant(name).parameters.items()}
+    found = [r for r in (load() if records is None else records)
+             if r.theorem == theorem.id and r.calibration is not None and r.parameters == point
+             and name in r.calibration.nearest_measured()]
+    if not found:
+        return None
+    record = max(found, key=lambda r: FIDELITY_ORDER.index(r.fidelity) if r.fidelity in FIDELITY_ORDER else -1)
+    move = record.calibration.nearest_measured()[name]
+    return {"mutant": name, "prediction": move.prediction, "mean": move.mean,
+            "standard_error": move.standard_error, "runs": move.runs, "fidelity": record.fidelity,
+            "parameters": point, "status": status(record)}

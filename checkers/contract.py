@@ -9,7 +9,9 @@ In the spirit of scikit-learn's estimator checks, one set of clauses runs agains
                   within their targets on its own reference measurements (else they are no true measurements)
     reasons       every resolution states what it rests on, in words
     near-mutant   a plausible error at most three resolutions from a target, computed from the claims table, or the
-                  theorem's `nearness` note saying where its near mutant shows instead (never both)
+                  theorem's `nearness` note saying where its near mutant shows instead (never both); a built-in's
+                  near mutant that acts on the simulation must be measured within three resolutions by a recorded
+                  paired calibration (docs/calibration.json)
     claims-move   every mutant acting on the claim moves a predicted target
     bad-input     each parameter refuses values outside its domain, unknown parameters and unknown constants, by name
     constants     the constants derive, finite, and (given a folder of snapshots) match the committed decimals
@@ -30,9 +32,11 @@ from pathlib import Path
 
 import mpmath
 
+from checkers import calibration_records, catalog
 from checkers.check import Checker, run_check
 from checkers.outcome import FAIL, INCONCLUSIVE, PASS
 from checkers.verdict import Verdict
+from theorems.claims import NEAR_RESOLUTIONS
 from theorems.errors import InvalidInput
 from theorems.statement import PROVENANCES
 
@@ -97,8 +101,19 @@ def _near_mutant(checker: Checker, **_) -> list[str]:
     if theorem.expected_failure:  # a source's form: its corrected statement keeps the near mutants
         return [] if any(theorem.mutant_distance(m.name) for m in theorem.mutants) else \
             ["no mutant moves a target: not even the known-to-fail form shows its check can reject an error"]
+    if theorem.nearness and near:
+        return [f"near mutants by its targets ({near}): its nearness note is not needed"]
+    if theorem.nearness and theorem.nearness.mutant and checker.id in (catalog.entries() or {}):
+        measured = calibration_records.measured_near(theorem)
+        if measured is None:
+            return [f"its near mutant {theorem.nearness.mutant} acts on the simulation and no paired calibration at "
+                    "its parameters is recorded: run thmcheck calibrate --paired --record"]
+        if abs(measured["mean"]) > NEAR_RESOLUTIONS:
+            return [f"its near mutant {theorem.nearness.mutant} measured {measured['mean']:+.2f} resolutions on "
+                    f"{measured['prediction']} ({measured['fidelity']}): not near"]
+        return []
     if theorem.nearness:
-        return [f"near mutants by its targets ({near}): its nearness note is not needed"] if near else []
+        return []
     if near:
         return []
     distances = {m.name: theorem.mutant_distance(m.name) for m in theorem.mutants}

@@ -106,7 +106,12 @@ def test_a_mutant_that_acts_on_the_simulation_is_near_by_its_measured_move():
     measured = Calibration(**{**_calibration(0).__dict__, "theorem": "hermite-equivalence", "moves": moves})
     assert "| degree-one-short (2.1 +- 0.2, measured) |" in markdown_calibration([measured])
     unmeasured = Calibration(**{**_calibration(0).__dict__, "theorem": "hermite-equivalence"})
-    assert "measured" not in markdown_calibration([unmeasured]).splitlines()[-1].split("|")[7]
+    assert markdown_calibration([unmeasured]).splitlines()[-1].split("|")[7].strip() == \
+        "degree-one-short: acts on the simulation, measured at its own parameters"  # where it shows, not a distance
+    # as the claims table's smallest move: the nearest prediction that sees it, not one it leaves within its noise
+    several = (MeasuredMove("m", "a", 20, 4.7, 0.6), MeasuredMove("m", "b", 20, 2.8, 0.06),
+               MeasuredMove("m", "c", 20, 0.1, 0.2))
+    assert Calibration(**{**measured.__dict__, "moves": several}).nearest_measured()["m"].prediction == "b"
 
 
 def _run(*predictions):

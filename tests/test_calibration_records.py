@@ -105,3 +105,35 @@ def test_the_mutants_of_a_paired_calibration_carry_their_measured_moves(tmp_path
     table_move = registry.checker("nc2-bracket").theorem.claims().moves("loosened")["attained"]
     assert table_move > 2 and moves[("loosened", "attained")].mean == pytest.approx(-table_move, rel=1e-9)
     assert paired.predicted_kills["loosened"] == pytest.approx(1.0)
+
+
+def test_a_built_in_near_mutant_on_the_simulation_must_be_measured_near(tmp_path, monkeypatch):
+    """The contract reads the recorded paired calibration at the mutant's own point: none recorded, or one that
+    measured it beyond three resolutions, breaks the near-mutant clause."""
+    from checkers import contract
+
+    checker = registry.checker("hermite-equivalence")
+    monkeypatch.setattr(records, "RECORDS", tmp_path / "none.json")
+    assert "no paired calibration at its parameters is recorded" in contract.CLAUSES["near-mutant"](checker)[0]
+    rates = VersionRates(version="as stated", runs=3, passed=3, failed=0, inconclusive=0, outside=0, errors=0)
+    measured = Calibration(theorem="hermite-equivalence", fidelity="default", seeds=3, stated_false_fail_rate=1e-6,
+                           true_statement=rates, mutants=(), paired=True,
+                           moves=(MeasuredMove("degree-one-short", "test-gap", 3, 4.5, 0.3),))
+    records.save([records.record_of(measured)], tmp_path / "far.json")
+    monkeypatch.setattr(records, "RECORDS", tmp_path / "far.json")
+    assert "measured +4.50 resolutions on test-gap (default): not near" in \
+        contract.CLAUSES["near-mutant"](checker)[0]
+    near = Calibration(**{**measured.__dict__, "moves": (MeasuredMove("degree-one-short", "test-gap", 3, 2.1, 0.3),)})
+    records.save([records.record_of(near)], tmp_path / "far.json")
+    assert contract.CLAUSES["near-mutant"](checker) == []
+    assert records.measured_near(checker.theorem)["mean"] == 2.1
+
+
+def test_the_hash_reads_code_not_docstrings(tmp_path):
+    worded = tmp_path / "worded.py"
+    worded.write_text('"""One wording."""\n\n\ndef f(x):\n    """Twice x."""\n    return 2 * x  # a comment\n')
+    reworded = tmp_path / "reworded.py"
+    reworded.write_text('"""Another wording,\nlonger."""\n\ndef f(x):\n    """x, doubled."""\n\n    return 2 * x\n')
+    changed = tmp_path / "changed.py"
+    changed.write_text('"""One wording."""\n\n\ndef f(x):\n    """Twice x."""\n    return 3 * x\n')
+    assert records._code(worded) == records._code(reworded) != records._code(changed)

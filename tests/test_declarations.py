@@ -176,3 +176,20 @@ def test_a_band_narrower_than_the_values_last_digit_keeps_its_width():
     with mpmath.workdps(40):
         assert target.value - target.lower == target.upper - target.value == half_width
     assert Target.around(value, mpmath.inf).upper == mpmath.inf
+
+
+def test_a_near_mutant_on_the_simulation_is_named_and_must_act_on_it():
+    """A theorem whose near mutant moves no target names it (measured by its paired calibrations): a nearness of
+    kind 'simulation' without its mutant, or naming a mutant that only moves a target, is refused."""
+    from theorems.statement import Nearness
+
+    with pytest.raises(DeclarationError, match="names its mutant"):
+        Nearness("simulation", "acts on what is simulated")
+    with pytest.raises(DeclarationError, match="names its mutant"):
+        Nearness("tightness", "loose", mutant="halved")
+    theorem = registry.checker("hermite-equivalence").theorem
+    with pytest.raises(DeclarationError, match="not one of its mutants that act on the simulation"):
+        replace(theorem, nearness=Nearness("simulation", "the claim's own", mutant="no-such-mutant"))
+    nc1 = registry.checker("nc1-bound").theorem
+    with pytest.raises(DeclarationError, match="'halved', which is not one of its mutants that act"):
+        replace(nc1, nearness=Nearness("simulation", "a target's", mutant="halved"))

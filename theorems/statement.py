@@ -274,12 +274,15 @@ class Nearness:
 
     kind: str
     detail: str = ""
+    mutant: str = ""  # for "simulation": the mutant, acting on the simulation, whose paired runs measure its distance
 
     def __post_init__(self):
         if self.kind not in NEARNESS_KINDS:
             raise DeclarationError(f"a nearness kind must be one of {', '.join(NEARNESS_KINDS)}, got {self.kind!r}")
         if self.kind != "exact" and not self.detail.strip():
             raise DeclarationError(f"a nearness of kind {self.kind!r} must name its mutant or its reason")
+        if (self.kind == "simulation") != bool(self.mutant):
+            raise DeclarationError("a nearness of kind 'simulation' names its mutant (mutant=...), and only it does")
 
     def describe(self) -> str:
         return NEARNESS_KINDS[self.kind] + (f": {self.detail}" if self.detail else "")
@@ -290,6 +293,8 @@ class Nearness:
             return "exact counts and identities"
         if self.kind == "tightness":
             return f"by tightness: {self.detail}"
+        if self.kind == "simulation":
+            return f"{self.mutant}: acts on the simulation, measured at its own parameters"
         return self.detail.split(";", 1)[0]
 
 
@@ -449,6 +454,11 @@ class Theorem:
                     raise DeclarationError(f"{self.id}: mutant {mutant.name} names {kind}(s) "
                                            f"{', '.join(unknown)}, which the theorem does not have "
                                            f"(its {kind}s: {', '.join(sorted(known)) or 'none'})")
+        if self.nearness and self.nearness.mutant and self.mutants:  # a mutated theorem keeps no mutants
+            named = next((m for m in self.mutants if m.name == self.nearness.mutant), None)
+            if named is None or named.acts_on != "simulation":
+                raise DeclarationError(f"{self.id}: its nearness names {self.nearness.mutant!r}, which is not one of "
+                                       "its mutants that act on the simulation")
 
     def validate_graph(self, nodes: tuple[Constant, ...]) -> None:
         """Names unique; each dependency declared earlier; every constant a mutant names exists."""

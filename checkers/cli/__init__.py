@@ -1,5 +1,5 @@
-"""The `thmcheck` command: list, show, hermite, check, sweep, calibrate, tightness, oracle, report, contract,
-notebooks.
+"""The `thmcheck` command: list, show, hermite, check, sweep, calibrate, calibration, tightness, oracle, report,
+contract, notebooks.
 
 The parser is `checkers.cli.parser`; `list` is in `checkers.cli.listing`, the other inspection commands in
 `checkers.cli.inspection`, the running ones in `checkers.cli.running`, and the equivalence family's oracle beside

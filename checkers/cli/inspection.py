@@ -70,6 +70,7 @@ def show(arguments) -> int:
                      "simulated_at_its_constants": simulated[m.name]} for m in theorem.mutants],
         "near_mutants": near_moves(moved),
         "nearness": theorem.nearness and theorem.nearness.describe(),
+        "measured_near": _measured_near(theorem),
         "notes": theorem.notes,
         "expected_failure": theorem.expected_failure or None,
     }
@@ -124,6 +125,10 @@ def show(arguments) -> int:
               + ", ".join(f"{name} ({value:.3g})" for name, value in data["near_mutants"].items()))
     if data["nearness"]:
         print(f"  near mutants: {data['nearness']}")
+    if data["measured_near"]:
+        m = data["measured_near"]
+        print(f"  measured: {m['mutant']} moves {m['prediction']} by {m['mean']:+.2f} +- {m['standard_error']:.2f} "
+              f"resolutions ({m['runs']} paired seeds at {m['fidelity']} fidelity; {m['status']})")
     if theorem.notes:
         print(f"  notes: {theorem.notes}")
     return EXIT_PASS
@@ -242,6 +247,15 @@ def tightness(arguments) -> int:
         else:
             print("  " + describe_tightness(row))
     return EXIT_PASS
+
+
+def _measured_near(theorem) -> dict | None:
+    """The recorded measurement of a near mutant that acts on the simulation (None for a plugin's, or unrecorded)."""
+    from checkers import calibration_records, catalog
+
+    if theorem.id not in (catalog.entries() or {}):
+        return None
+    return calibration_records.measured_near(theorem)
 
 
 def calibration_command(arguments) -> int:

@@ -26,17 +26,9 @@ Check: the paired relative gaps (Hermite - network)/network of the generalizatio
 - `generalization-gap`, `train-gap` (limits): the theorem's claim. No rate is derived (the paper gives none), so the
   gaps are extrapolated as L + B n^-e with e only bounded, 1/2 <= e <= 2 around the nominal 1/n, and the spread of
   the limits the sizes accept is a systematic bound in the test (`checkers.convergence.bounded_extrapolation`).
-  Resolution 3%, the reference protocol's criterion (default fidelity detects 1.3% to 2.1%, seeds 0-5; quick 1.7%
-  to 2.9%).
-  The model without the linear term (`degree-one-short` at beta = 0.45, inside D = 1's interval (0, 1/2)) moves
-  the train gap's limit by +9.5% (seed 0), about three resolutions, and is rejected there. Its generalization gap
-  falls by about the same amount at each doubling, closer to log n than to any power the bounds allow, so that limit
-  is mostly unresolved.
 - `generalization-gap-at-500`, `train-gap-at-500` (finite n): the reference protocol's criterion, |gap| <= 3% at
   n = 500 (spec protocol P-D1, [S]: its source is not confirmed against the paper), read at n = 500 as it is.
-  Resolution 8%: the band's width and what the draws at n = 500 resolve beside it (up to 2.0% at quick fidelity, 1%
-  at default). The model without the linear term has gaps of +24% and +9% there, rejected whatever its rate
-  (docs/derivations/equivalence.md#mixture-equivalence).
+The model without the linear term (`degree-one-short`) runs at beta = 0.45, inside D = 1's interval (0, 1/2).
 Theorem 4's intervals (l - 2)/(l - 1) < beta < (l - 1)/l are open: beta = 1/2, 2/3 and 3/4, where D changes, are
 outside the statement.
 
@@ -210,9 +202,8 @@ THEOREM = Theorem(
                      resolution=lambda instance: BAND_RESOLUTION)
           for error in ("generalization", "train")),
     ),
-    nearness=Nearness("simulation", "degree-one-short acts through the simulation: at beta = 0.45 it moves the train "
-                                    "gap's limit by +9.5%, about three resolutions, and the train gap at n = 500 by "
-                                    "+9%, about one resolution of the protocol's band (seed 0)"),
+    nearness=Nearness("simulation", "degree-one-short changes the surrogate the check simulates: its paired runs "
+                                    "measure its distance (docs/calibration.json)", mutant="degree-one-short"),
     mutants=(
         Mutant(name="degree-one-short",
                description="one degree fewer than ceil(beta/(1 - beta)), at beta = 0.45 (D = 1: no linear term)",
