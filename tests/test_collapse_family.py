@@ -182,3 +182,12 @@ def test_one_sample_per_class_is_outside_the_domain_of_the_collapse_bounds():
     for name in ("nc1-bound", "nc2-bracket", "nc3-bound", "balanced-collapse"):
         with pytest.raises(InvalidInput, match="outside its domain"):
             registry.checker(name).theorem.instance({"per_class": "1"})
+
+
+@pytest.mark.parametrize("scale", ["0.9", "0.98", "1.02"])
+def test_a_bracket_a_few_percent_off_is_rejected_at_quick_fidelity(scale):
+    """The sharp bracket is attained, so its budgets 10% or 2% too small (a bracket that excludes the attaining
+    heads) or 2% too large (one that is not sharp) are rejected, where the Weyl form's 2x slack let x 0.9 pass."""
+    verdict = run_check(registry.checker("nc2-bracket"), overrides={"bound_scale": scale}, fidelity="quick")
+    outcomes = {p.name: p.outcome for p in verdict.predictions}
+    assert verdict.outcome == "fail" and outcomes["attained"] == "fail"
