@@ -89,7 +89,8 @@ def points(records: list[dict], xs: list, series_of: list, key, name: str) -> li
     return found
 
 
-def theory_curve(theorem_id: str, name: str, version_record: dict, axis_name: str, xs: list) -> list | None:
+def theory_curve(theorem_id: str, name: str, version_record: dict, axis_name: str, xs: list, *,
+                 count: int = THEORY_POINTS, seconds: float = THEORY_SECONDS) -> list | None:
     """The prediction evaluated from the statement alone (no simulation) on a fine grid of the swept parameter, the
     other parameters, the overrides and the mutant as in the runs: (x, value, lower, upper, resolution or None,
     tested) per grid point, `tested` false where the prediction does not apply (there the statement still says
@@ -108,10 +109,10 @@ def theory_curve(theorem_id: str, name: str, version_record: dict, axis_name: st
         return None
     if parameter.kind not in ("real", "integer") or min(xs) == max(xs):
         return None
-    grid = [min(xs) + (max(xs) - min(xs)) * i / (THEORY_POINTS - 1) for i in range(THEORY_POINTS)]
+    grid = [min(xs) + (max(xs) - min(xs)) * i / (count - 1) for i in range(count)]
     if parameter.kind == "integer":
         grid = sorted({round(x) for x in grid})
-    deadline, curve = time.perf_counter() + THEORY_SECONDS, []
+    deadline, curve = time.perf_counter() + seconds, []
     for x in grid:
         if time.perf_counter() > deadline:
             return None

@@ -1,5 +1,5 @@
 """The `thmcheck` command: list, show, hermite, check, sweep, calibrate, calibration, tightness, oracle, report,
-contract, notebooks.
+reproduce, contract, notebooks.
 
 The parser is `checkers.cli.parser`; `list` is in `checkers.cli.listing`, the other inspection commands in
 `checkers.cli.inspection`, the running ones in `checkers.cli.running`, and the equivalence family's oracle beside
@@ -103,6 +103,7 @@ COMMANDS = {
     "calibrate": ("checkers.cli.running", "calibrate_command"),
     "calibration": ("checkers.cli.inspection", "calibration_command"),
     "report": ("checkers.cli.running", "report"),
+    "reproduce": ("checkers.reproduce", "reproduce_command"),
     "oracle": ("checkers.equivalence.oracle_command", "oracle"),
     "contract": ("checkers.cli.contract", "contract_command"),
     "notebooks": ("checkers.notebook_pages", "notebooks_command"),

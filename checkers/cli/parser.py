@@ -245,6 +245,25 @@ def build_parser() -> argparse.ArgumentParser:
                                                                "docs/calibration.json)")
     calibration.add_argument("--json", action="store_true", help=json_help)
 
+    reproduce = commands.add_parser("reproduce", parents=[common],
+                                    help="a paper's figure setting: the statement's theory and this project's "
+                                         "simulations, as PNG and JSON")
+    reproduce.add_argument("theorem", metavar="ID", help="giant-step-risk (Cui et al.), mixture-equivalence (Demir "
+                                                         "and Dogan) or spike-outlier (Ba et al.)")
+    reproduce.add_argument("--out", required=True, metavar="DIR",
+                           help="the folder for the figures, the JSON and the runs (runs.sqlite: a rerun resumes)")
+    reproduce.add_argument("--fidelity", choices=list(FIDELITIES), default="default", help="(default: default)")
+    reproduce.add_argument("--seeds", type=_bounded_int("seeds", 1, 1000), help="seeds a point (default: the "
+                                                                                 "figure's, 3)")
+    reproduce.add_argument("--values", metavar="V1,V2,...", help="the swept parameter's values instead of the "
+                                                                 "figure's")
+    reproduce.add_argument("--executor", choices=list(EXECUTORS), help="default: a local process pool")
+    reproduce.add_argument("--workers", type=_bounded_int("workers", 1, 4096),
+                           help="worker processes (default: the CPU count)")
+    reproduce.add_argument("--scheduler", metavar="ADDRESS", help=argparse.SUPPRESS)
+    _max_minutes(reproduce, MAX_CHECK_MINUTES, "a run")
+    reproduce.add_argument("--json", action="store_true", help="print the points and curves as JSON")
+
     tightness = commands.add_parser("tightness", parents=[common],
                                     help="how close each inequality of a theorem came to equality in its search")
     tightness.add_argument("theorem", metavar="ID", help="a theorem id (see thmcheck list)")

@@ -1,0 +1,149 @@
+"""`thmcheck reproduce`: a paper's figure setting drawn from a theorem's statement and this project's simulations.
+
+Each figure is a preset: the theorem, the swept parameter and its values, the parameters held at the paper's setting
+(docs/guide.md#reproducing-a-papers-figure names each source), and the predictions drawn. The runs go through
+the sweep machinery into DIR/runs.sqlite (so a reproduction resumes), and each prediction is drawn as the report
+draws it (`checkers.report_figures`): the statement's theory over the whole range with its resolution as a band, the
+simulated points with 95% intervals. Every figure says it is this project's simulation at the paper's setting, at
+the fidelity it ran; DIR/ID.json holds the points and the theory curves.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from checkers import registry
+from checkers.report_figures import axis, draw_series, points, theory_curve, wrapped
+from checkers.store import ResultStore
+from checkers.sweep import plan, sweep
+from checkers.verdict import json_safe
+from theorems.errors import InvalidInput
+
+THEORY_POINTS = 13
+THEORY_SECONDS = 240.0  # per curve; a reproduction waits for its theory, the report does not
+
+
+@dataclass(frozen=True)
+class Figure:
+    """A paper's figure setting: what is swept, what is held, what is drawn, and whose figure it is."""
+
+    theorem: str
+    paper: str
+    axis: str
+    values: tuple[str, ...]
+    predictions: tuple[str, ...]
+    fixed: dict[str, str] = field(default_factory=dict)
+    seeds: int = 3
+
+
+FIGURES = {
+    "giant-step-risk": Figure(
+        theorem="giant-step-risk",
+        paper="Cui et al. (ICML 2024), Result 3.3 against the network and the spiked random features, at the setting "
+              "of the authors' Simulations.ipynb (tanh student and teacher, alpha0 = 0.5, eta~ = 1, lambda_C = 0.01)",
+        axis="sample_ratio", values=("0.5", "1", "2", "4"),
+        predictions=("srf-test-error", "test-error", "srf-train-error", "train-error"),
+        fixed={"alpha0": "0.5", "eta": "1", "penalty": "0.01"}),
+    "mixture-equivalence": Figure(
+        theorem="mixture-equivalence",
+        paper="Demir and Dogan, Figure 1b's setting (beta = 3/4 - 0.01, degree 3; the learning-rate exponent alpha "
+              "swept), here with a tanh student",
+        axis="alpha", values=("0", "0.25", "0.5", "0.75"),
+        predictions=("generalization-gap-at-500", "train-gap-at-500"),
+        fixed={"beta": "0.74"}),
+    "spike-outlier": Figure(
+        theorem="spike-outlier",
+        paper="Ba et al. (NeurIPS 2022), the spike after one step against the step size: the BBP overlaps of W_1's top "
+              "singular vector, zero below the threshold",
+        axis="learning_rate", values=("1", "2", "3", "4", "6", "8"), predictions=("spike-overlap", "teacher-overlap")),
+}
+
+
+def figure_of(theorem_id: str) -> Figure:
+    if theorem_id not in FIGURES:
+        raise InvalidInput(f"no paper figure is set up for {theorem_id!r}; `reproduce` draws: {', '.join(FIGURES)}")
+    return FIGURES[theorem_id]
+
+
+def reproduce(theorem_id: str, out: str | Path, *, fidelity: str = "default", seeds: int | None = None,
+              values: tuple[str, ...] | None = None, executor: str = "processes", workers: int | None = None,
+              max_minutes: float = 240.0, progress: bool = True, command: str = "") -> dict:
+    """Run the figure's sweep (resuming DIR/runs.sqlite), draw each prediction to DIR/ID-PREDICTION.png and write
+    DIR/ID.json; returns what the JSON holds."""
+    from checkers.report import pyplot
+
+    figure = figure_of(theorem_id)
+    registry.checker(theorem_id)  # registered (a plugin could shadow nothing here, but say so if it is missing)
+    out = Path(out)
+    if out.exists() and not out.is_dir():
+        raise InvalidInput(f"--out {out} is a file, not a folder")
+    out.mkdir(parents=True, exist_ok=True)
+    grid = {figure.axis: list(values or figure.values)}
+    seeds = figure.seeds if seeds is None else seeds
+    tasks = plan(theorem_id, grid, seeds, fixed=figure.fixed, fidelity=fidelity, max_minutes=max_minutes)
+    store = out / "runs.sqlite"
+    sweep(tasks, store, executor=executor, workers=workers, progress=progress)
+    wanted = {task.key for task in tasks}
+    with ResultStore(store, readonly=True) as opened:
+        records = [{"parameters": r.parameters, "seed_index": r.seed_index, "verdict": r.verdict}
+                   for r in opened.records([theorem_id]) if r.task_key in wanted]
+    plt = pyplot("reproduce")
+    axis_name, xs = axis(records)
+    series = [("as stated", "")] * len(records)
+    drawn = {}
+    caption = (f"this project's simulation at the paper's setting: {fidelity} fidelity, "
+               f"{seeds} seed{'s' if seeds > 1 else ''} a point")
+    for name in figure.predictions:
+        found = points(records, xs, series, ("as stated", ""), name)
+        if not found:
+            continue
+        curve = theory_curve(theorem_id, name, records[0], axis_name, xs, count=THEORY_POINTS,
+                             seconds=THEORY_SECONDS)
+        plot, axes = plt.subplots(figsize=(6.6, 4.4))
+        draw_series(axes, found, curve, "C0", "")
+        axes.set_xlabel(f"{axis_name} (dimensionless)")
+        axes.set_ylabel(f"{name} (dimensionless)")
+        axes.set_title(wrapped(f"{theorem_id}: {name}. {figure.paper}", width=90, lines=4), fontsize=7)
+        plot.text(0.01, 0.01, caption, fontsize=6, color="0.35")
+        axes.legend(fontsize=6)
+        plot.tight_layout(rect=(0, 0.03, 1, 1))
+        path = out / f"{theorem_id}-{name}.png"
+        plot.savefig(path, dpi=110)
+        plt.close(plot)
+        drawn[name] = {"figure": path.name, "points": found,
+                       "theory": None if curve is None else [
+                           {"x": x, "value": value, "lower": lower, "upper": upper, "resolution": resolution,
+                            "tested": tested} for x, value, lower, upper, resolution, tested in curve]}
+    result = {"theorem": theorem_id, "paper": figure.paper, "caption": caption, "fidelity": fidelity,
+              "seeds": seeds, "axis": axis_name, "values": grid[figure.axis], "fixed": figure.fixed,
+              "command": command, "predictions": drawn}
+    (out / f"{theorem_id}.json").write_text(json.dumps(json_safe(result), indent=1, allow_nan=False) + "\n")
+    return result
+
+
+def reproduce_command(arguments) -> int:
+    from checkers.cli.running import _executor
+    from checkers.outcome import EXIT_PASS
+
+    values = None
+    if arguments.values:
+        values = tuple(v.strip() for v in arguments.values.split(",") if v.strip())
+        if not values:
+            raise InvalidInput("--values needs at least one value")
+    result = reproduce(arguments.theorem, arguments.out, fidelity=arguments.fidelity, seeds=arguments.seeds,
+                       values=values, executor=_executor(arguments), workers=arguments.workers,
+                       max_minutes=arguments.max_minutes, progress=not arguments.json,
+                       command=shlex.join(["thmcheck", *arguments.argv]))
+    if arguments.json:
+        print(json.dumps(json_safe(result), indent=1, allow_nan=False))
+    else:
+        for name, drawn in result["predictions"].items():
+            print(f"{name}: {Path(arguments.out) / drawn['figure']}"
+                  + ("" if drawn["theory"] else " (theory at the runs' points only)"))
+        print(f"points and theory: {Path(arguments.out) / (arguments.theorem + '.json')}")
+    if not result["predictions"]:
+        raise InvalidInput(f"no prediction of {arguments.theorem} had a reading to draw at these settings")
+    return EXIT_PASS

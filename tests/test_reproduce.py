@@ -1,0 +1,50 @@
+"""checkers.reproduce and `thmcheck reproduce`: a paper's figure setting as PNG and JSON."""
+
+import json
+
+import pytest
+
+from checkers import registry
+from checkers.cli import main
+from checkers.reproduce import FIGURES
+
+
+def test_every_figure_is_set_inside_its_theorem_s_assumptions():
+    for figure in FIGURES.values():
+        theorem = registry.checker(figure.theorem).theorem
+        names = {p.name for p in theorem.predictions}
+        assert set(figure.predictions) <= names
+        for value in figure.values:
+            instance = theorem.instance({**figure.fixed, figure.axis: value})
+            assert not instance.assumption_failures(), (figure.theorem, value)
+
+
+def test_the_bbp_figure_draws_the_theory_and_the_runs(tmp_path, capsys):
+    pytest.importorskip("matplotlib")
+    out = tmp_path / "figures"
+    code = main(["reproduce", "spike-outlier", "--out", str(out), "--fidelity", "quick", "--seeds", "1",
+                 "--values", "1,4", "--executor", "serial"])
+    assert code == 0
+    data = json.loads((out / "spike-outlier.json").read_text())
+    assert data["fidelity"] == "quick" and data["values"] == ["1", "4"] and data["axis"] == "learning_rate"
+    assert "this project's simulation at the paper's setting" in data["caption"]
+    overlap = data["predictions"]["spike-overlap"]
+    assert (out / overlap["figure"]).stat().st_size > 10_000
+    assert [point["x"] for point in overlap["points"]] == [4.0]  # below the threshold nothing is claimed or read
+    theory = overlap["theory"]
+    assert theory[0]["x"] == 1.0 and theory[-1]["x"] == 4.0
+    assert not theory[0]["tested"] and theory[-1]["tested"]  # below the BBP threshold at eta = 1, above at 4
+    assert theory[0]["value"] == 0 < theory[-1]["value"]
+    assert str(out / overlap["figure"]) in capsys.readouterr().out
+    again = main(["reproduce", "spike-outlier", "--out", str(out), "--fidelity", "quick", "--seeds", "1",
+                  "--values", "1,4", "--executor", "serial", "--json"])
+    assert again == 0 and json.loads(capsys.readouterr().out)["predictions"]["spike-overlap"]["points"] == \
+        overlap["points"]  # resumed from the store: the same numbers
+
+
+def test_what_it_cannot_draw_is_refused_in_a_line(tmp_path, capsys):
+    assert main(["reproduce", "nc1-bound", "--out", str(tmp_path)]) == 2
+    assert "giant-step-risk" in capsys.readouterr().err
+    (tmp_path / "file").write_text("")
+    assert main(["reproduce", "spike-outlier", "--out", str(tmp_path / "file")]) == 2
+    assert main(["reproduce", "spike-outlier", "--out", str(tmp_path), "--values", " , "]) == 2
