@@ -80,6 +80,12 @@ def test_recording_a_calibration_and_finding_no_stale_row(tmp_path, capsys):
     assert "every recorded row is current" in capsys.readouterr().out
     assert main(["calibration", "--records", str(path), "--stale"]) == 0
     assert "0 of 1 rows stale" in capsys.readouterr().out
+    document = tmp_path / "doc.md"
+    document.write_text("\n".join(f"{records.TABLE_START.format(which=which)}\n{records.TABLE_END}"
+                                   for which in records.TABLES) + "\n")
+    assert main(["calibration", "--records", str(path), "--write", str(document)]) == 0
+    assert "| balancedness-identity | quick | 2 paired |" in records.tables_in(document)["at the defaults"]
+    assert main(["calibration", "--records", str(path), "--write", str(tmp_path / "missing.md")]) == 2
 
 
 def test_a_stale_row_is_rerun_at_its_own_settings(tmp_path, capsys):

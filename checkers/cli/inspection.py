@@ -266,8 +266,8 @@ def calibration_command(arguments) -> int:
 
     records = calibration_records.load(Path(arguments.records) if arguments.records else calibration_records.RECORDS)
     shown = calibration_records.stale(records) if arguments.stale else records
-    if arguments.write:
-        document = Path(arguments.write)
+    if arguments.write is not None:
+        document = Path(arguments.write) if arguments.write else calibration_records.DOCUMENT
         if not document.is_file():
             raise InvalidInput(f"no document at {document}")
         calibration_records.write_tables(document, records)
@@ -277,7 +277,7 @@ def calibration_command(arguments) -> int:
                          allow_nan=False))
     elif arguments.markdown:
         print("\n\n".join(calibration_records.markdown_tables(shown).values()))
-    elif not arguments.write:
+    elif arguments.write is None:
         for r in shown:
             point = ", ".join(f"{k}={v}" for k, v in r.parameters.items())
             print(f"{r.theorem}{f' ({point})' if point else ''}  {r.fidelity}  "

@@ -208,7 +208,12 @@ def build_parser() -> argparse.ArgumentParser:
                        help="SQLite result store; tasks already in it are skipped (default thmcheck-results.sqlite)")
     sweep.add_argument("--json", action="store_true", help="print a JSON summary (and no progress bar)")
 
-    calibrate = commands.add_parser("calibrate", parents=[common, tasks],
+    # the committed calibration records, read by calibrate and calibration
+    records = argparse.ArgumentParser(add_help=False)
+    records.add_argument("--records", metavar="PATH",
+                         help="the records file (default: the project's docs/calibration.json)")
+
+    calibrate = commands.add_parser("calibrate", parents=[common, tasks, records],
                                     help="the true statement and every mutant over many seeds: observed rates")
     calibrate.add_argument("theorems", nargs="*", metavar="ID", help="theorem ids (see thmcheck list)")
     calibrate.add_argument("--all", action="store_true", help="calibrate every registered theorem")
@@ -232,17 +237,14 @@ def build_parser() -> argparse.ArgumentParser:
                            help="rerun every row of the records file that is stale (its theorem changed since, or "
                                 "it was measured before the records), at its own fidelity, point and seeds, and "
                                 "record it")
-    calibrate.add_argument("--records", metavar="PATH", help="the records file (default: the project's "
-                                                             "docs/calibration.json)")
 
-    calibration = commands.add_parser("calibration", parents=[common],
+    calibration = commands.add_parser("calibration", parents=[common, records],
                                       help="the recorded calibrations (docs/calibration.json): which rows are current")
     calibration.add_argument("--stale", action="store_true", help="only the rows whose theorem changed since")
     calibration.add_argument("--markdown", action="store_true", help="print docs/calibration.md's generated tables")
-    calibration.add_argument("--write", metavar="DOCUMENT", nargs="?", const="docs/calibration.md",
-                             help="rewrite the generated tables in DOCUMENT (default docs/calibration.md)")
-    calibration.add_argument("--records", metavar="PATH", help="the records file (default: the project's "
-                                                               "docs/calibration.json)")
+    calibration.add_argument("--write", metavar="DOCUMENT", nargs="?", const="",
+                             help="rewrite the generated tables in DOCUMENT (default: the project's "
+                                  "docs/calibration.md)")
     calibration.add_argument("--json", action="store_true", help=json_help)
 
     reproduce = commands.add_parser("reproduce", parents=[common],
