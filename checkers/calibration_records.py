@@ -1,11 +1,12 @@
 """The committed calibration records (docs/calibration.json): what each theorem's calibration measured, keyed by
-the content it measured, so a row whose theorem has changed since is known to be stale.
+the code it measured, so a row whose theorem has changed since is known to be stale.
 
-A record is one `Calibration` (theorem, parameter point, fidelity) with the hash of the source it ran on: the
+A record is one `Calibration` (theorem, parameter point, fidelity) with the hash of the code it ran on: the
 theorem's module and its checker's, and every project module they import in turn, except the shared engine
-(the top-level modules of `checkers` and `theorems.statement`). A change to the engine that moves a number is
-caught by comparing `check --all --json` before and after it, not by these hashes. Rows measured before the
-records existed are kept as their markdown cells, marked with the tree they were measured on, and are stale.
+(the top-level modules of `checkers` and `theorems.statement`), each without its docstrings. A change to the engine
+that moves a number is caught by comparing `check --all --json` before and after it, not by these hashes. Rows
+measured before the records existed are kept as their markdown cells (docs/calibration.md names their trees) and
+are stale.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ RECORDS = ROOT / "docs" / "calibration.json"
 DOCUMENT = ROOT / "docs" / "calibration.md"
 ENGINE = ("theorems.statement", "theorems.errors")  # and every top-level module of `checkers`
 PROJECT_PACKAGES = ("theorems", "checkers")
+FIDELITY_ORDER = ("quick", "default", "high", "paper")
 
 
 def _is_engine(module: str) -> bool:
@@ -197,10 +199,13 @@ def load(path: Path | None = None) -> list[Record]:
 def save(records: list[Record], path: Path | None = None) -> None:
     """Write the records (to `RECORDS` by default) sorted by theorem, point and fidelity (quick before default)."""
     path = RECORDS if path is None else path
-    order = {"quick": 0, "default": 1, "high": 2, "paper": 3}
-    ordered = sorted(records, key=lambda r: (r.theorem, sorted(r.parameters.items()), order.get(r.fidelity, 9)))
+    ordered = sorted(records, key=lambda r: (r.theorem, sorted(r.parameters.items()), _fidelity_rank(r)))
     text = json.dumps({"records": [r.to_dict() for r in ordered]}, indent=1, allow_nan=False)
     path.write_text(text + "\n")
+
+
+def _fidelity_rank(record: Record) -> int:
+    return FIDELITY_ORDER.index(record.fidelity) if record.fidelity in FIDELITY_ORDER else len(FIDELITY_ORDER)
 
 
 def merged(records: list[Record], new: list[Record]) -> list[Record]:
@@ -269,23 +274,21 @@ def tables_in(document: Path) -> dict[str, str]:
     return found
 
 
-FIDELITY_ORDER = ("quick", "default", "high", "paper")
-
-
 def measured_near(theorem, records: list[Record] | None = None) -> dict | None:
     """The measured move of the mutant a theorem's nearness names (one that acts on the simulation), from the
-    recorded paired calibration at that mutant's own parameters at the highest fidelity recorded: {mutant,
-    prediction, mean, standard_error, runs, fidelity, parameters, status}; None where none is recorded."""
+    current recorded paired calibration at that mutant's own parameters at the highest fidelity recorded: {mutant,
+    prediction, mean, standard_error, runs, fidelity, parameters, status}; None where none is (a stale row measured
+    other code)."""
     if theorem.nearness is None or not theorem.nearness.mutant:
         return None
     name = theorem.nearness.mutant
     point = {key: str(value) for key, value in theorem.mutant(name).parameters.items()}
     found = [r for r in (load() if records is None else records)
              if r.theorem == theorem.id and r.calibration is not None and r.parameters == point
-             and name in r.calibration.nearest_measured()]
+             and name in r.calibration.nearest_measured() and not r.stale()]
     if not found:
         return None
-    record = max(found, key=lambda r: FIDELITY_ORDER.index(r.fidelity) if r.fidelity in FIDELITY_ORDER else -1)
+    record = max(found, key=_fidelity_rank)
     move = record.calibration.nearest_measured()[name]
     return {"mutant": name, "prediction": move.prediction, "mean": move.mean,
             "standard_error": move.standard_error, "runs": move.runs, "fidelity": record.fidelity,
