@@ -13,6 +13,7 @@ from checkers.calibrate import (
     format_calibration,
     markdown_calibration,
     pooled_offsets,
+    predicted_kill_rates,
 )
 from checkers.cli import main
 from checkers.store import ResultStore
@@ -297,3 +298,16 @@ def test_the_command_exits_1_on_a_halved_standard_error(monkeypatch, capsys, tmp
     code = main(["calibrate", "stein-halved-se", "--seeds", "50", "--executor", "serial", "--json"])
     data = json.loads(capsys.readouterr().out)
     assert code == 1 and data[0]["standardized"][0]["miscalibrated"]
+
+
+def test_a_kill_rate_outside_what_the_reported_power_predicts_is_named():
+    """The power each run reports against a mutant predicts its kill rate (1 - prod(1 - power) over the predictions);
+    a rate whose exact interval excludes the prediction says the power, or the claims table's move, is off."""
+    runs = [{"predictions": [{"name": "a", "power": {"m": 0.5, "n": 0.99}}, {"name": "b", "power": {"m": 0.5}}]}] * 4
+    predicted = predicted_kill_rates(runs)
+    assert predicted == {"m": pytest.approx(0.75), "n": pytest.approx(0.99)}
+    killed = VersionRates(version="m", runs=50, passed=48, failed=2, inconclusive=0, outside=0, errors=0)
+    every = VersionRates(version="n", runs=50, passed=0, failed=50, inconclusive=0, outside=0, errors=0)
+    calibration = Calibration(**{**_calibration(0).__dict__, "mutants": (killed, every), "predicted_kills": predicted})
+    assert calibration.kill_rates_disagree == ["m"]
+    assert "predicted 0.75 (OUTSIDE the observed interval)" in format_calibration([calibration])
