@@ -102,7 +102,7 @@ def _code(path: Path) -> str:
     return ast.dump(tree, include_attributes=False)
 
 
-@cache
+@cache  # per process: a command that records hashes its theorems before it runs them
 def content_hash(theorem_id: str) -> str:
     """The first 16 hex digits of the SHA-256 of the hashed modules' names and code (`_code`: a docstring's words
     leave a row current; a statement's or a mutant's description, which are strings in the code, do not)."""

@@ -332,6 +332,10 @@ def calibrate_command(arguments) -> int:
                               paired=settings["paired"], parameters=settings["parameters"],
                               max_minutes=arguments.max_minutes)
     executor = _executor(arguments)
+    if arguments.record or arguments.stale:  # the code as it is when the runs start, not when they end
+        for theorems, _ in runs:
+            for theorem in theorems:
+                calibration_records.content_hash(theorem)
     results = []
     with tempfile.TemporaryDirectory() as scratch:
         store = arguments.store or str(Path(scratch) / "calibration.sqlite")
