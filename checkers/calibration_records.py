@@ -199,13 +199,18 @@ def load(path: Path | None = None) -> list[Record]:
 def save(records: list[Record], path: Path | None = None) -> None:
     """Write the records (to `RECORDS` by default) sorted by theorem, point and fidelity (quick before default)."""
     path = RECORDS if path is None else path
-    ordered = sorted(records, key=lambda r: (r.theorem, sorted(r.parameters.items()), _fidelity_rank(r)))
+    ordered = sorted(records, key=_order)
     text = json.dumps({"records": [r.to_dict() for r in ordered]}, indent=1, allow_nan=False)
     path.write_text(text + "\n")
 
 
 def _fidelity_rank(record: Record) -> int:
     return FIDELITY_ORDER.index(record.fidelity) if record.fidelity in FIDELITY_ORDER else len(FIDELITY_ORDER)
+
+
+def _order(record: Record) -> tuple:
+    """Records and rows by theorem, parameter point and fidelity (quick before default)."""
+    return (record.theorem, sorted(record.parameters.items()), _fidelity_rank(record))
 
 
 def merged(records: list[Record], new: list[Record]) -> list[Record]:
@@ -247,7 +252,8 @@ def markdown_row(record: Record) -> str:
 def markdown_tables(records: list[Record]) -> dict[str, str]:
     """The table of each group of rows (`TABLES`), with a column saying whether each row is current."""
     header = MARKDOWN_HEADER + " measured on |"
-    return {which: "\n".join([header, "|---" * 9 + "|", *(markdown_row(r) for r in records if belongs(r))])
+    ordered = sorted(records, key=_order)
+    return {which: "\n".join([header, "|---" * 9 + "|", *(markdown_row(r) for r in ordered if belongs(r))])
             for which, belongs in TABLES.items()}
 
 
