@@ -55,7 +55,7 @@ def test_the_generated_tables_replace_what_lies_between_their_markers(tmp_path):
     assert "| nc2-bracket | quick | 4 paired | 4 / 0 / 0 |" in tables["at the defaults"]
     assert "old rows" not in document.read_text() and document.read_text().endswith("after\n")
     assert tables["away from the defaults"].count("\n") == 1  # its header only
-    default = records.Record.from_dict({**record.to_dict(), "fidelity": "default"})
+    default = records.record_of(Calibration(**{**_calibration().__dict__, "fidelity": "default"}))
     rows = records.markdown_tables([default, record])["at the defaults"].splitlines()[2:]
     assert [row.split(" | ")[1] for row in rows] == ["quick", "default"]  # in order, whatever the records' order
     document.write_text("no markers\n")
