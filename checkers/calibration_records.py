@@ -18,7 +18,6 @@ import subprocess
 from dataclasses import dataclass
 from datetime import date
 from functools import cache
-from importlib.util import find_spec
 from pathlib import Path
 
 from checkers import catalog
@@ -42,21 +41,22 @@ def _is_engine(module: str) -> bool:
 
 @cache
 def _is_package(module: str) -> bool:
-    spec = find_spec(module)
-    return spec is not None and spec.submodule_search_locations is not None
+    return (ROOT.joinpath(*module.split(".")) / "__init__.py").is_file()
 
 
 @cache
 def _source(module: str) -> Path | None:
-    try:
-        spec = find_spec(module)
-    except (ImportError, ValueError):
+    """The file of a project module, found on disk without importing it (nor the packages above it)."""
+    parts = module.split(".")
+    if parts[0] not in PROJECT_PACKAGES:
         return None
-    if spec is None or spec.origin is None or not spec.origin.endswith(".py"):
-        return None
-    return Path(spec.origin)
+    for path in (ROOT.joinpath(*parts).with_suffix(".py"), ROOT.joinpath(*parts) / "__init__.py"):
+        if path.is_file():
+            return path
+    return None
 
 
+@cache
 def _imports(module: str, path: Path) -> set[str]:
     """The project modules `module`'s source imports (absolute and relative), by name."""
     found = set()
@@ -90,6 +90,7 @@ def hashed_modules(theorem_id: str) -> list[str]:
     return sorted(seen)
 
 
+@cache
 def _code(path: Path) -> str:
     """A module's syntax tree without its docstrings: what it computes, not how it is worded or laid out (comments
     and layout are not in the tree)."""
