@@ -125,7 +125,6 @@ def reproduce(theorem_id: str, out: str | Path, *, fidelity: str = "default", se
 
 
 def reproduce_command(arguments) -> int:
-    from checkers.cli.running import _executor
     from checkers.outcome import EXIT_PASS
 
     values = None
@@ -134,7 +133,7 @@ def reproduce_command(arguments) -> int:
         if not values:
             raise InvalidInput("--values needs at least one value")
     result = reproduce(arguments.theorem, arguments.out, fidelity=arguments.fidelity, seeds=arguments.seeds,
-                       values=values, executor=_executor(arguments), workers=arguments.workers,
+                       values=values, executor=arguments.executor or "processes", workers=arguments.workers,
                        max_minutes=arguments.max_minutes, progress=not arguments.json,
                        command=shlex.join(["thmcheck", *arguments.argv]))
     if arguments.json:

@@ -259,10 +259,10 @@ def build_parser() -> argparse.ArgumentParser:
                                                                                  "figure's, 3)")
     reproduce.add_argument("--values", metavar="V1,V2,...", help="the swept parameter's values instead of the "
                                                                  "figure's")
-    reproduce.add_argument("--executor", choices=list(EXECUTORS), help="default: a local process pool")
+    reproduce.add_argument("--executor", choices=[e for e in EXECUTORS if e != "dask"],
+                           help="default: a local process pool")
     reproduce.add_argument("--workers", type=_bounded_int("workers", 1, 4096),
                            help="worker processes (default: the CPU count)")
-    reproduce.add_argument("--scheduler", metavar="ADDRESS", help=argparse.SUPPRESS)
     _max_minutes(reproduce, MAX_CHECK_MINUTES, "a run")
     reproduce.add_argument("--json", action="store_true", help="print the points and curves as JSON")
 
