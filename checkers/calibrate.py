@@ -10,7 +10,10 @@ independent of each other, which no reported number assumes.
 Reported per version:
 - the true statement: its observed false-fail rate (fails / runs) with the exact (Clopper-Pearson) binomial 95%
   interval, beside the stated false-fail rate the checks were run at; and its inconclusive rate;
-- each mutant: its kill rate (fails / runs), with the same interval.
+- each mutant: its kill rate (fails / runs), with the same interval, beside the rate its power predicts (the power
+  each run reports against it, `predicted_kill_rates`); in a paired calibration, also its reading against the true
+  statement's on the same seed, in resolutions (`MeasuredMove`), the distance of a mutant that acts on the
+  simulation.
 - each Monte Carlo prediction of the true statement with a point target: its offset from the predicted value,
   pooled over the runs (`PooledOffset`). One run tests the prediction to its resolution; the pooled offset is
   sqrt(runs) times finer, so it shows a systematic discrepancy that lies inside the resolution (a finite-size
