@@ -10,6 +10,7 @@ from dataclasses import dataclass
 MAX_TASKS = 100_000  # the most tasks one sweep plans: each is a check of seconds to minutes, and held in memory
 
 DEFAULT_FALSE_FAIL_RATE = 1e-6
+DEFAULT_SEEDS = 20  # seeds per version of a calibration that does not say
 
 # The longest a check (or a task of a sweep) may be estimated to take on this machine before it is refused, and the
 # longest a Hermite table's quadrature may; `--max-minutes` lifts either. An estimate above ANNOUNCE_SECONDS is

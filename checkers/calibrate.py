@@ -56,6 +56,12 @@ from theorems.errors import UnknownName
 AS_STATED = "as stated"
 
 
+def point_label(theorem: str, parameters: dict[str, str]) -> str:
+    """A theorem's id, with the parameters where they are not the defaults."""
+    point = ", ".join(f"{name}={value}" for name, value in parameters.items())
+    return f"{theorem} ({point})" if point else theorem
+
+
 @dataclass(frozen=True)
 class VersionRates:
     """The outcomes of one version (the theorem as stated, or a mutant) over the seeds."""
@@ -134,13 +140,12 @@ def pooled_offsets(verdicts: list[dict]) -> tuple[PooledOffset, ...]:
     readings: dict[str, list[tuple[float, float, float, float]]] = {}
     for verdict in verdicts:
         for prediction in verdict.get("predictions", []):
-            interval, observed = prediction.get("predicted_interval"), prediction.get("observed")
+            offset = _point_offset(prediction)
             error, resolution = prediction.get("standard_error"), prediction.get("resolution")
-            if (interval is None or observed is None or not error or error <= 0 or resolution is None
-                    or interval[0] != interval[1] or not math.isfinite(observed) or not math.isfinite(interval[0])):
+            if offset is None or not error or error <= 0 or resolution is None:
                 continue
             readings.setdefault(prediction["name"], []).append(
-                (observed - interval[0], error, prediction.get("systematic") or 0.0, resolution))
+                (offset, error, prediction.get("systematic") or 0.0, resolution))
     pooled = []
     for name, rows in readings.items():
         offsets, errors, bounds, resolutions = zip(*rows)
@@ -216,10 +221,8 @@ def standardized(verdicts: list[dict]) -> tuple[Standardized, ...]:
     readings: dict[str, list[tuple[float, float, float, float]]] = {}
     for verdict in verdicts:
         for prediction in verdict.get("predictions", []):
-            interval, observed = prediction.get("predicted_interval"), prediction.get("observed")
-            error = prediction.get("standard_error")
-            if (interval is None or observed is None or not error or error <= 0 or interval[0] != interval[1]
-                    or not math.isfinite(observed) or not math.isfinite(interval[0])):
+            offset, error = _point_offset(prediction), prediction.get("standard_error")
+            if offset is None or not error or error <= 0:
                 continue
             dof = prediction.get("degrees_of_freedom")
             dof = math.inf if dof is None or not math.isfinite(float(dof)) else float(dof)
@@ -228,7 +231,7 @@ def standardized(verdicts: list[dict]) -> tuple[Standardized, ...]:
             rate = float(prediction.get("false_fail_rate") or DEFAULT_FALSE_FAIL_RATE) / stages
             threshold = critical_value(rate, dof) + (prediction.get("systematic") or 0.0) / error
             readings.setdefault((prediction["name"], int(prediction.get("stages") or 1)), []).append(
-                ((observed - interval[0]) / error, dof, threshold, (prediction.get("systematic") or 0.0) / error, rate))
+                (offset / error, dof, threshold, (prediction.get("systematic") or 0.0) / error, rate))
     summaries = []
     for name in dict.fromkeys(name for name, _ in readings):
         stage, rows = max(((stage, rows) for (own, stage), rows in readings.items() if own == name),
@@ -276,18 +279,25 @@ class MeasuredMove:
         return asdict(self)
 
 
+def _point_offset(prediction: dict) -> float | None:
+    """observed - target of a stored prediction whose target is a finite point and whose reading is finite; None
+    otherwise (JSON keeps infinities as text)."""
+    interval, observed = prediction.get("predicted_interval"), prediction.get("observed")
+    if interval is None or observed is None or None in interval:
+        return None
+    observed, low, high = float(observed), float(interval[0]), float(interval[1])
+    if low != high or not math.isfinite(observed) or not math.isfinite(low):
+        return None
+    return observed - low
+
+
 def _offsets(verdict: dict) -> dict[str, tuple[float, float]]:
     """Each point-target prediction's (observed - target, resolution) in one stored verdict."""
     offsets = {}
     for prediction in verdict.get("predictions", []):
-        interval, observed, resolution = (prediction.get("predicted_interval"), prediction.get("observed"),
-                                          prediction.get("resolution"))
-        if interval is None or observed is None or not resolution:
-            continue
-        observed, low, high = float(observed), float(interval[0]), float(interval[1])  # JSON keeps "inf" as text
-        if low != high or not math.isfinite(observed) or not math.isfinite(low):
-            continue
-        offsets[prediction["name"]] = (observed - low, float(resolution))
+        offset, resolution = _point_offset(prediction), prediction.get("resolution")
+        if offset is not None and resolution:
+            offsets[prediction["name"]] = (offset, float(resolution))
     return offsets
 
 
@@ -342,9 +352,7 @@ class Calibration:
 
     @property
     def label(self) -> str:
-        """The theorem's id, with the parameters where they are not the defaults."""
-        point = ", ".join(f"{name}={value}" for name, value in self.parameters.items())
-        return f"{self.theorem} ({point})" if point else self.theorem
+        return point_label(self.theorem, self.parameters)
 
     @property
     def miscalibrated(self) -> bool:

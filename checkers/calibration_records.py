@@ -21,7 +21,15 @@ from functools import cache
 from pathlib import Path
 
 from checkers import catalog
-from checkers.calibrate import MARKDOWN_HEADER, Calibration, markdown_cells, near_column, pooled_column, table_near
+from checkers.calibrate import (
+    MARKDOWN_HEADER,
+    Calibration,
+    markdown_cells,
+    near_column,
+    point_label,
+    pooled_column,
+    table_near,
+)
 from theorems.errors import InvalidInput
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -240,8 +248,7 @@ def status(record: Record) -> str:
 
 def markdown_row(record: Record) -> str:
     if record.calibration is None:
-        label = record.theorem + (" (" + ", ".join(f"{k}={v}" for k, v in record.parameters.items()) + ")"
-                                  if record.parameters else "")
+        label = point_label(record.theorem, record.parameters)
         seeds = f"{record.seeds} paired" if record.paired else str(record.seeds)
         cells = [label, record.fidelity, seeds, *record.legacy]
     else:

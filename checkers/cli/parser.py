@@ -7,6 +7,7 @@ import os
 
 from checkers.budget import (
     DEFAULT_FALSE_FAIL_RATE,
+    DEFAULT_SEEDS,
     FIDELITIES,
     MAX_CHECK_MINUTES,
     MAX_HERMITE_MINUTES,
@@ -220,8 +221,8 @@ def build_parser() -> argparse.ArgumentParser:
     calibrate.add_argument("--param", action=_Assignments, type=_key_value, default=[], metavar="NAME=VALUE",
                            help="calibrate at this parameter value instead of the default (repeatable; every "
                                 "theorem named must take it)")
-    calibrate.add_argument("--seeds", type=_bounded_int("seeds", 1, MAX_TASKS), default=20,
-                           help="seeds per version (default 20)")
+    calibrate.add_argument("--seeds", type=_bounded_int("seeds", 1, MAX_TASKS), default=DEFAULT_SEEDS,
+                           help=f"seeds per version (default {DEFAULT_SEEDS})")
     calibrate.add_argument("--store", metavar="PATH",
                            help="SQLite store, so a calibration resumes (default: a temporary file, not kept)")
     calibrate.add_argument("--paired", action="store_true",

@@ -11,7 +11,7 @@ from collections import Counter
 from pathlib import Path
 
 from checkers import registry
-from checkers.budget import ANNOUNCE_SECONDS, DEFAULT_FALSE_FAIL_RATE, FIDELITIES, PAPER
+from checkers.budget import ANNOUNCE_SECONDS, DEFAULT_FALSE_FAIL_RATE, DEFAULT_SEEDS, FIDELITIES, PAPER
 from checkers.calibrate import calibrate, calibration_tasks, format_calibration, markdown_calibration
 from checkers.check import estimated_cost, run_check
 from checkers.cost import describe, duration, machine_rate
@@ -362,7 +362,7 @@ def _stale_runs(arguments, records_path: Path) -> list[tuple[list[str], dict]]:
 
     if arguments.theorems or arguments.all or arguments.param:
         raise InvalidInput("--stale reruns the stale rows of the records: give no ids, --all or --param")
-    if arguments.seeds != 20 or arguments.paired or arguments.fidelity != "quick":
+    if arguments.seeds != DEFAULT_SEEDS or arguments.paired or arguments.fidelity != "quick":
         raise InvalidInput("--stale reruns each row at its own fidelity, seeds and pairing: drop --fidelity, --seeds "
                            "and --paired")
     groups: dict[tuple, list[str]] = {}
