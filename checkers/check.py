@@ -32,6 +32,7 @@ import mpmath
 import numpy as np
 from threadpoolctl import threadpool_limits
 
+from checkers import arrays
 from checkers.budget import DEFAULT_FALSE_FAIL_RATE, FIDELITIES, MAX_CHECK_MINUTES, PAPER, Budget, Fidelity
 from checkers.cost import Cost, refusal
 from checkers.outcome import INCONCLUSIVE, SKIPPED, overall_outcome
@@ -175,7 +176,8 @@ class Checker:
     slow calibration runs at; `calibration_seeds`, its seeds per version at quick fidelity; `slow_mutants` and
     `slow_rerun`, where the mutants' runs (minutes at default) or a rerun (tens of seconds) belong to the slow tests.
     `paper_scale` says, for a check that offers `--fidelity paper`, which sizes it reads there and which paper's
-    scale they are; a check without one refuses that fidelity.
+    scale they are; a check without one refuses that fidelity. `array_api`: its simulation runs on any backend of
+    `checkers.arrays` (`check --backend`); a check without it runs on numpy only.
     """
 
     theorem: Theorem
@@ -190,6 +192,7 @@ class Checker:
     slow_mutants: bool = False
     slow_rerun: bool = False
     paper_scale: str = ""
+    array_api: bool = False
 
     def __post_init__(self):
         if not isinstance(self.theorem, Theorem):
@@ -304,18 +307,30 @@ def fidelity_for(checker: Checker, name: str) -> Fidelity:
     return FIDELITIES[name]
 
 
+def backend_for(checker: Checker, name: str) -> str:
+    """The backend `name` for `checker`; bad input where it is unknown or not installed, or where the check's
+    simulation runs on numpy only."""
+    arrays.require(name)
+    if name != arrays.DEFAULT and not checker.array_api:
+        from checkers import registry  # the list of checks that run on other backends, for the message only
+        offered = [other.id for other in registry.all_checkers() if other.array_api]
+        raise InvalidInput(f"{checker.id} runs on numpy only; backend {name} is offered by {', '.join(offered)}")
+    return name
+
+
 def run_check(checker: Checker, parameters: Mapping[str, Any] | None = None,
               overrides: Mapping[str, Any] | None = None, *, seed: int = 0, fidelity: str = "default",
               false_fail_rate: float = DEFAULT_FALSE_FAIL_RATE, mutant: str | None = None,
-              max_minutes: float = MAX_CHECK_MINUTES) -> Verdict:
+              max_minutes: float = MAX_CHECK_MINUTES, backend: str = arrays.DEFAULT) -> Verdict:
     """Check one theorem at one parameter point and return the verdict with its evidence. A check whose declared
     cost (`Checker.cost`) is estimated above `max_minutes` here, or above the memory available, is refused before
     any draw (`WorkRefused`).
 
     The linear algebra runs on one BLAS thread: a multi-threaded BLAS splits its sums by the number of
     threads, so its last digits would depend on the machine's core count and on how many checks share it.
-    Parallelism is across checks (`thmcheck check --workers`, sweeps), where it is exact."""
-    with threadpool_limits(1, user_api="blas"):
+    Parallelism is across checks (`thmcheck check --workers`, sweeps), where it is exact. On another `backend`
+    (`checkers.arrays`) the simulation's matrix work runs on that library, on the same draws."""
+    with threadpool_limits(1, user_api="blas"), arrays.using(backend_for(checker, backend)):
         return _run_check(checker, parameters, overrides, seed=seed, fidelity=fidelity,
                           false_fail_rate=false_fail_rate, mutant=mutant, max_minutes=max_minutes)
 

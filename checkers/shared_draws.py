@@ -6,10 +6,10 @@ Runs that several checks share (a gradient-flow trajectory, a training run) are 
 their arguments. Both caches are bounded, and `forget()` empties every one of them (the tests use it to show
 that a rerun recomputes the same numbers).
 
-A key holds everything the result depends on: the theorem's id, the parameters, the budget level and the
-seed, and, unless the simulation reads nothing of the statement (`mutant_blind`), the values of the
-instance's constants and the identities of its definitions, so a mutant or an override that changes what
-is simulated never reads another version's draws.
+A key holds everything the result depends on: the array backend (`checkers.arrays`, whose numbers differ by
+round-off), the theorem's id, the parameters, the budget level and the seed, and, unless the simulation reads
+nothing of the statement (`mutant_blind`), the values of the instance's constants and the identities of its
+definitions, so a mutant or an override that changes what is simulated never reads another version's draws.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ import functools
 
 import numpy as np
 
+from checkers import arrays
 from checkers.check import Budget
 from theorems.statement import Instance
 
@@ -27,7 +28,8 @@ _CACHES: list = []
 
 
 def memoized(key, compute):
-    """compute() once per key; the few most recent keys are kept."""
+    """compute() once per key and backend; the few most recent keys are kept."""
+    key = (arrays.current(), key)
     if key not in _MEMO:
         if len(_MEMO) >= _SIZE:
             _MEMO.pop(next(iter(_MEMO)))
@@ -36,9 +38,16 @@ def memoized(key, compute):
 
 
 def cached(maxsize: int):
-    """functools.lru_cache, registered so that `forget()` clears it too."""
+    """functools.lru_cache keyed by the backend too, registered so that `forget()` clears it."""
     def decorate(function):
-        wrapped = functools.lru_cache(maxsize=maxsize)(function)
+        def compute(backend, *args, **keywords):
+            return function(*args, **keywords)
+        on_backend = functools.lru_cache(maxsize=maxsize)(compute)
+
+        @functools.wraps(function)
+        def wrapped(*args, **keywords):
+            return on_backend(arrays.current(), *args, **keywords)
+        wrapped.cache_clear, wrapped.cache_info = on_backend.cache_clear, on_backend.cache_info
         _CACHES.append(wrapped)
         return wrapped
     return decorate

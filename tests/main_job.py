@@ -24,11 +24,11 @@ def quick_verdict(checker: Checker) -> Verdict:
     return _VERDICTS[checker.id]
 
 
-def is_main_job_call(parameters, overrides, *, seed, fidelity, false_fail_rate, mutant, max_minutes) -> bool:
+def is_main_job_call(parameters, overrides, *, seed, fidelity, false_fail_rate, mutant, max_minutes, backend) -> bool:
     """Whether a run_check call from the command line is one of the main job's (its cap only refuses work before
     the draws: it changes no verdict)."""
     return (not parameters and not overrides and seed == 0 and fidelity == "quick"
-            and false_fail_rate == DEFAULT_FALSE_FAIL_RATE and mutant is None)
+            and false_fail_rate == DEFAULT_FALSE_FAIL_RATE and mutant is None and backend == "numpy")
 
 
 def forget_cached_draws() -> None:

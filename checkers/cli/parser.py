@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 import os
 
+from checkers.arrays import BACKENDS
+from checkers.arrays import DEFAULT as DEFAULT_BACKEND
 from checkers.budget import (
     DEFAULT_FALSE_FAIL_RATE,
     DEFAULT_SEEDS,
@@ -166,6 +168,10 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--fidelity", choices=list(FIDELITIES), default="default",
                        help="how hard to look: quick may leave a true statement inconclusive, default resolves "
                             "it (default: default)")
+    check.add_argument("--backend", choices=list(BACKENDS), default=DEFAULT_BACKEND,
+                       help="the array library the simulation's matrix work runs on, on the same draws, for the "
+                            "checks that offer it; each but numpy is installed by its extra, pip install -e "
+                            "'.[torch]' (default: numpy)")
     check.add_argument("--false-fail-rate", type=_rate, default=DEFAULT_FALSE_FAIL_RATE,
                        help=f"false-fail rate of each theorem's check, split across its predictions (default "
                             f"{DEFAULT_FALSE_FAIL_RATE:g})")

@@ -13,7 +13,7 @@ from pathlib import Path
 from checkers import registry
 from checkers.budget import ANNOUNCE_SECONDS, DEFAULT_FALSE_FAIL_RATE, DEFAULT_SEEDS, FIDELITIES, PAPER
 from checkers.calibrate import calibrate, calibration_tasks, format_calibration, markdown_calibration
-from checkers.check import estimated_cost, run_check
+from checkers.check import backend_for, estimated_cost, run_check
 from checkers.cost import describe, duration, machine_rate
 from checkers.executors import INTERRUPTS
 from checkers.executors import workers as pool_of
@@ -62,9 +62,11 @@ def check(arguments) -> int:
         raise InvalidInput("name at least one theorem id, or --all (see thmcheck list)")
     checkers = registry.all_checkers() if arguments.all else [registry.checker(i) for i in arguments.theorems]
     jobs = _check_jobs(checkers, dict(arguments.param), dict(arguments.overrides))
+    for checker in checkers:  # every check can run on the backend asked for, before any runs
+        backend_for(checker, arguments.backend)
     _weigh(arguments, jobs)
     options = dict(seed=arguments.seed, fidelity=arguments.fidelity, false_fail_rate=arguments.false_fail_rate,
-                   mutant=arguments.mutant, max_minutes=arguments.max_minutes)
+                   mutant=arguments.mutant, max_minutes=arguments.max_minutes, backend=arguments.backend)
     plugins = tuple(arguments.plugins_before + arguments.plugin)
     widths = table_widths([tested_name(checker.id, arguments.mutant, checker.theorem.instance(
         parameters, overrides).describe_overrides()) for checker, parameters, overrides in jobs])

@@ -26,6 +26,7 @@ import math
 
 import numpy as np
 
+from checkers.arrays import activation_value, to_backend, to_numpy
 from checkers.budget import Fidelity
 from checkers.check import Budget, Checker, Pooled
 from checkers.convergence import bounded_extrapolation, require_small_expansion_parameter
@@ -67,18 +68,21 @@ def _simulated(parameters: tuple, dimension: int, entropy, spawn_key, network: b
     width = setting_for(instance, dimension).width
     learning_rate = float(instance["learning_rate"]) * width ** float(instance["step_exponent"])  # eta N^a
     step = one_step(setting_for(instance, dimension, learning_rate=learning_rate), rng)
-    weights, beta = step.updated_weights(), step.teacher_direction
+    on_backend = step.updated_weights()
+    weights, beta = to_numpy(on_backend), to_numpy(step.teacher_direction)  # the oracles read W_1 on the host
     penalty, noise_variance = float(instance["penalty"]), float(instance["noise"]) ** 2
     covariance, cross, teacher_moment = feature_moments(weights, beta, sigma, teacher)
     risk = math.nan
     if network:
         x, y, _ = draw_data(step.setting, rng, beta)
-        readout = fit_ridge(sigma(x @ weights) / math.sqrt(width), y, penalty)
+        x, y = to_backend(x), to_backend(y)
+        readout = fit_ridge(activation_value(sigma, x @ on_backend) / math.sqrt(width), y, penalty)
         if sigma.name == "erf" and teacher.name == "erf":
-            risk = readout_risk(readout, covariance, cross, teacher_moment)
+            risk = readout_risk(to_numpy(readout), covariance, cross, teacher_moment)
         else:
             test = rng.standard_normal((4 * step.setting.samples, step.setting.dimension))
-            risk = float(np.mean((teacher(test @ beta) - sigma(test @ weights) @ readout / math.sqrt(width)) ** 2))
+            risk = float(np.mean((teacher(test @ beta) - to_numpy(
+                activation_value(sigma, to_backend(test) @ on_backend) @ readout) / math.sqrt(width)) ** 2))
     reference = kernel_errors_from_moments(covariance, cross, teacher_moment,
                                            samples=step.setting.samples, ridge=penalty,
                                            noise_variance=noise_variance).risk
@@ -184,6 +188,7 @@ CHECKER = Checker(
     readers={"risk": read_risk_gap, "equivalent-limit": read_equivalent_limit},
     shared_draws=True,
     cost=cost,
+    array_api=True,
     resolves_at="default",
     second_point={"learning_rate": "2"},
     slow_mutants=True,

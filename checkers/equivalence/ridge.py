@@ -24,8 +24,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import array_api_compat
 import numpy as np
 import scipy.linalg
+
+from checkers.arrays import namespace_of
 
 
 @dataclass(frozen=True)
@@ -65,10 +68,17 @@ def ridge_errors(features: np.ndarray, labels: np.ndarray, test_features: np.nda
 def fit_ridge(features: np.ndarray, labels: np.ndarray, penalty: float) -> np.ndarray:
     """The Ba-normalized ridge readout a = (Phi^T Phi / n + (lambda/N) I)^{-1} Phi^T y / n for one penalty, by a
     Cholesky solve of the smaller system (the dual one, a = Phi^T (Phi Phi^T / n + lambda/N)^{-1} y / n, when
-    n < N)."""
+    n < N). On another backend (`checkers.arrays`) the same system, solved by its library's `linalg.solve`."""
     n, width = features.shape
     if not penalty > 0:
         raise ValueError("the ridge penalty must be positive")
+    if not isinstance(features, np.ndarray):
+        xp = namespace_of(features)
+        size = min(n, width)
+        shift = (penalty / width) * xp.eye(size, dtype=features.dtype, device=array_api_compat.device(features))
+        if width <= n:
+            return xp.linalg.solve(features.T @ features / n + shift, features.T @ labels / n)
+        return features.T @ xp.linalg.solve(features @ features.T / n + shift, labels / n)
     if width <= n:
         system = features.T @ features / n + (penalty / width) * np.eye(width)
         return scipy.linalg.solve(system, features.T @ labels / n, assume_a="pos")

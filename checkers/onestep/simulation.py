@@ -17,6 +17,9 @@ Everything is matrix work: two matmuls of n x d x N (X W_0 and X^T M), elementwi
 done in row blocks and in place, no loop over samples. Operator norms use ARPACK (`svds(k=1)`), never
 a full SVD. float64 by default; float32 on request (`dtype`), which halves memory and roughly doubles
 matmul speed; the spec asks float64 for its reference checks.
+
+The draws are numpy's; on another backend (`checkers.arrays`) they are moved there and the step, the operator
+norm and the top singular vector run on that library through the array API standard.
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse.linalg
 
+from checkers.arrays import activation_values, namespace_of, to_backend, to_numpy
 from theorems.activations import Activation
 
 ROW_BLOCK = 512
@@ -153,12 +157,14 @@ def one_step(setting: OneStepSetting, rng: np.random.Generator, *, keep: bool = 
     n, d, width, dtype = setting.samples, setting.dimension, setting.width, setting.dtype
     x, y, beta = draw_data(setting, rng)
     a = (rng.standard_normal(width) / math.sqrt(width)).astype(dtype)
-    zeta = (x.T @ y) / dtype(n)
+    x, y, beta, a = (to_backend(array) for array in (x, y, beta, a))
+    zeta = (x.T @ y) / n
     if not with_gradient:
         return OneStep(setting, beta, y, a, zeta, None, None, x if keep else None)
     scale = setting.init_scale if setting.init_scale is not None else 1.0 / math.sqrt(d)
     w0 = standard_normal(rng, (d, width), dtype)
     w0 *= dtype(scale)
+    w0 = to_backend(w0)
     gradient = first_layer_gradient(x, y, w0, a, setting.activation)
     return OneStep(setting, beta, y, a, zeta, gradient, w0 if keep else None, x if keep else None)
 
@@ -170,9 +176,15 @@ def first_layer_gradient(x: np.ndarray, y: np.ndarray, w0: np.ndarray, a: np.nda
     One pass over row blocks of the n x N preactivations H = X W_0 turns each block, in place, into
     (1/sqrt(N)) (y_i - f_0(x_i)) sigma'(H_ij): a block holds every neuron of its rows, so f_0 of those
     rows is complete. The factor a_j multiplies the columns of the d x N product afterwards. Memory: X,
-    W_0, H and G_0, plus one block of temporaries per thread.
+    W_0, H and G_0, plus one block of temporaries per thread. On another backend: the same products, the
+    activation's pass on the whole of H.
     """
     n, width = x.shape[0], w0.shape[1]
+    if not isinstance(x, np.ndarray):
+        xp, root = namespace_of(x, w0), math.sqrt(width)
+        value, derivative = activation_values(sigma, x @ w0)
+        residual = (y - value @ (a / root)) / root
+        return (x.T @ (derivative * xp.expand_dims(residual, axis=1))) * xp.expand_dims(a / n, axis=0)
     dtype = x.dtype.type
     root_width = dtype(math.sqrt(width))
     signal = x @ w0                                          # H, n x N
@@ -195,20 +207,35 @@ def first_layer_gradient(x: np.ndarray, y: np.ndarray, w0: np.ndarray, a: np.nda
     return gradient
 
 
+def _on_host(matrix):
+    """A backend matrix as a LinearOperator whose products run on its library: ARPACK moves only vectors."""
+    if isinstance(matrix, (np.ndarray, scipy.sparse.linalg.LinearOperator)):
+        return matrix
+    dtype = to_numpy(matrix[:1, :1]).dtype
+
+    def times(operand):
+        return lambda vector: to_numpy(operand @ to_backend(np.asarray(vector, dtype=dtype).reshape(-1), like=matrix))
+    return scipy.sparse.linalg.LinearOperator(matrix.shape, matvec=times(matrix), rmatvec=times(matrix.T),
+                                              dtype=dtype)
+
+
 def operator_norm(matrix) -> float:
-    """Largest singular value by ARPACK (Lanczos), for a dense array or a LinearOperator."""
+    """Largest singular value by ARPACK (Lanczos), for a dense array (numpy or another backend's) or a
+    LinearOperator."""
     shape = matrix.shape
     if min(shape) <= 2:
-        return float(np.linalg.norm(np.asarray(matrix), 2))
-    value = scipy.sparse.linalg.svds(matrix, k=1, return_singular_vectors=False, random_state=0, tol=1e-10)
+        return float(np.linalg.norm(to_numpy(matrix), 2))
+    value = scipy.sparse.linalg.svds(_on_host(matrix), k=1, return_singular_vectors=False, random_state=0, tol=1e-10)
     return float(value[0])
 
 
-def top_left_singular_vector(matrix: np.ndarray) -> np.ndarray:
-    u, _, _ = scipy.sparse.linalg.svds(matrix, k=1, random_state=0, tol=1e-10)
+def top_left_singular_vector(matrix) -> np.ndarray:
+    """The top left singular vector (a numpy array, whatever the backend of `matrix`)."""
+    u, _, _ = scipy.sparse.linalg.svds(_on_host(matrix), k=1, random_state=0, tol=1e-10)
     return u[:, 0]
 
 
 def spike_direction_overlap(vector: np.ndarray, direction: np.ndarray) -> float:
     """cos^2 of the angle between two vectors."""
+    vector, direction = to_numpy(vector), to_numpy(direction)
     return float(np.dot(vector, direction) ** 2 / (np.dot(vector, vector) * np.dot(direction, direction)))

@@ -7,6 +7,7 @@ from dataclasses import replace
 
 import numpy as np
 
+from checkers.arrays import to_numpy
 from checkers.budget import Fidelity
 from checkers.check import Budget, Checker, Unresolved
 from checkers.convergence import require_small_expansion_parameter
@@ -67,7 +68,8 @@ def read_gradient_norm(instance: Instance, budget: Budget, seed: np.random.SeedS
     values = []
     for rng in draw_generators(seed, draws):
         step = one_step(setting, rng, keep=False)
-        values.append(operator_norm(step.gradient) * math.sqrt(step.setting.width) / np.linalg.norm(step.second_layer))
+        values.append(operator_norm(step.gradient) * math.sqrt(step.setting.width)
+                      / np.linalg.norm(to_numpy(step.second_layer)))
     estimate = mean_estimate(np.array(values), method=f"sqrt(N) ||G_0|| / ||a|| at d = {dimension}, {draws} draws; "
                                                       f"finite-width bias <= {2 * relative:.2%} (derived, "
                                                       f"N = {setting.width})")
@@ -81,6 +83,7 @@ CHECKER = Checker(
     simulation="sqrt(N) ||G_0|| / ||a|| over many draws",
     readers={"gradient-norm": read_gradient_norm},
     cost=cost,
+    array_api=True,
     second_point={"psi1": "8"},
     calibration_seeds=100,
 )

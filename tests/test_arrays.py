@@ -1,0 +1,125 @@
+"""The array backends: the one-step kernels, the ridge readout and whole checks under array-api-strict agree with
+numpy to 1e-10 relative; a backend that is unknown, not installed or not offered is bad input."""
+
+import math
+
+import numpy as np
+import pytest
+
+from checkers import arrays, registry
+from checkers.check import backend_for, run_check
+from checkers.cli import main
+from checkers.equivalence.ridge import fit_ridge
+from checkers.onestep.simulation import OneStepSetting, one_step, operator_norm, top_left_singular_vector
+from theorems.activations import BUILTINS, activation
+from theorems.errors import InvalidInput
+
+STRICT = "array-api-strict"
+AGREEMENT = 1e-10  # relative: the issue's bound; round-off of these sizes is about 1e-14
+
+
+def _relative(left, right) -> float:
+    left, right = np.asarray(arrays.to_numpy(left)), np.asarray(arrays.to_numpy(right))
+    return float(np.max(np.abs(left - right)) / np.max(np.abs(right)))
+
+
+@pytest.mark.parametrize("formula", [*BUILTINS, "max(z, z/10)", "sqrt(1 + z**2)", "min(z, 1)", "z", "3"])
+def test_an_activation_and_its_slope_on_a_backend_are_numpys(formula):
+    sigma = activation(formula)
+    z = np.linspace(-6, 6, 241)
+    with arrays.using(STRICT):
+        value, slope = arrays.activation_values(sigma, arrays.to_backend(z))
+    assert type(value).__module__.startswith("array_api_strict")
+    np.testing.assert_allclose(arrays.to_numpy(value), sigma(z), rtol=1e-14, atol=1e-15)
+    np.testing.assert_allclose(arrays.to_numpy(slope), sigma.first_derivative(z), rtol=1e-14, atol=1e-15)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_one_step_on_a_backend_is_the_numpy_step(dtype):
+    """The same draws moved to the backend: the gradient, its operator norm and its top left singular vector."""
+    sigma = activation("erf")
+    setting = OneStepSetting(300, 120, 200, sigma, activation("tanh"), noise=0.1, dtype=dtype)
+    reference = one_step(setting, np.random.default_rng(5))
+    with arrays.using(STRICT):
+        moved = one_step(setting, np.random.default_rng(5))
+        norm, vector = operator_norm(moved.gradient), top_left_singular_vector(moved.gradient)
+    assert type(moved.gradient).__module__.startswith("array_api_strict")
+    assert arrays.to_numpy(moved.gradient).dtype == dtype
+    tolerance = AGREEMENT if dtype == np.float64 else 1e-5  # float32 round-off
+    assert _relative(moved.gradient, reference.gradient) < tolerance
+    assert _relative(moved.zeta, reference.zeta) < tolerance
+    assert abs(norm / operator_norm(reference.gradient) - 1) < tolerance
+    assert abs(abs(vector @ top_left_singular_vector(reference.gradient)) - 1) < tolerance
+
+
+@pytest.mark.parametrize("samples, width", [(80, 50), (50, 80)])  # the primal system, then the dual one
+def test_the_ridge_readout_on_a_backend_is_numpys(samples, width):
+    rng = np.random.default_rng(1)
+    features, labels = rng.standard_normal((samples, width)) / math.sqrt(width), rng.standard_normal(samples)
+    with arrays.using(STRICT):
+        moved = fit_ridge(arrays.to_backend(features), arrays.to_backend(labels), 0.01)
+    assert _relative(moved, fit_ridge(features, labels, 0.01)) < AGREEMENT
+
+
+def _predictions(verdict) -> list[tuple]:
+    return [(result.outcome, result.observed, result.standard_error, result.systematic)
+            for result in verdict.predictions]
+
+
+def _agree(left, right) -> None:
+    for (outcome, *numbers), (other_outcome, *others) in zip(_predictions(left), _predictions(right), strict=True):
+        assert outcome == other_outcome
+        for number, other in zip(numbers, others):
+            assert number == other or abs(number - other) <= AGREEMENT * abs(other)
+
+
+def test_spike_strength_on_array_api_strict_is_numpys_verdict():
+    with_numpy = run_check(registry.checker("spike-strength"), seed=0, fidelity="quick")
+    _agree(run_check(registry.checker("spike-strength"), seed=0, fidelity="quick", backend=STRICT), with_numpy)
+
+
+def test_a_gaussian_equivalence_draw_on_array_api_strict_is_numpys():
+    """One draw of gaussian-equivalence's simulation, network readout included, for erf features (the readout's
+    exact risk) and for tanh features (the risk on fresh test inputs). The whole check is a slow test."""
+    from checkers.equivalence.gaussian_equivalence import _simulated
+    from checkers.shared_draws import forget
+    for sigma in ("erf", "tanh"):
+        parameters = tuple(sorted({"activation": sigma}.items()))
+        seed = np.random.SeedSequence(3)
+        with_numpy = _simulated(parameters, 100, seed.entropy, seed.spawn_key, True)
+        with arrays.using(STRICT):
+            moved = _simulated(parameters, 100, seed.entropy, seed.spawn_key, True)
+        forget()
+        for number, other in zip(moved, with_numpy, strict=True):
+            assert _relative(np.atleast_1d(number), np.atleast_1d(other)) < AGREEMENT
+
+
+@pytest.mark.slow
+def test_gaussian_equivalence_on_array_api_strict_is_numpys_verdict():
+    with_numpy = run_check(registry.checker("gaussian-equivalence"), seed=0, fidelity="quick")
+    _agree(run_check(registry.checker("gaussian-equivalence"), seed=0, fidelity="quick", backend=STRICT), with_numpy)
+
+
+@pytest.mark.slow
+def test_spike_strength_on_torchs_cpu_is_numpys_verdict():
+    pytest.importorskip("torch")
+    with_numpy = run_check(registry.checker("spike-strength"), seed=0, fidelity="quick")
+    _agree(run_check(registry.checker("spike-strength"), seed=0, fidelity="quick", backend="torch"), with_numpy)
+
+
+def test_a_backend_that_is_unknown_missing_or_not_offered_is_refused(monkeypatch):
+    with pytest.raises(InvalidInput, match="unknown backend 'tensorflow'"):
+        arrays.require("tensorflow")
+    monkeypatch.setitem(arrays.BACKENDS, "absent", ("no_such_array_library", "absent"))
+    with pytest.raises(InvalidInput, match=r"not installed here: pip install -e '\.\[absent\]'"):
+        arrays.require("absent")
+    with pytest.raises(InvalidInput, match="dual-kernel runs on numpy only; backend array-api-strict is offered by "
+                                           ".*gaussian-equivalence.*spike-strength"):
+        backend_for(registry.checker("dual-kernel"), STRICT)
+
+
+def test_check_refuses_a_backend_a_check_lacks_before_running_any(capsys):
+    """The refusal is the user's (exit 2, one line), before the check that could run on it has run."""
+    assert main(["check", "spike-strength", "dual-kernel", "--backend", STRICT, "--fidelity", "quick"]) == 2
+    captured = capsys.readouterr()
+    assert "dual-kernel runs on numpy only" in captured.err and "spike-strength" not in captured.out
