@@ -39,14 +39,17 @@ CREATE TABLE IF NOT EXISTS results (
 
 def task_key(theorem: str, parameters: Mapping[str, str], seed_index: int, *, fidelity: str,
              false_fail_rate: float, overrides: Mapping[str, str] | None = None, mutant: str | None = None,
-             paired: bool = False) -> str:
+             paired: bool = False, backend: str = "numpy") -> str:
     """Canonical JSON of everything that determines a task's result (the code aside). `paired` marks a mutant's
-    task that reads the true statement's draws (`checkers.sweep.Task.paired`); other keys are as they always were."""
+    task that reads the true statement's draws (`checkers.sweep.Task.paired`), `backend` one run on another array
+    library than numpy; other keys are as they always were."""
     identity = {"theorem": theorem, "parameters": dict(sorted(parameters.items())),
                 "overrides": dict(sorted((overrides or {}).items())), "seed_index": seed_index,
                 "fidelity": fidelity, "false_fail_rate": false_fail_rate, "mutant": mutant}
     if paired:
         identity["draws"] = "paired"
+    if backend != "numpy":
+        identity["backend"] = backend
     return json.dumps(identity, sort_keys=True, separators=(",", ":"))
 
 

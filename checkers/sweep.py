@@ -26,8 +26,9 @@ from pathlib import Path
 import numpy as np
 
 from checkers import registry
+from checkers.arrays import DEFAULT as DEFAULT_BACKEND
 from checkers.budget import DEFAULT_FALSE_FAIL_RATE, MAX_CHECK_MINUTES, MAX_TASKS
-from checkers.check import estimated_cost, fidelity_for, run_check
+from checkers.check import backend_for, estimated_cost, fidelity_for, run_check
 from checkers.cost import machine_rate
 from checkers.executors import workers as pool_of
 from checkers.outcome import ERROR
@@ -92,17 +93,20 @@ class Task:
     paired: bool = False  # a mutant's task on the seed of the same task as stated (common random numbers)
     max_minutes: float = MAX_CHECK_MINUTES  # the cap on the check's estimated time (`checkers.cost`)
     estimated_seconds: float | None = field(default=None, compare=False)  # where its checker declares a cost
+    backend: str = DEFAULT_BACKEND  # the array library of its matrix work (`checkers.arrays`)
 
     @property
     def key(self) -> str:
         return task_key(self.theorem, self.parameters, self.seed_index, fidelity=self.fidelity,
                         false_fail_rate=self.false_fail_rate, overrides=self.overrides, mutant=self.mutant,
-                        paired=self.paired and self.mutant is not None)
+                        paired=self.paired and self.mutant is not None, backend=self.backend)
 
     @property
     def draws_key(self) -> str:
-        """The key whose seed this task's draws come from: the task as stated when paired, else its own."""
-        return replace(self, mutant=None, paired=False).key if self.paired else self.key
+        """The key whose seed this task's draws come from: the task as stated when paired, else its own, on numpy
+        whatever its backend (the draws are numpy's on every backend)."""
+        on_numpy = replace(self, backend=DEFAULT_BACKEND)
+        return replace(on_numpy, mutant=None, paired=False).key if self.paired else on_numpy.key
 
     @property
     def seed(self) -> int:
@@ -121,7 +125,7 @@ def run_task(task: Task) -> tuple[str, dict]:
     try:
         verdict = run_check(registry.checker(task.theorem), dict(task.parameters), dict(task.overrides),
                             seed=task.seed, fidelity=task.fidelity, false_fail_rate=task.false_fail_rate,
-                            mutant=task.mutant, max_minutes=task.max_minutes)
+                            mutant=task.mutant, max_minutes=task.max_minutes, backend=task.backend)
     except (CheckError, DeclarationError) as error:
         verdict = Verdict(theorem=task.theorem, title=task.theorem, provenance="?", outcome=ERROR, predictions=(),
                           parameters=dict(task.parameters), overrides=dict(task.overrides), seed=task.seed,
@@ -159,12 +163,14 @@ class SweepSummary:
 def plan(theorem: str, grid: Mapping[str, Sequence[str]], seeds: int, *, fixed: Mapping[str, str] | None = None,
          fidelity: str = "quick", false_fail_rate: float = DEFAULT_FALSE_FAIL_RATE, root_seed: int = 0,
          overrides: Mapping[str, str] | None = None, mutant: str | None = None,
-         plugins: Sequence[str] = (), paired: bool = False, max_minutes: float = MAX_CHECK_MINUTES) -> list[Task]:
+         plugins: Sequence[str] = (), paired: bool = False, max_minutes: float = MAX_CHECK_MINUTES,
+         backend: str = DEFAULT_BACKEND) -> list[Task]:
     """The sweep's tasks, validated before anything runs (a bad grid value is an error here, not later, and so is
-    a point whose check is estimated beyond `max_minutes`, `WorkRefused`); with `paired`, a mutant's tasks take the
-    seeds of the statement's own (`Task.paired`)."""
+    a point whose check is estimated beyond `max_minutes`, `WorkRefused`, or a backend the check does not offer);
+    with `paired`, a mutant's tasks take the seeds of the statement's own (`Task.paired`)."""
     checker = registry.checker(theorem)
     fidelity_for(checker, fidelity)
+    backend_for(checker, backend)
     if not isinstance(seeds, int) or seeds < 1:
         raise InvalidInput(f"--seeds must be a positive integer, got {seeds!r}")
     fixed = dict(fixed or {})
@@ -184,7 +190,7 @@ def plan(theorem: str, grid: Mapping[str, Sequence[str]], seeds: int, *, fixed: 
         checker.theorem.instance(parameters, overrides)  # validates names, domains and overrides
         cost = estimated_cost(checker, parameters, fidelity=fidelity, mutant=mutant, max_minutes=max_minutes)
         tasks.extend(Task(theorem, parameters, index, fidelity, false_fail_rate, root_seed, dict(overrides or {}),
-                          mutant, tuple(plugins), paired, max_minutes, cost and cost.first / machine_rate())
+                          mutant, tuple(plugins), paired, max_minutes, cost and cost.first / machine_rate(), backend)
                      for index in range(seeds))
     return tasks
 

@@ -123,3 +123,20 @@ def test_check_refuses_a_backend_a_check_lacks_before_running_any(capsys):
     assert main(["check", "spike-strength", "dual-kernel", "--backend", STRICT, "--fidelity", "quick"]) == 2
     captured = capsys.readouterr()
     assert "dual-kernel runs on numpy only" in captured.err and "spike-strength" not in captured.out
+
+
+def test_a_sweep_on_a_backend_draws_numpys_seeds_and_keeps_its_own_store_key(tmp_path):
+    from checkers.store import ResultStore
+    from checkers.sweep import plan, sweep
+    on_numpy, moved = (plan("spike-strength", {"psi1": ["2"]}, 1, backend=name) for name in ("numpy", STRICT))
+    assert moved[0].seed == on_numpy[0].seed and moved[0].key != on_numpy[0].key
+    assert '"backend"' not in on_numpy[0].key  # the keys of numpy's tasks are as they were before backends
+    with pytest.raises(InvalidInput, match="runs on numpy only"):
+        plan("dual-kernel", {"rho": ["0.5"]}, 1, backend=STRICT)
+    store = tmp_path / "runs.sqlite"
+    sweep(on_numpy + moved, store, executor="serial", progress=False)
+    with ResultStore(store, readonly=True) as opened:
+        verdicts = [record.verdict for record in opened.records(["spike-strength"])]
+    assert len(verdicts) == 2
+    (first,), (second,) = (verdict["predictions"] for verdict in verdicts)
+    assert abs(first["observed"] - second["observed"]) <= AGREEMENT * abs(first["observed"])

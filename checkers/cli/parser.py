@@ -211,6 +211,8 @@ def build_parser() -> argparse.ArgumentParser:
     sweep.add_argument("--seeds", type=_bounded_int("seeds", 1, MAX_TASKS), default=1,
                        help="seeds per grid point (default 1)")
     sweep.add_argument("--mutant", metavar="NAME", help="sweep a named wrong version of the theorem")
+    sweep.add_argument("--backend", choices=list(BACKENDS), default=DEFAULT_BACKEND,
+                       help="the array library of the matrix work, on the same draws (as for check; default: numpy)")
     sweep.add_argument("--store", default="thmcheck-results.sqlite", metavar="PATH",
                        help="SQLite result store; tasks already in it are skipped (default thmcheck-results.sqlite)")
     sweep.add_argument("--json", action="store_true", help="print a JSON summary (and no progress bar)")

@@ -277,7 +277,8 @@ def sweep_command(arguments) -> int:
     tasks = plan(arguments.theorem, parse_grid(arguments.grid), arguments.seeds, fixed=dict(arguments.param),
                  fidelity=arguments.fidelity, false_fail_rate=arguments.false_fail_rate,
                  root_seed=arguments.root_seed, overrides=dict(arguments.overrides), mutant=arguments.mutant,
-                 plugins=arguments.plugins_before + arguments.plugin, max_minutes=arguments.max_minutes)
+                 plugins=arguments.plugins_before + arguments.plugin, max_minutes=arguments.max_minutes,
+                 backend=arguments.backend)
     estimates = [task.estimated_seconds for task in tasks if task.estimated_seconds is not None]
     if sum(estimates) > ANNOUNCE_SECONDS:
         print(f"thmcheck: {len(tasks)} tasks, about {duration(sum(estimates))} of one core's time here (each check's "
