@@ -132,7 +132,7 @@ def _evaluate(expression, x, xp):
         return reduce(operator.mul, args)
     if isinstance(expression, sympy.Pow):
         base, exponent = args
-        return base ** (int(exponent) if float(exponent).is_integer() else exponent)
+        return base ** (int(exponent) if isinstance(exponent, float) and exponent.is_integer() else exponent)
 
     def constant(value):
         return value if not isinstance(value, float) else xp.full_like(x, value)
