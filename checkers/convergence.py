@@ -36,6 +36,7 @@ EXPONENT_FACTOR = 2.0
 # Below this exponent a correction shrinks by under 10% across a factor eight in size (7% across a factor four):
 # its limit and its coefficient cannot be told apart, and the reading is refused rather than left to a huge bound.
 SLOWEST_EXPONENT = 0.05
+UNIT_ROUNDOFF = 2.0**-53
 
 
 def settled_limit(earlier: float, previous: float, last: float, *, floor: float, what: str) -> tuple[float, float]:
@@ -80,6 +81,18 @@ def require_small_expansion_parameter(value: float, *, what: str, parameter: str
                          "extrapolated from them (larger sizes would resolve it)")
 
 
+def with_round_off(estimate: Estimate) -> Estimate:
+    """The estimate with its standard error at least samples x u x |value|, the worst-case float64 rounding of the
+    mean of `samples` values (u = 2^-53). Draws that agree to their last bits (eta = 0 in srf-constants: the bulk
+    inflation is 1 on every draw, to an ulp) have a standard error near 1e-17, below the rounding that sets their
+    sizes' means apart by an ulp or two; a chi-square on those would reject every finite-size model. Monte Carlo
+    standard errors lie many orders above the floor, which leaves them as they are."""
+    floor = estimate.samples * UNIT_ROUNDOFF * abs(estimate.value)
+    if not 0 < estimate.standard_error < floor:  # a standard error of zero stays the caller's error to refuse
+        return estimate
+    return replace(estimate, standard_error=floor)
+
+
 def bounded_extrapolation(sizes, estimates: list[Estimate], *, exponent: float, what: str, size_name: str = "d",
                           bounds: tuple[float, float] | None = None) -> Estimate:
     """The limit L of value(size) = L + B size^-e, read at the derivation's exponent e = `exponent` with e only
@@ -93,7 +106,10 @@ def bounded_extrapolation(sizes, estimates: list[Estimate], *, exponent: float, 
     model's limit lies from it. What the sizes cannot tell apart thus enters the test, and a comparison passes only
     where that spread is small against the resolution. (Reading the best-fitting exponent's limit instead is biased:
     the choice follows the noise, docs/derivations/equivalence.md#srf-constants.) Estimates that reject every
-    exponent in the bounds leave the reading unresolved."""
+    exponent in the bounds leave the reading unresolved. No standard error is taken below the rounding of the mean
+    it belongs to (`with_round_off`), so readings equal to round-off, as at a step of zero, are not told apart by
+    their last bits."""
+    estimates = [with_round_off(estimate) for estimate in estimates]
     require_decaying_correction(exponent, sizes, what=what, size_name=size_name,
                                 described=_described(sizes, estimates, size_name))
     lower, upper = bounds if bounds is not None else (exponent / EXPONENT_FACTOR, exponent * EXPONENT_FACTOR)

@@ -54,7 +54,7 @@ def _metered(run_check, seeds: int, max_seconds: float):
         seconds = time.perf_counter() - started
         row = {"test": _current_test[0], "theorem": checker.id, "parameters": dict(parameters or {}),
                "overrides": dict(overrides or {}), "mutant": options.get("mutant"),
-               "fidelity": options.get("fidelity", "default"), "seed": seed, "outcome": verdict.outcome,
+               "fidelity": options.get("fidelity", "default"), "seed": seed, "outcome": _plain(verdict.outcome),
                "seconds": round(seconds, 2)}
         if seconds <= max_seconds:
             row["others"] = dict(Counter(_outcome(run_check, checker, parameters, overrides, seed + k, options)
@@ -64,9 +64,13 @@ def _metered(run_check, seeds: int, max_seconds: float):
     return metered
 
 
+def _plain(outcome) -> str:
+    return str(getattr(outcome, "value", outcome))
+
+
 def _outcome(run_check, checker, parameters, overrides, seed: int, options: dict) -> str:
     try:
-        return run_check(checker, parameters, overrides, seed=seed, **options).outcome
+        return _plain(run_check(checker, parameters, overrides, seed=seed, **options).outcome)
     except Exception as error:  # noqa: BLE001 - a seed at which the check raises is an outcome to report
         return f"error: {type(error).__name__}"
 

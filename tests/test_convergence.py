@@ -6,7 +6,14 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from checkers.check import Unresolved
-from checkers.convergence import CONTRACTION, settled_limit
+from checkers.convergence import (
+    CONTRACTION,
+    UNIT_ROUNDOFF,
+    bounded_extrapolation,
+    settled_limit,
+    with_round_off,
+)
+from checkers.stats import Estimate
 
 
 @given(limit=st.floats(-10, 10), start=st.floats(1e-6, 1.0), ratio=st.floats(0.01, 0.99 * CONTRACTION),
@@ -134,3 +141,15 @@ def test_the_tail_holds_when_later_ratios_grow_up_to_the_contraction():
     first, second = terms[1] - terms[0], terms[2] - terms[1]
     observed = second / first
     assert remaining > second * observed / (1 - observed)  # what the observed ratio alone would have allowed
+
+
+def test_a_standard_error_is_not_taken_below_the_rounding_of_its_mean():
+    tiny = Estimate(1.0, 1e-17, 31.0, 32)
+    assert with_round_off(tiny).standard_error == 32 * UNIT_ROUNDOFF
+    sampled = Estimate(1.0, 1e-3, 31.0, 32)
+    assert with_round_off(sampled) is sampled
+    # three sizes whose means differ in their last bits are one limit, not a trend no model fits
+    ulp = 2.0**-52
+    means = [Estimate(1.0, 5e-18, 31.0, 32), Estimate(1 - ulp, 1.4e-17, 31.0, 32), Estimate(1.0, 2e-17, 31.0, 32)]
+    read = bounded_extrapolation([100, 200, 400], means, exponent=1.0, what="c")
+    assert abs(read.value - 1) < 1e-14

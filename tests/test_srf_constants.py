@@ -38,12 +38,15 @@ def test_the_power_against_a_near_mutant_discounts_the_systematic_bound(verdict)
     assert spike.power["mu1-five-percent"] > 0.99
 
 
-def test_without_a_step_the_bulk_is_one_to_round_off_and_passes():
+@pytest.mark.parametrize("seed", [0, 1, 19])
+def test_without_a_step_the_bulk_is_one_to_round_off_and_passes(seed):
     """eta~ = 0: W_1 = W_0, so every draw's bulk inflation is 1 up to float64 rounding (standard error near 1e-17).
-    The prediction c = 1 is exact there; rounding is no evidence against it."""
-    bulk = next(p for p in run_check(CHECKER, {"eta": "0"}, seed=0, fidelity="quick").predictions
+    The prediction c = 1 is exact there; rounding is no evidence against it. Seeds 1 and 19 read inconclusive (the
+    flake meter found them): their sizes' means differed by an ulp, which a chi-square on standard errors of 1e-17
+    took for a finite-size trend no model fits, until standard errors were floored at the means' rounding."""
+    bulk = next(p for p in run_check(CHECKER, {"eta": "0"}, seed=seed, fidelity="quick").predictions
                 if p.name == "bulk")
-    assert bulk.outcome == PASS and bulk.standard_error < 1e-15
+    assert bulk.outcome == PASS and bulk.standard_error < 1e-13
 
 
 @pytest.mark.parametrize("parameters, prediction, reason", [
