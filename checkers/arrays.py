@@ -47,7 +47,7 @@ def require(name: str) -> None:
 
 @contextlib.contextmanager
 def using(name: str) -> Iterator[None]:
-    """Run what is inside on backend `name` (in this thread and the contexts it starts)."""
+    """Run what is inside on backend `name`, in this thread (the kernels read it only where they move the draws)."""
     require(name)
     if name == "jax":
         import jax
