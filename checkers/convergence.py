@@ -36,7 +36,7 @@ EXPONENT_FACTOR = 2.0
 # Below this exponent a correction shrinks by under 10% across a factor eight in size (7% across a factor four):
 # its limit and its coefficient cannot be told apart, and the reading is refused rather than left to a huge bound.
 SLOWEST_EXPONENT = 0.05
-UNIT_ROUNDOFF = 2.0**-53
+UNIT_ROUNDOFF = 2.0**-53  # float64's unit round-off u, for the bounds of rounding the checks state
 
 
 def settled_limit(earlier: float, previous: float, last: float, *, floor: float, what: str) -> tuple[float, float]:

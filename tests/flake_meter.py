@@ -99,7 +99,7 @@ def upper_bound(count: int, total: int) -> float:
 
 
 def seed_lucky(rows: list[dict]) -> list[dict]:
-    return [row for row in rows if (total := differing(row)[1]) and differing(row)[0] > SEED_LUCKY_SHARE * total]
+    return [row for row in rows if (counts := differing(row))[1] and counts[0] > SEED_LUCKY_SHARE * counts[1]]
 
 
 def pytest_sessionfinish(session) -> None:

@@ -14,6 +14,7 @@ import numpy as np
 from checkers.check import Budget, Checker, Exact, Tightness
 from checkers.collapse import metrics
 from checkers.collapse.training import Network, gaussian_classes, train
+from checkers.convergence import UNIT_ROUNDOFF
 from checkers.shared_draws import cached
 from theorems.collapse import collapse_training
 from theorems.collapse.bounds import bracket_share
@@ -30,7 +31,6 @@ WARMUP_STEPS, WARMUP_DIVISOR = 20, 10.0
 # The longest run the check makes: 3/(eta lambda) at the default eta and the spec's lambda = 0.01, about a minute a
 # run here (six runs at quick fidelity, twelve at default). A run of hours is refused, not started.
 MAX_STEPS = 600_000
-UNIT_ROUNDOFF = 2.0**-53
 
 
 def run_steps(learning_rate: float, weight_decay: float, horizon: float) -> int:
