@@ -10,7 +10,6 @@ from checkers.collapse.training import (
     gaussian_classes,
     imbalances,
     smooth_leaky_relu,
-    smooth_leaky_relu_derivative,
     train,
 )
 
@@ -39,10 +38,20 @@ def test_gradients_match_central_differences(activation):
 
 def test_smooth_leaky_relu_meets_the_activation_assumption():
     grid = np.linspace(-50, 50, 200001)
-    derivative = smooth_leaky_relu_derivative(grid)
-    assert smooth_leaky_relu(np.array(0.0)) == 0
+    value, derivative = smooth_leaky_relu(grid)
+    assert smooth_leaky_relu(np.array(0.0))[0] == 0
     assert derivative.min() >= 0.2 and derivative.max() <= 1
-    assert np.all(np.abs(smooth_leaky_relu(grid)) <= np.abs(grid) + 1e-12)
+    assert np.all(np.abs(value) <= np.abs(grid) + 1e-12)
+
+
+@pytest.mark.parametrize("activation", sorted(ACTIVATIONS))
+def test_each_activation_gives_its_derivative_beside_its_value(activation):
+    grid = np.linspace(-3, 3, 601) + 1e-3  # off the kinks at 0
+    value, slope = ACTIVATIONS[activation](grid)
+    step = 1e-6
+    numeric = (ACTIVATIONS[activation](grid + step)[0] - ACTIVATIONS[activation](grid - step)[0]) / (2 * step)
+    assert value.shape == slope.shape == grid.shape
+    assert np.allclose(slope, numeric, rtol=1e-7, atol=1e-8)
 
 
 def test_every_step_obeys_the_exact_law_on_linear_pairs_only():

@@ -25,20 +25,37 @@ import numpy as np
 GAMMA, DELTA = 0.2, 0.5
 
 
-def smooth_leaky_relu(x: np.ndarray) -> np.ndarray:
-    return GAMMA * x + (1 - GAMMA) * (x + np.sqrt(x * x + DELTA * DELTA) - DELTA) / 2
+ONE_MINUS_GAMMA = 1 - GAMMA
 
 
-def smooth_leaky_relu_derivative(x: np.ndarray) -> np.ndarray:
-    return GAMMA + (1 - GAMMA) * (1 + x / np.sqrt(x * x + DELTA * DELTA)) / 2
+def smooth_leaky_relu(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(sigma(x), sigma'(x)), sharing sqrt(x^2 + delta^2): a step evaluates both at the same pre-activations."""
+    root = np.sqrt(x * x + DELTA * DELTA)
+    value = x + root
+    value -= DELTA
+    value *= ONE_MINUS_GAMMA
+    value /= 2
+    value += GAMMA * x
+    slope = x / root
+    slope += 1
+    slope *= ONE_MINUS_GAMMA
+    slope /= 2
+    slope += GAMMA
+    return value, slope
 
 
-ACTIVATIONS: dict[str, tuple[Callable, Callable]] = {
-    "smooth-leaky-relu": (smooth_leaky_relu, smooth_leaky_relu_derivative),
-    "leaky-relu": (lambda x: np.where(x > 0, x, GAMMA * x), lambda x: np.where(x > 0, 1.0, GAMMA)),
-    "relu": (lambda x: np.maximum(x, 0), lambda x: (x > 0).astype(float)),
-    "tanh": (np.tanh, lambda x: 1 - np.tanh(x) ** 2),
-    "linear": (lambda x: x, np.ones_like),
+def _tanh(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    value = np.tanh(x)
+    return value, 1 - value**2
+
+
+# each maps pre-activations to (sigma, sigma') there
+ACTIVATIONS: dict[str, Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]]] = {
+    "smooth-leaky-relu": smooth_leaky_relu,
+    "leaky-relu": lambda x: (np.where(x > 0, x, GAMMA * x), np.where(x > 0, 1.0, GAMMA)),
+    "relu": lambda x: (np.maximum(x, 0), (x > 0).astype(float)),
+    "tanh": _tanh,
+    "linear": lambda x: (x, np.ones_like(x)),
 }
 
 
@@ -60,27 +77,29 @@ class Network:
                 for fan_in, fan_out in zip(self.widths, self.widths[1:])]
 
     def forward(self, weights: list[np.ndarray], inputs: np.ndarray) -> tuple[list[np.ndarray], list[np.ndarray]]:
-        """(representations Z_0..Z_L, pre-activations W_l Z_{l-1} for l = 1..L)."""
-        sigma, _ = ACTIVATIONS[self.activation]
-        representations, preactivations = [inputs], []
+        """(representations Z_0..Z_L, sigma' at the pre-activations W_l Z_{l-1} of the non-linear layers)."""
+        activate = ACTIVATIONS[self.activation]
+        representations, slopes = [inputs], []
         for layer, weight in enumerate(weights, start=1):
-            preactivation = weight @ representations[-1]
-            preactivations.append(preactivation)
-            representations.append(sigma(preactivation) if layer <= self.nonlinear_layers else preactivation)
-        return representations, preactivations
+            representation = weight @ representations[-1]
+            if layer <= self.nonlinear_layers:
+                representation, slope = activate(representation)
+                slopes.append(slope)
+            representations.append(representation)
+        return representations, slopes
 
     def gradients(self, weights: list[np.ndarray], inputs: np.ndarray, targets: np.ndarray
                   ) -> tuple[list[np.ndarray], list[np.ndarray]]:
         """(gradients of (1/2)||Z_L - Y||_F^2 for each W_l, representations)."""
-        _, sigma_prime = ACTIVATIONS[self.activation]
-        representations, preactivations = self.forward(weights, inputs)
+        representations, slopes = self.forward(weights, inputs)
         delta = representations[-1] - targets
         grads = [None] * len(weights)
         for layer in range(len(weights), 0, -1):
             if layer <= self.nonlinear_layers:
-                delta = delta * sigma_prime(preactivations[layer - 1])
+                delta = delta * slopes[layer - 1]
             grads[layer - 1] = delta @ representations[layer - 1].T
-            delta = weights[layer - 1].T @ delta
+            if layer > 1:
+                delta = weights[layer - 1].T @ delta
         return grads, representations
 
 
