@@ -172,7 +172,8 @@ class Checker:
 
     What the contract (`checkers.contract`) and the calibration read of this check:
     `resolves_at`, the lowest fidelity whose samples resolve the true statement's stated resolution at the defaults
-    (below it the check may be inconclusive, never failing); `second_point`, the parameters of a second point the
+    (below it the check may be inconclusive, never failing), and `prediction_resolves_at`, a lower one for a
+    prediction that its samples resolve earlier; `second_point`, the parameters of a second point the
     slow calibration runs at; `calibration_seeds`, its seeds per version at quick fidelity; `slow_mutants` and
     `slow_rerun`, where the mutants' runs (minutes at default) or a rerun (tens of seconds) belong to the slow tests.
     `paper_scale` says, for a check that offers `--fidelity paper`, which sizes it reads there and which paper's
@@ -187,6 +188,7 @@ class Checker:
     simulation_constants: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     cost: Callable[[Instance, Fidelity], Cost] | None = None
     resolves_at: str = "quick"
+    prediction_resolves_at: Mapping[str, str] = field(default_factory=dict)
     second_point: Mapping[str, str] | None = None
     calibration_seeds: int = 20
     slow_mutants: bool = False
@@ -226,6 +228,13 @@ class Checker:
         if self.resolves_at not in FIDELITIES:
             raise DeclarationError(f"checker of {self.theorem.id}: resolves_at must be one of "
                                    f"{', '.join(FIDELITIES)}, got {self.resolves_at!r}")
+        object.__setattr__(self, "prediction_resolves_at", MappingProxyType(dict(self.prediction_resolves_at)))
+        for name, fidelity in self.prediction_resolves_at.items():
+            if name not in predictions or fidelity not in FIDELITIES or (
+                    FIDELITIES[fidelity].level > FIDELITIES[self.resolves_at].level):
+                raise DeclarationError(f"checker of {self.theorem.id}: prediction_resolves_at gives {name} "
+                                       f"{fidelity!r}; it must name a prediction and a fidelity no higher than "
+                                       f"resolves_at ({self.resolves_at})")
         if self.second_point is not None:
             object.__setattr__(self, "second_point", MappingProxyType(dict(self.second_point)))
             names = {parameter.name for parameter in self.theorem.parameters}
@@ -246,8 +255,10 @@ class Checker:
 
     def resolved_at(self, prediction: Prediction) -> str:
         """The lowest fidelity whose budget resolves `prediction` at the defaults: quick for an exact or deterministic
-        one (its single stage), else the checker's `resolves_at`."""
-        return self.resolves_at if _stochastic(prediction) else "quick"
+        one (its single stage), else its own in `prediction_resolves_at`, else the checker's `resolves_at`."""
+        if not _stochastic(prediction):
+            return "quick"
+        return self.prediction_resolves_at.get(prediction.name, self.resolves_at)
 
     def simulations_changed(self, truth: Instance, version: Instance) -> list[str]:
         """The predictions whose simulation reads a constant (`simulation_constants`) that `version` (a mutant's

@@ -39,6 +39,21 @@ def test_no_power_is_claimed_against_a_mutant_that_changes_a_constant_the_simula
                 simulation_constants={"no-such-prediction": ("r",)})
 
 
+def test_a_prediction_may_resolve_below_its_check_and_only_below():
+    """giant-step-risk's network readings resolve at default fidelity, its sRF's only at paper; a prediction's own
+    fidelity must name one of its predictions and lie no higher than the check's."""
+    giant = registry.checker("giant-step-risk")
+    resolved = {p.name: giant.resolved_at(p) for p in giant.theorem.predictions}
+    assert resolved["srf-test-error"] == "paper" and resolved["realized-test-error"] == "default"
+    for wrong in ({"no-such-prediction": "default"}, {"test-error": "nowhere"}):
+        with pytest.raises(DeclarationError, match="prediction_resolves_at"):
+            Checker(theorem=giant.theorem, simulation="", readers=giant.readers, resolves_at="paper",
+                    prediction_resolves_at=wrong)
+    with pytest.raises(DeclarationError, match="no higher than resolves_at"):
+        Checker(theorem=giant.theorem, simulation="", readers=giant.readers, resolves_at="default",
+                prediction_resolves_at={"test-error": "high"})
+
+
 class _Version:
     """A stand-in instance whose constant `c1` raises the given error."""
 

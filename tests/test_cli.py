@@ -342,12 +342,12 @@ def test_show_json_says_what_each_mutant_acts_on_and_how_far_it_moves_each_targe
 
 
 def test_show_json_gives_each_prediction_its_resolution_basis_and_the_fidelity_that_resolves_it(capsys):
-    """giant-step-risk's Monte Carlo limits resolve from default fidelity, on named errors' distances; none rests on
-    a budget."""
+    """giant-step-risk's Monte Carlo limits resolve from paper fidelity, on named errors' distances and the authors'
+    closeness; none rests on a budget."""
     from theorems.statement import RESOLUTION_BASES
     code, out, _ = run(capsys, "show", "giant-step-risk", "--json")
     predictions = {p["name"]: p for p in json.loads(out)["predictions"]}
-    assert code == 0 and predictions["srf-test-error"]["resolved_at"] == "default"
+    assert code == 0 and predictions["srf-test-error"]["resolved_at"] == "paper"
     assert predictions["srf-test-error"]["resolution_reason"]["basis"] == "nearest-error"
     assert all(p["resolution"] > 0 and p["resolution_reason"]["basis"] in RESOLUTION_BASES
                for p in predictions.values())
@@ -357,10 +357,12 @@ def test_an_undecided_check_is_sent_to_the_fidelity_that_resolves_it_and_none_be
     from checkers import registry
     from checkers.cli.running import resolving_fidelity
     giant, dual = registry.checker("giant-step-risk"), registry.checker("dual-kernel")
-    assert giant.resolves_at == "default" and resolving_fidelity(giant, "quick") == "default"
-    assert resolving_fidelity(giant, "default") == "high" and resolving_fidelity(dual, "quick") == "default"
-    assert resolving_fidelity(giant, "high") is None
+    hermite = registry.checker("hermite-equivalence")
+    assert hermite.resolves_at == "default" and resolving_fidelity(hermite, "quick") == "default"
+    assert resolving_fidelity(hermite, "default") == "high" and resolving_fidelity(dual, "quick") == "default"
+    assert resolving_fidelity(hermite, "high") is None
     assert resolving_fidelity(registry.checker("spike-outlier"), "high") == "paper"
+    assert giant.resolves_at == "paper" and resolving_fidelity(giant, "quick") == "paper"
 
 
 def test_paper_fidelity_is_bad_input_for_a_check_without_a_paper_scale(capsys):

@@ -18,10 +18,11 @@ closeness the authors show for it.
 
 Check, at three sizes d (p = (p/d) d), every reading extrapolated as L + B d^-e with e bounded in [1/2, 2] (around
 the 1/d of a ridge error's finite-size correction):
-- srf-test-error, srf-train-error [D]: the sRF's simulated errors against the limit values;
+- srf-test-error, srf-train-error [D]: the sRF's simulated errors against the limit values, each to 2% of it, so that
+  the penalty's convention and the noise's place lie two resolutions away or more (paper fidelity resolves that);
 - test-error, train-error [D]: the network's simulated errors (the test error with two control variates of the
   step) within the authors' closeness of the limit values, NETWORK_TEST_CLOSENESS and NETWORK_TRAIN_CLOSENESS
-  (relative half-widths of a band);
+  (relative half-widths of a band); the gap itself and its trend in d are measured and reported;
 - realized-test-error [D]: per draw, the network's test error over Result 3.3 evaluated on that draw's own W_1 (its
   r, c, gamma and spectrum), minus 1, against 0; it needs a spike (eta~ > 0).
 Every reading is unresolved where Result 3.3's mean channel is not yet in its limit at d = 100: the mean feature's
@@ -43,13 +44,13 @@ from theorems.onestep import common as onestep
 from theorems.statement import Constant, Instance, Mutant, Parameter, Prediction, ResolutionReason, Target, Theorem
 
 ACCURACY_DIGITS = 9  # the fixed point's relative accuracy is about 1e-10 (Gauss-Hermite 121 x 101, tolerance 1e-11)
-# What three sizes d = 100, 200, 400 resolve at default fidelity, read with the finite-size exponent bounded in
-# [1/2, 2] (measured at budget level 4, default's last stage and high's first, on seeds 0-3;
-# docs/derivations/limits.md#giant-step): the sRF's test error has a standard error of 0.6% of the limit and the
-# accepted exponents' limits spread up to 0.9% (a detectable discrepancy of about 5%); its training error 0.85% and
-# 1.0% (about 6.7%); the realized gap 0.4% and 0.7% (3.4%).
-TEST_RESOLUTION = 0.07
-TRAIN_RESOLUTION = 0.08
+# The sRF's limits are resolved to 2%, so that the nearest errors named lie two resolutions away or more: lambda_C in
+# Ba's units moves the test error by +5.5% and the training error by -11.9%, the test error against the noisy label
+# by +10.4%, the readout's noise left out the training error by -13.6% (docs/derivations/limits.md#giant-step). Only
+# paper fidelity's draws resolve that; below it the sRF's readings are inconclusive (at default fidelity's last stage
+# they detect about 5% and 6.7%). The realized gap's nearest error lies at 5.2%.
+TEST_RESOLUTION = 0.02
+TRAIN_RESOLUTION = 0.02
 REALIZED_RESOLUTION = 0.04
 # How close the paper claims the network to Result 3.3 ("captures closely", the abstract), as the authors' own
 # simulations show it: their test errors sit 0.3-3.9% from the theory (Simulations.ipynb, d = p = 2000), their
@@ -130,20 +131,21 @@ def _network_applies(instance: Instance) -> str | None:
     return f"the network's closeness to the sRF is claimed for bounded derivatives only: {reason}"
 
 
-def _network_band(name: str, error: str, constant: str, closeness: float, srf_resolution: float, evidence: str,
+def _network_band(name: str, error: str, constant: str, closeness: float, evidence: str,
                   derived: bool = False) -> Prediction:
-    """The network's error within `closeness` of Result 3.3's, as an interval; its resolution is the band's width
-    plus what the same sizes resolve for the sRF (`srf_resolution`)."""
-    resolution = 2 * closeness + srf_resolution
+    """The network's error within `closeness` of Result 3.3's, as an interval. A band's test detects no better than
+    its width (any limit inside it passes), so its resolution is a band's width beyond it: a network whose limit lies
+    three times the authors' closeness from Result 3.3 must be seen. The gap itself, with its trend in d, is measured
+    and reported beside the verdict, not absorbed into the band."""
     return Prediction(
         name=name, kind="limit",
         statement=f"the network's simulated {error}, extrapolated in d, lies within {closeness:.0%} of Result 3.3's "
                   f"{error}" + (" (derived)" if derived else ""),
         predict=_band(constant, closeness),
-        resolution_reason=ResolutionReason("paper", f"{resolution:.0%} of the limit: the band {2 * closeness:.0%} "
-                                                    f"wide ({evidence}) and the {srf_resolution:.0%} that the same "
-                                                    "sizes resolve for the sRF"),
-        resolution=_relative(constant, resolution), applies=_network_applies)
+        resolution_reason=ResolutionReason("paper", f"{4 * closeness:.0%} of the limit, the band's width beyond the "
+                                                    f"band: a limit {3 * closeness:.0%} from Result 3.3 is seen "
+                                                    f"({evidence})"),
+        resolution=_relative(constant, 4 * closeness), applies=_network_applies)
 
 
 def _realized_applies(instance: Instance) -> str | None:
@@ -193,24 +195,23 @@ THEOREM = Theorem(
                              "3.3's test error",
                    predict=_point("test_error"),
                    resolution_reason=ResolutionReason("nearest-error",
-                                                      "7% of the limit: the nearest error this prediction rejects, "
-                                                      "the test error taken against the noisy label (+10.4%), lies "
-                                                      "1.5 resolutions away; lambda_C in Ba's units moves it by only "
-                                                      "+5.5% and is the training error's to reject (-11.9%)"),
+                                                      "2% of the limit: lambda_C in Ba's units (+5.5%) lies 2.75 "
+                                                      "resolutions away and the test error taken against the noisy "
+                                                      "label (+10.4%) 5.2; a 5% error in the formula 2.5"),
                    resolution=_relative("test_error", TEST_RESOLUTION)),
         Prediction(name="srf-train-error", kind="limit",
                    statement="the spiked random-features model's simulated training error, extrapolated in d, -> "
                              "Result 3.3's training error (leave-one-out form, derived)",
                    predict=_point("train_error"),
                    resolution_reason=ResolutionReason("nearest-error",
-                                                      "8% of the limit: its nearest errors, lambda_C given in Ba's "
-                                                      "units (-11.9%) and the readout's noise left out (-13.6%), lie "
-                                                      "1.5 and 1.7 resolutions away"),
+                                                      "2% of the limit, as the test error's: its nearest errors, "
+                                                      "lambda_C in Ba's units (-11.9%) and the readout's noise left "
+                                                      "out (-13.6%), lie 6 and 6.8 resolutions away"),
                    resolution=_relative("train_error", TRAIN_RESOLUTION)),
-        _network_band("test-error", "test error", "test_error", NETWORK_TEST_CLOSENESS, TEST_RESOLUTION,
-                      "the authors' simulations sit 0.3-3.9% from their theory; the paper says the description "
-                      "'captures closely' the network, exact only for the sRF"),
-        _network_band("train-error", "training error", "train_error", NETWORK_TRAIN_CLOSENESS, TRAIN_RESOLUTION,
+        _network_band("test-error", "test error", "test_error", NETWORK_TEST_CLOSENESS,
+                      "the authors' simulations sit 0.3-3.9% from their theory, and the paper says the description "
+                      "'captures closely' the network, exactly only the sRF"),
+        _network_band("train-error", "training error", "train_error", NETWORK_TRAIN_CLOSENESS,
                       "the authors' simulated training losses sit 1.8-4.7% above the formula, which the sRF meets",
                       derived=True),
         Prediction(name="realized-test-error", kind="limit",
@@ -239,9 +240,8 @@ THEOREM = Theorem(
                constant_factors={"gamma": 0}),
     ),
     notes="Result 3.3 is read from the authors' code; the paper's abstract says it is exact for the sRF and close "
-          "for the network, its p != d factors and whether it has a training-error formula are not confirmed. At "
-          "default fidelity's last stage (seeds 0-2) the sRF reads -0.2 to +0.2% of the limit's test error and "
-          "-0.5 to +1.0% of its training error (s.e. 0.6% and 0.85%); the network reads +2.2 to +3.5% (test) and "
-          "+1.7 to +2.9% (train) above it, rising with d over d = 100-400 on some seeds, and the realized gap "
-          "+0.0 to +0.5%. The network's point claim was rejected at high fidelity (seed 3): hence its band.",
+          "for the network, its p != d factors and whether it has a training-error formula are not confirmed. The "
+          "network's gap to the limit is reported with its trend in d beside the band the authors' simulations set, "
+          "not widened into it: about +2% to +3.5% of the test error over d = 100-400 "
+          "(docs/derivations/limits.md#giant-step).",
 )
