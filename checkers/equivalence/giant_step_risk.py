@@ -51,7 +51,7 @@ DRAWS = {100: 32, 200: 16, 400: 8}
 # d = 100), and the sRF gets the draws that resolve 2% of its limits at the first stage: its per-draw s.d. is 9.1%,
 # 6.2%, 5.5% (test) and 12%, 7%, 5.5% (training) at d = 200, 400, 800, at 0.19, 0.35 and 1.0 s a draw; the limit at
 # e = 1 weighs the sizes' means by -1/2, 1/2 and 1, and these counts are near the allocation that minimizes its
-# variance at that cost (about 45 minutes on one core; half of them left the first stage short of 2%). The network's
+# variance at that cost (about 45 minutes on one core; half as many leave no margin below 2%). The network's
 # readings resolve 4% and more, so it gets far fewer (2.1 s a draw at d = 800). Per size: (network draws, sRF
 # draws), doubled at the second stage (docs/derivations/limits.md#giant-step).
 PAPER_DRAWS = {200: (128, 3072), 400: (64, 1536), 800: (64, 1536)}
