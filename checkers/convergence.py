@@ -27,7 +27,7 @@ from checkers.check import Unresolved
 from checkers.stats import Estimate, extrapolate_limit, extrapolation_fit
 
 CONTRACTION = 0.5
-MODEL_REJECTION = 1e-3  # a finite-size model whose chi-square p-value falls below this is rejected
+MODEL_REJECTION = 1e-3  # a finite-size model whose fit p-value (`extrapolation_fit`) falls below this is rejected
 EXPONENT_GRID = 49  # exponents tried between the bounds of `bounded_extrapolation`, evenly spaced in log
 # A derivation names its leading correction, of order eps (eps = n^(2 alpha - 1), 1/d, ...). The orders next to it
 # are eps^(1/2) (a fluctuation, or a shift of the preactivations: n^(alpha - 1/2) beside n^(2 alpha - 1)) and eps^2
@@ -99,7 +99,7 @@ def bounded_extrapolation(sizes, estimates: list[Estimate], *, exponent: float, 
     bounded, bounds[0] <= e <= bounds[1] (by default within EXPONENT_FACTOR of `exponent` either way), from
     estimates at three or more sizes. An exponent below SLOWEST_EXPONENT leaves the reading unresolved.
 
-    Each exponent of a grid over the bounds is fitted by weighted least squares and chi-square checked
+    Each exponent of a grid over the bounds is fitted by weighted least squares and its fit checked
     (`checkers.stats.extrapolation_fit`); the exponents whose p-value is at least MODEL_REJECTION are the models
     the sizes accept. The reading is the limit at the derivation's exponent where the sizes accept it, else at the
     best-fitting accepted one, with that fit's standard error; its `systematic` bound is the farthest any accepted
@@ -124,13 +124,13 @@ def bounded_extrapolation(sizes, estimates: list[Estimate], *, exponent: float, 
     accepted = [e for e in grid if fits[e] >= MODEL_REJECTION]
     if not accepted:
         best = max(grid, key=fits.get)
-        raise Unresolved(f"{what} does not follow {model} across the sizes (best chi-square p = {fits[best]:.2g}, at "
+        raise Unresolved(f"{what} does not follow {model} across the sizes (best fit p = {fits[best]:.2g}, at "
                          f"e = {best:.3g}): {described}")
     limits = {e: extrapolate_limit(sizes, estimates, exponent=e) for e in accepted}
     read = exponent if exponent in limits else max(accepted, key=fits.get)
     reading = limits[read]
     spread = max(abs(limit.value - reading.value) for limit in limits.values())
     return replace(reading, systematic=spread, method=(
-        f"{what}: {described}; extrapolated as {model}, read at e = {read:.3g} (chi-square p = {fits[read]:.2g}); "
+        f"{what}: {described}; extrapolated as {model}, read at e = {read:.3g} (fit p = {fits[read]:.2g}); "
         f"the sizes accept e in [{min(accepted):.3g}, {max(accepted):.3g}], whose limits lie within {spread:.2g} "
         "of it"))

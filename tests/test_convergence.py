@@ -77,7 +77,7 @@ def test_a_bounded_extrapolation_refuses_a_law_outside_its_bounds():
     from checkers.convergence import bounded_extrapolation
     with pytest.raises(Unresolved, match="does not follow L \\+ B d\\^-e, 0.5 <= e <= 2"):
         bounded_extrapolation(SIZES, _estimates(lambda d: 1.0 + 5.0 * d**-0.1, 1e-3), what="a test", **BOUNDS)
-    with pytest.raises(Unresolved, match="best chi-square p = .* at e = 1.1"):  # a single power cannot fit it
+    with pytest.raises(Unresolved, match="best fit p = .* at e = 1.1"):  # a single power cannot fit it
         bounded_extrapolation(SIZES, _estimates(lambda d: 1.0 + 3.0 / d + 60.0 / d**2, 1e-5), what="a test",
                               **BOUNDS)
     with pytest.raises(ValueError, match="three or more"):

@@ -31,7 +31,7 @@ def test_a_ratio_following_the_model_extrapolates_to_its_limit(monkeypatch):
 
 def test_a_ratio_that_does_not_follow_the_model_is_unresolved(monkeypatch):
     """Extrapolating 1 + 5 n^-0.1 (whose limit is 1) as L + B n^-0.6 would report a limit near 3.7 with a small
-    error: the chi-square check refuses every exponent within a factor two of 0.6 instead."""
+    error: the fit check refuses every exponent within a factor two of 0.6 instead."""
     monkeypatch.setattr(leading_coefficient, "COEFFICIENT_SIZES", SMALL_SIZES)
     with pytest.raises(Unresolved, match="does not follow L \\+ B n\\^-e, 0.3 <= e <= 1.2"):
         _read(lambda n: 1 + 5 * n ** -0.1)
