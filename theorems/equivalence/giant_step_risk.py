@@ -210,7 +210,7 @@ THEOREM = Theorem(
                    resolution=_relative("train_error", TRAIN_RESOLUTION)),
         _network_band("test-error", "test error", "test_error", NETWORK_TEST_CLOSENESS,
                       "the authors' simulations sit 0.3-3.9% from their theory, and the paper says the description "
-                      "'captures closely' the network, exactly only the sRF"),
+                      "'captures closely' the network and is exact only for the sRF"),
         _network_band("train-error", "training error", "train_error", NETWORK_TRAIN_CLOSENESS,
                       "the authors' simulated training losses sit 1.8-4.7% above the formula, which the sRF meets",
                       derived=True),
