@@ -25,7 +25,8 @@ Routes (tried in this order by `route="auto"`, each number labelled with the one
    truncated Gaussian moments, erf(a z), polynomials, parity, multiplication by z).
 2. "mpmath": composite Gauss-Legendre quadrature on [-L, L] with a panel boundary at every kink, at
    working precision digits + 15 + log10(sqrt(K!)) (the last term covers the cancellation in He_K);
-   the He_k recursion runs in fixed-point integer arithmetic for speed. The pass is
+   each pass runs in Arb (`theorems.arb_quadrature`) where Arb has every operation of the activation, else
+   in mpmath with the He_k recursion in fixed-point integer arithmetic for speed. The pass is
    repeated at 15 more digits with more nodes and a wider range; the two must agree to the requested
    digits (relative, or absolute on the scale E|sigma He_k|/k! for coefficients that vanish to that
    scale) or the panels are refined, up to three times, before `NumericalError`.
@@ -33,8 +34,9 @@ Routes (tried in this order by `route="auto"`, each number labelled with the one
    only (refused for kinked ones, where it converges only algebraically). About 1e-14 absolute.
 
 Limits: degrees up to 400 and digits up to 1000 are accepted. The mpmath route's time grows with both
-(`mpmath_route_seconds`: 0.3 s at degree 20 and 30 digits, about 6 min at degree 400 and 30 digits);
-`quadrature_seconds` estimates what a request would run, so that a caller can refuse it before it starts.
+(`arb_route_seconds`: 0.05 s at degree 20 and 30 digits, about 2.5 min at degree 400 and 30 digits;
+`mpmath_route_seconds` for the passes left to mpmath, 0.3 s and 6 min); `quadrature_seconds` estimates what a
+request would run, so that a caller can refuse it before it starts.
 """
 
 from __future__ import annotations
@@ -47,6 +49,7 @@ import mpmath
 import numpy as np
 import sympy
 
+from theorems import arb_quadrature
 from theorems.activations import Activation, expression_kinks, expression_pieces, mpmath_function
 from theorems.activations import activation as _activation
 from theorems.domains import HERMITE_ROUTES as ROUTES
@@ -153,33 +156,55 @@ def second_moment(sigma: Activation | str, *, digits: int = 30, route: str = "au
     return _second_moment(sigma, int(digits), route)
 
 
-# The mpmath route's time per node of its two passes, fitted to timings of a logistic activation on one core of the
+# The mpmath pass's time per node of its two passes, fitted to timings of a logistic activation on one core of the
 # development machine (docs/derivations/kernels.md#cost-of-the-mpmath-route): an activation value at the working
 # precision, and the fixed-point sums of He_0..He_degree, whose numbers grow with the degree.
 _SECONDS_PER_VALUE = 6.2e-8     # times dps^1.5
 _SECONDS_PER_SUM = 1.05e-8      # times (degree + 1) limbs^1.6, limbs = 64-bit words of one fixed-point He_k
 
 
-def mpmath_route_seconds(degree: int, digits: int) -> float:
-    """An estimate of the mpmath route's time for E[sigma He_k], k <= degree, at `digits` digits: its two passes'
-    nodes times the cost of one node (within a factor of 3 of the timings, which it fits from 0.3 s to 23 s)."""
+# The same passes in Arb (`theorems.arb_quadrature`), fitted to timings of tanh at degrees 8 to 150 and 30 to 500
+# digits, within a factor of two (docs/derivations/kernels.md#arb-quadrature): an activation value, and the Hermite
+# recursion's terms at each node, whose numbers grow with the degree.
+_ARB_SECONDS_PER_VALUE = 9.2e-8   # times dps
+_ARB_SECONDS_PER_TERM = 5.5e-8    # times (degree + 1) limbs
+
+
+def _pass_work(degree: int, digits: int) -> tuple[int, int, float]:
+    """The two passes' nodes in all, the first pass's working digits, and the 64-bit words of one He_k there."""
     dps, nodes, half_width = _pass_sizes(degree, digits)
     total_nodes = 2 * half_width * nodes + 2 * (half_width + 2) * (nodes + 12)
-    limbs = (dps * math.log2(10) + degree * math.log2(half_width)) / 64
+    return total_nodes, dps, (dps * math.log2(10) + degree * math.log2(half_width)) / 64
+
+
+def mpmath_route_seconds(degree: int, digits: int) -> float:
+    """An estimate of the mpmath pass's time for E[sigma He_k], k <= degree, at `digits` digits: its two passes'
+    nodes times the cost of one node (within a factor of 3 of the timings, which it fits from 0.3 s to 23 s)."""
+    total_nodes, dps, limbs = _pass_work(degree, digits)
     return total_nodes * (_SECONDS_PER_VALUE * dps**1.5 + _SECONDS_PER_SUM * (degree + 1) * limbs**1.6)
 
 
+def arb_route_seconds(degree: int, digits: int) -> float:
+    """The same estimate for the passes in Arb, which serve every activation whose operations Arb has."""
+    total_nodes, dps, limbs = _pass_work(degree, digits)
+    return total_nodes * (_ARB_SECONDS_PER_VALUE * dps + _ARB_SECONDS_PER_TERM * (degree + 1) * limbs)
+
+
 def quadrature_seconds(sigma: Activation | str, degree: int, digits: int, route: str = "auto") -> float:
-    """The estimated time of the mpmath quadrature that `hermite_coefficients(sigma, degree)` and `second_moment` at
+    """The estimated time of the quadrature that `hermite_coefficients(sigma, degree)` and `second_moment` at
     `digits` digits would run: none where closed forms cover them (they are sought first, and cached, as those
-    functions do) or the route is exact or float64."""
+    functions do) or the route is exact or float64; in Arb where it has every operation of sigma, else in mpmath."""
     sigma = _activation(sigma)
     _check_options(degree, digits, route)
     if route in ("exact", "float64"):
         return 0.0
     table = route == "mpmath" or any(_exact_coefficient(sigma.expression, k) is None for k in range(degree + 1))
     moment = route == "mpmath" or hermite_moment(sympy.expand(sigma.expression**2), 0) is None
-    return table * mpmath_route_seconds(degree, digits) + moment * mpmath_route_seconds(0, digits)
+    kinks = tuple(expression_kinks(sigma.expression))
+    in_arb = all(arb_quadrature.arb_function(piece) is not None
+                 for _, _, piece in expression_pieces(sigma.expression, kinks))
+    seconds = arb_route_seconds if in_arb else mpmath_route_seconds
+    return table * seconds(degree, digits) + moment * seconds(0, digits)
 
 
 def mu_star_squared(sigma: Activation | str, *, digits: int = 30) -> Quantity:
@@ -314,11 +339,13 @@ def _gauss_hermite(sigma: Activation, degree: int) -> list[float]:
 
 @functools.lru_cache(maxsize=64)
 def _legendre_rule(nodes: int, dps: int) -> tuple[tuple[mpmath.mpf, ...], tuple[mpmath.mpf, ...]]:
-    """Gauss-Legendre nodes and weights on [-1, 1] at `dps` digits (Newton on P_n)."""
+    """Gauss-Legendre nodes and weights on [-1, 1] at `dps` digits (Newton on P_n, from numpy's float64 rule: each
+    step doubles the digits, so three or four steps reach `dps` where a start from the asymptotic cosine takes six)."""
+    starts = np.polynomial.legendre.leggauss(nodes)[0][::-1][:(nodes + 1) // 2]  # the non-negative half, descending
     with mpmath.workdps(dps + 10):
         xs, ws = [], []
-        for i in range((nodes + 1) // 2):
-            x = mpmath.cos(mpmath.pi * (i + mpmath.mpf(3) / 4) / (nodes + mpmath.mpf(1) / 2))
+        for start in starts:
+            x = mpmath.mpf(float(start))
             for _ in range(100):
                 p0, p1 = mpmath.mpf(1), x
                 for n in range(2, nodes + 1):
@@ -375,20 +402,28 @@ def _weighted_nodes(kinks: tuple[sympy.Expr, ...], dps: int, nodes: int, half_wi
 
 def _gaussian_pass(expression: sympy.Expr, degree: int, dps: int, nodes: int, half_width: int,
                    panel: mpmath.mpf):
-    """One quadrature pass: (E[f He_k] for k <= degree, E f^2) at `dps` digits.
+    """One quadrature pass: (E[f He_k] for k <= degree, E f^2) at `dps` digits, in Arb where every operation of
+    the expression is one Arb has (`theorems.arb_quadrature`), else in mpmath (`_mpmath_pass`)."""
+    kinks = tuple(expression_kinks(expression))
+    pieces = tuple(piece for _, _, piece in expression_pieces(expression, kinks))
+    in_arb = arb_quadrature.gaussian_pass(pieces, kinks, degree, dps, nodes, half_width, panel)
+    return in_arb if in_arb is not None else _mpmath_pass(pieces, kinks, degree, dps, nodes, half_width, panel)
+
+
+def _mpmath_pass(pieces: tuple[sympy.Expr, ...], kinks: tuple[sympy.Expr, ...], degree: int, dps: int, nodes: int,
+                 half_width: int, panel: mpmath.mpf):
+    """One quadrature pass in mpmath, for `pieces` (one smooth expression between consecutive kinks).
 
     The He_k recursion and the sums run in fixed point (Python integers scaled by 2^bits), which is
     exact integer arithmetic with one rounding per product: absolute error about 2^-bits times the
     size of He_k, which the guard digits of `_mpmath_moments` cover.
     """
-    kinks = expression_kinks(expression)
-    pieces = expression_pieces(expression, kinks)
     with mpmath.workdps(dps):
         bits = mpmath.mp.prec + 16
-        functions = [mpmath_function(piece) for _, _, piece in pieces]
+        functions = [mpmath_function(piece) for piece in pieces]
         moments = [0] * (degree + 1)
         square = mpmath.mpf(0)
-        for piece, x, weight, hermite in _weighted_nodes(tuple(kinks), dps, nodes, half_width, panel, bits, degree):
+        for piece, x, weight, hermite in _weighted_nodes(kinks, dps, nodes, half_width, panel, bits, degree):
             fx = mpmath.mpf(functions[piece](x))
             weighted = weight * fx
             square += weighted * fx
