@@ -3,8 +3,11 @@ the code it measured, so a row whose theorem has changed since is known to be st
 
 A record is one `Calibration` (theorem, parameter point, fidelity) with the hash of the code it ran on: the
 theorem's module and its checker's, and every project module they import in turn, except the shared engine
-(the top-level modules of `checkers` and `theorems.statement`), each without its docstrings. A change to the engine
-that moves a number is caught by comparing `check --all --json` before and after it, not by these hashes. Rows
+(the top-level modules of `checkers` and `theorems.statement`), each without its docstrings. The shared exact
+numerics (the Hermite tables and their quadrature) are keyed by what they give the theorem instead: its constants'
+snapshot at the defaults (tests/snapshots/constants-<id>.json, 30 digits, which the contract test holds to the
+code). A change to the engine that moves a number is caught by comparing `check --all --json` before and after it,
+not by these hashes. Rows
 measured before the records existed are kept as their markdown cells (docs/calibration.md names their trees) and
 are stale.
 """
@@ -36,13 +39,15 @@ ROOT = Path(__file__).resolve().parent.parent
 RECORDS = ROOT / "docs" / "calibration.json"
 DOCUMENT = ROOT / "docs" / "calibration.md"
 ENGINE = ("theorems.statement", "theorems.errors")  # and every top-level module of `checkers`
+EXACT_NUMERICS = ("theorems.hermite", "theorems.arb_quadrature")  # keyed by the constants' snapshot
+SNAPSHOTS = ROOT / "tests" / "snapshots"
 PROJECT_PACKAGES = ("theorems", "checkers")
 FIDELITY_ORDER = ("quick", "default", "high", "paper")
 
 
 def _is_engine(module: str) -> bool:
     parts = module.split(".")
-    if module in ENGINE or parts == ["checkers"] or parts == ["theorems"]:
+    if module in ENGINE or module in EXACT_NUMERICS or parts == ["checkers"] or parts == ["theorems"]:
         return True
     return parts[0] == "checkers" and len(parts) == 2 and not _is_package(module)
 
@@ -114,10 +119,14 @@ def _code(path: Path) -> str:
 @cache  # per process: a command that records hashes its theorems before it runs them
 def content_hash(theorem_id: str) -> str:
     """The first 16 hex digits of the SHA-256 of the hashed modules' names and code (`_code`: a docstring's words
-    leave a row current; a statement's or a mutant's description, which are strings in the code, do not)."""
+    leave a row current; a statement's or a mutant's description, which are strings in the code, do not), and of
+    the theorem's constants' snapshot where it has one."""
     digest = hashlib.sha256()
     for module in hashed_modules(theorem_id):
         digest.update(module.encode() + b"\0" + _code(_source(module)).encode() + b"\0")
+    snapshot = SNAPSHOTS / f"constants-{theorem_id}.json"
+    if snapshot.is_file():
+        digest.update(b"constants\0" + json.dumps(json.loads(snapshot.read_text()), sort_keys=True).encode())
     return digest.hexdigest()[:16]
 
 

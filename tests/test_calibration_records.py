@@ -26,10 +26,27 @@ def test_a_theorem_is_keyed_by_its_modules_and_what_they_import_less_the_engine(
             "checkers.collapse.heads", "checkers.collapse.head_search"} <= set(modules)
     assert not {"checkers.check", "checkers.search", "theorems.statement"} & set(modules)
     assert "theorems.onestep.common" in records.hashed_modules("hermite-equivalence")  # across families
+    assert not set(records.EXACT_NUMERICS) & set(records.hashed_modules("spike-count"))  # keyed by the snapshot
     assert len(records.content_hash("nc2-bracket")) == 16
     assert records.content_hash("nc2-bracket") != records.content_hash("nc1-bound")
     with pytest.raises(InvalidInput):
         records.hashed_modules("no-such-theorem")
+
+
+def test_the_constants_snapshot_keys_what_the_shared_exact_numerics_give(tmp_path, monkeypatch):
+    """A Hermite table's code is not hashed, its numbers are: a constant of the snapshot that moves stales the row."""
+    snapshot = json.loads((records.SNAPSHOTS / "constants-spike-count.json").read_text())
+    before = records.content_hash("spike-count")
+    records.content_hash.cache_clear()
+    monkeypatch.setattr(records, "SNAPSHOTS", tmp_path)
+    (tmp_path / "constants-spike-count.json").write_text(json.dumps(snapshot))
+    assert records.content_hash("spike-count") == before
+    records.content_hash.cache_clear()
+    value = snapshot["mu1"]["value"]
+    snapshot["mu1"]["value"] = value[:-1] + ("1" if value[-1] != "1" else "2")  # the 30th digit moves
+    (tmp_path / "constants-spike-count.json").write_text(json.dumps(snapshot))
+    assert records.content_hash("spike-count") != before
+    records.content_hash.cache_clear()
 
 
 def test_a_record_reads_back_as_it_was_written_and_knows_when_it_is_stale():
