@@ -152,18 +152,21 @@ class ResultStore:
     def __exit__(self, *exc) -> None:
         self.close()
 
-    def keys(self, *, finished_only: bool = False) -> set[str]:
-        """Stored task keys; with `finished_only`, those with a verdict (not an error, which a rerun retries)."""
-        query = "SELECT task_key FROM results" + (" WHERE outcome != 'error'" if finished_only else "")
+    def keys(self, *, finished_only: bool = False, version: str | None = None) -> set[str]:
+        """Stored task keys; with `finished_only`, those with a verdict (not an error, which a rerun retries); with
+        `version`, those this code version stored (a result of other code is not this code's to reuse)."""
+        conditions = (["outcome != 'error'"] if finished_only else []) + (["code_version = ?"] if version else [])
+        query = "SELECT task_key FROM results" + (" WHERE " + " AND ".join(conditions) if conditions else "")
         with self._faults("read"):
-            return {row[0] for row in self._connection.execute(query)}
+            return {row[0] for row in self._connection.execute(query, (version,) if version else ())}
 
     def add(self, key: str, theorem: str, parameters: Mapping[str, Any], seed_index: int, seed: int,
             fidelity: str, verdict: dict, version: str) -> bool:
-        """Store one finished task in its own transaction; False if it was already there with a verdict (a stored
-        error is replaced)."""
+        """Store one finished task in its own transaction; False if it was already there with a verdict of this code
+        version (a stored error, or a result of other code, is replaced)."""
         with self._faults("write to"), self._connection:  # commits, or rolls back on error
-            self._connection.execute("DELETE FROM results WHERE task_key = ? AND outcome = 'error'", (key,))
+            self._connection.execute(
+                "DELETE FROM results WHERE task_key = ? AND (outcome = 'error' OR code_version != ?)", (key, version))
             cursor = self._connection.execute(
                 "INSERT OR IGNORE INTO results VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (key, theorem, json.dumps(dict(parameters), sort_keys=True), seed_index, seed, fidelity,

@@ -154,10 +154,11 @@ class SweepSummary:
     skipped: int
     ran: int
     outcomes: dict[str, int]
+    rerun_from_other_code: int = 0  # stored by other code (`code_version`): rerun, not reused
 
     def to_dict(self) -> dict:
         return {"store": str(self.store), "total": self.total, "already_stored": self.skipped, "ran": self.ran,
-                "outcomes": self.outcomes}
+                "outcomes": self.outcomes, "rerun_from_other_code": self.rerun_from_other_code}
 
 
 def plan(theorem: str, grid: Mapping[str, Sequence[str]], seeds: int, *, fixed: Mapping[str, str] | None = None,
@@ -197,13 +198,15 @@ def plan(theorem: str, grid: Mapping[str, Sequence[str]], seeds: int, *, fixed: 
 
 def sweep(tasks: Sequence[Task], store_path: str | Path, *, executor: str = "processes", workers: int | None = None,
           scheduler: str | None = None, progress: bool = True) -> SweepSummary:
-    """Run the tasks not yet in the store and store each as it finishes, on `checkers.executors`' pool:
+    """Run the tasks not yet in the store from this code (`checkers.store.code_version`: a result another version
+    stored is rerun and replaced, never reused) and store each as it finishes, on `checkers.executors`' pool:
     "serial", "processes" (`workers` local processes, default: the CPU count) or "dask" (`scheduler` a running
     scheduler's address, or "local" to start a LocalCluster of `workers` single-threaded worker processes). The
     pool is reached before the store is opened, so a scheduler that does not answer leaves no store behind."""
     version = code_version()
     with pool_of(executor, workers, scheduler) as pool, ResultStore(store_path) as store:
-        done = store.keys(finished_only=True)
+        done = store.keys(finished_only=True, version=version)
+        other_code = len({task.key for task in tasks} & (store.keys(finished_only=True) - done))
         pending = [task for task in tasks if task.key not in done]
         by_key = {task.key: task for task in pending}
         bar = progress_bar(len(pending), progress)
@@ -221,7 +224,8 @@ def sweep(tasks: Sequence[Task], store_path: str | Path, *, executor: str = "pro
             bar.close()
         keys = {task.key for task in tasks}
         outcomes = Counter(r.outcome for r in store.records([tasks[0].theorem] if tasks else []) if r.task_key in keys)
-    return SweepSummary(Path(store_path), len(tasks), len(tasks) - len(pending), len(pending), dict(outcomes))
+    return SweepSummary(Path(store_path), len(tasks), len(tasks) - len(pending), len(pending), dict(outcomes),
+                        other_code)
 
 
 class _Quiet:

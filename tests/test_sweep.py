@@ -80,6 +80,24 @@ def test_serial_and_process_pool_store_identical_numbers_and_a_rerun_skips(tmp_p
     assert again.ran == 0 and again.skipped == 6
 
 
+def test_results_that_other_code_stored_are_rerun_not_reused(tmp_path, monkeypatch):
+    """A store resumed after the code changed: its results are another version's, so each is rerun and replaced
+    (a calibration once recorded a day-old store's verdicts as the current code's)."""
+    from checkers import sweep as sweeping
+    from checkers.store import ResultStore
+
+    tasks = plan("dual-kernel", GRID, 1)
+    store = tmp_path / "store.sqlite"
+    assert sweep(tasks, store, executor="serial", progress=False).ran == 6
+    monkeypatch.setattr(sweeping, "code_version", lambda: "0.1.0+edited")
+    again = sweep(tasks, store, executor="serial", progress=False)
+    assert again.ran == 6 and again.skipped == 0 and again.rerun_from_other_code == 6
+    with ResultStore(store) as reopened:
+        assert {record.code_version for record in reopened.records()} == {"0.1.0+edited"}
+        assert len(reopened.records()) == 6
+    assert sweep(tasks, store, executor="serial", progress=False).skipped == 6
+
+
 def test_cli_sweep_json_and_exit_codes(tmp_path, capsys):
     store = str(tmp_path / "cli.sqlite")
     code = main(["sweep", "dual-kernel", "--grid", "rho=0.3,0.6", "--seeds", "1", "--executor", "serial",

@@ -214,7 +214,8 @@ def build_parser() -> argparse.ArgumentParser:
     sweep.add_argument("--backend", choices=list(BACKENDS), default=DEFAULT_BACKEND,
                        help="the array library of the matrix work, on the same draws (as for check; default: numpy)")
     sweep.add_argument("--store", default="thmcheck-results.sqlite", metavar="PATH",
-                       help="SQLite result store; tasks already in it are skipped (default thmcheck-results.sqlite)")
+                       help="SQLite result store; tasks this code already stored in it are skipped, those other code "
+                            "stored are rerun (default thmcheck-results.sqlite)")
     sweep.add_argument("--json", action="store_true", help="print a JSON summary (and no progress bar)")
 
     # the committed calibration records, read by calibrate and calibration

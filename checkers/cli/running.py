@@ -290,8 +290,10 @@ def sweep_command(arguments) -> int:
         print(json.dumps(summary.to_dict(), indent=2))
     else:
         counts = ", ".join(f"{count} {outcome}" for outcome, count in sorted(summary.outcomes.items()))
-        print(f"{summary.total} tasks ({summary.skipped} already stored, {summary.ran} run) in {summary.store}: "
-              f"{counts or 'none'}")
+        rerun = f", {summary.rerun_from_other_code} of them rerun as other code stored them" \
+            if summary.rerun_from_other_code else ""
+        print(f"{summary.total} tasks ({summary.skipped} already stored, {summary.ran} run{rerun}) in "
+              f"{summary.store}: {counts or 'none'}")
     if summary.outcomes.get(ERROR):
         print(f"thmcheck: {summary.outcomes[ERROR]} task(s) raised an error (stored with their message; a rerun "
               "retries them)", file=sys.stderr)
