@@ -5,7 +5,7 @@ import json
 import pytest
 
 from checkers import calibration_records as records
-from checkers import registry
+from checkers import catalog, registry
 from checkers.calibrate import Calibration, MeasuredMove, VersionRates, calibrate
 from checkers.cli import main
 from theorems.errors import InvalidInput
@@ -85,6 +85,15 @@ def test_the_project_documents_the_records_it_keeps():
     theorem shows as stale there until its calibration is run again (`thmcheck calibrate --stale`)."""
     expected = records.markdown_tables(records.load())
     assert records.tables_in(records.DOCUMENT) == expected, "regenerate them with `thmcheck calibration --write`"
+
+
+def test_every_theorem_has_a_current_calibration():
+    """Every built-in theorem has a row, and no row is stale: a change to a theorem, its checker, what they import
+    or the constants its snapshot pins lands with its calibrations rerun (`thmcheck calibrate --stale`)."""
+    kept = records.load()
+    assert set(catalog.entries()) <= {record.theorem for record in kept}  # the built-ins, not a test's plugin
+    stale = [f"{record.theorem} {record.parameters or ''} {record.fidelity}" for record in records.stale(kept)]
+    assert not stale, "rerun them with `thmcheck calibrate --stale`:\n" + "\n".join(stale)
 
 
 def test_recording_a_calibration_and_finding_no_stale_row(tmp_path, capsys):
