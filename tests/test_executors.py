@@ -62,8 +62,10 @@ def _running(pid: int) -> bool:
 def _started_check() -> tuple[subprocess.Popen, list[int]]:
     """`thmcheck check --all --workers 2` once both workers are running a check (each takes seconds)."""
     command = [sys.executable, "-m", "checkers.cli", "check", "--all", "--fidelity", "quick", "--workers", "2"]
+    # as a terminal starts it: a background job of a shell (`... &`, as a CI runner may start the tests) inherits
+    # SIGINT ignored, and Python then leaves it ignored, so the interrupt under test would never arrive
     process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-                               start_new_session=True)
+                               start_new_session=True, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     deadline = time.monotonic() + 60
     while len(_descendants(process.pid)) < 2 and time.monotonic() < deadline:
         time.sleep(0.2)

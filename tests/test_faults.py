@@ -136,7 +136,9 @@ def test_an_interrupted_sweep_says_what_it_stored_and_how_to_resume(tmp_path):
     path = tmp_path / "s.sqlite"
     command = [sys.executable, "-m", "checkers.cli", "sweep", "collapse-training", "--seeds", "6", "--workers", "2",
                "--store", str(path)]
-    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    # SIGINT as a terminal delivers it, even where the tests run as a background job (tests/test_executors.py)
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                               preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     children = Path(f"/proc/{process.pid}/task/{process.pid}/children")
     deadline = time.monotonic() + 60
     while len(children.read_text().split()) < 2 and time.monotonic() < deadline:
