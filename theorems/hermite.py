@@ -340,7 +340,7 @@ def _gauss_hermite(sigma: Activation, degree: int) -> list[float]:
 @functools.lru_cache(maxsize=64)
 def _legendre_rule(nodes: int, dps: int) -> tuple[tuple[mpmath.mpf, ...], tuple[mpmath.mpf, ...]]:
     """Gauss-Legendre nodes and weights on [-1, 1] at `dps` digits (Newton on P_n, from numpy's float64 rule: each
-    step doubles the digits, so three or four steps reach `dps` where a start from the asymptotic cosine takes six)."""
+    step doubles the digits, so starting from 16 of them saves the steps a start from the asymptotic cosine needs)."""
     starts = np.polynomial.legendre.leggauss(nodes)[0][::-1][:(nodes + 1) // 2]  # the non-negative half, descending
     with mpmath.workdps(dps + 10):
         xs, ws = [], []
