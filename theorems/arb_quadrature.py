@@ -25,7 +25,7 @@ from theorems.activations import MAX_EXP_ARGUMENT, z
 # sets and restores it
 _PRECISION_LOCK = threading.Lock()
 
-Points = list  # of flint.arb
+Points = list  # of flint.arb numbers
 
 
 def _exp(values: Points) -> Points:
@@ -118,6 +118,11 @@ def arb_function(expression: sympy.Expr) -> Callable[[Points], Points] | None:
     return _compile(expression)
 
 
+def covers(pieces: tuple[sympy.Expr, ...]) -> bool:
+    """Whether Arb has every operation of these pieces, so that `gaussian_pass` runs them."""
+    return all(arb_function(piece) is not None for piece in pieces)
+
+
 @functools.lru_cache(maxsize=64)
 def _legendre(nodes: int, precision: int) -> tuple[tuple[flint.arb, flint.arb], ...]:
     """Gauss-Legendre nodes and weights on [-1, 1] (Arb's certified roots of P_n), at the current precision."""
@@ -167,9 +172,9 @@ def gaussian_pass(pieces: tuple[sympy.Expr, ...], kinks: tuple[sympy.Expr, ...],
     """(E[f He_k] for k <= degree, E f^2) for f given by `pieces` (one smooth expression between consecutive
     kinks) at `dps` digits, as mpmath numbers (the balls' midpoints), or None where a piece uses an operation Arb
     lacks here."""
-    functions = [arb_function(piece) for piece in pieces]
-    if any(function is None for function in functions):
+    if not covers(pieces):
         return None
+    functions = [arb_function(piece) for piece in pieces]
     panel_twice = int(round(2 / float(panel)))
     with _PRECISION_LOCK:
         saved = flint.ctx.prec

@@ -200,10 +200,8 @@ def quadrature_seconds(sigma: Activation | str, degree: int, digits: int, route:
         return 0.0
     table = route == "mpmath" or any(_exact_coefficient(sigma.expression, k) is None for k in range(degree + 1))
     moment = route == "mpmath" or hermite_moment(sympy.expand(sigma.expression**2), 0) is None
-    kinks = tuple(expression_kinks(sigma.expression))
-    in_arb = all(arb_quadrature.arb_function(piece) is not None
-                 for _, _, piece in expression_pieces(sigma.expression, kinks))
-    seconds = arb_route_seconds if in_arb else mpmath_route_seconds
+    _, pieces = _smooth_pieces(sigma.expression)
+    seconds = arb_route_seconds if arb_quadrature.covers(pieces) else mpmath_route_seconds
     return table * seconds(degree, digits) + moment * seconds(0, digits)
 
 
@@ -404,10 +402,15 @@ def _gaussian_pass(expression: sympy.Expr, degree: int, dps: int, nodes: int, ha
                    panel: mpmath.mpf):
     """One quadrature pass: (E[f He_k] for k <= degree, E f^2) at `dps` digits, in Arb where every operation of
     the expression is one Arb has (`theorems.arb_quadrature`), else in mpmath (`_mpmath_pass`)."""
-    kinks = tuple(expression_kinks(expression))
-    pieces = tuple(piece for _, _, piece in expression_pieces(expression, kinks))
+    kinks, pieces = _smooth_pieces(expression)
     in_arb = arb_quadrature.gaussian_pass(pieces, kinks, degree, dps, nodes, half_width, panel)
     return in_arb if in_arb is not None else _mpmath_pass(pieces, kinks, degree, dps, nodes, half_width, panel)
+
+
+def _smooth_pieces(expression: sympy.Expr) -> tuple[tuple[sympy.Expr, ...], tuple[sympy.Expr, ...]]:
+    """The expression's kinks, and its smooth expression between each two consecutive ones."""
+    kinks = tuple(expression_kinks(expression))
+    return kinks, tuple(piece for _, _, piece in expression_pieces(expression, kinks))
 
 
 def _mpmath_pass(pieces: tuple[sympy.Expr, ...], kinks: tuple[sympy.Expr, ...], degree: int, dps: int, nodes: int,
