@@ -244,6 +244,38 @@ def test_directional_dynamics_references_are_states_of_the_flow(loss):
     assert largest == pytest.approx(1.0) and errors.max() == pytest.approx(supremum, rel=1e-6)
 
 
+@pytest.mark.parametrize("loss", ["exponential", "logistic", "square"])
+def test_the_construction_for_lemmas_1_and_3_is_its_flow_in_closed_form_and_within_10x(loss):
+    """The constructed run of directional-dynamics (1024 neurons at epsilon's bound) read along the polar flow agrees
+    with the closed forms of its output and its tiny neuron's angle; there Lemma 3 is within 5x of its bounds and
+    Lemma 1 within 10x for the exponential loss (within 20x for the paper's logistic, whose |g - 1| is half)."""
+    from checkers.check import FIDELITIES, Budget
+
+    instance = directional_dynamics.THEOREM.instance({"loss": loss})
+    closed = directional_dynamics.construction(instance)
+    run = directional_checker._constructed_run(loss, Budget(FIDELITIES["quick"], 0))
+    lemma_3, ratio_3, _ = directional_checker._lemma_3_reading(instance, run)
+    lemma_1, ratio_1, _ = directional_checker._lemma_1_reading(instance, run)
+    assert lemma_3["output"] == pytest.approx(closed["lemma-3"]["output"], rel=1e-9)
+    assert lemma_3["squared_norm"] == pytest.approx(closed["lemma-3"]["squared_norm"], rel=1e-9)
+    assert max(lemma_1["errors"]) == pytest.approx(closed["lemma-1"]["errors"][0], rel=1e-9)
+    assert 0.2 < ratio_3 <= 0.25
+    assert ratio_1 > {"exponential": 0.1, "logistic": 0.05, "square": 0.1}[loss] and ratio_1 < 0.125
+
+
+@pytest.mark.parametrize("mutant", ["output-bound-without-sqrt-h", "lemma-1-without-sqrt-h", "lemma-1-as-o-notation"])
+def test_the_construction_rejects_the_bounds_without_their_width_factor_where_the_reference_run_cannot(mutant):
+    from checkers.check import FIDELITIES, Budget
+
+    assert run_check(directional_checker.CHECKER, fidelity="quick", mutant=mutant).outcome == "fail"
+    mutated = directional_dynamics.THEOREM.mutated(mutant).instance()
+    run = directional_checker._run(mutated, Budget(FIDELITIES["quick"], 0))
+    reading = directional_checker._lemma_1_reading if "lemma-1" in mutant else directional_checker._lemma_3_reading
+    measured, _, _ = reading(mutated, run)
+    observable = directional_dynamics.lemma_1_margin if "lemma-1" in mutant else directional_dynamics.lemma_3_margin
+    assert observable(mutated, measured) > 0.9  # along the reference data's run the mutant holds with room
+
+
 def test_the_true_flow_grows_past_the_lemma_3_reference():
     """directional-dynamics' Lemma 3 reference, a neuron whose squared norm grew 1% from its t = 0 size (and with it
     its output, f = v <w, x> = ||w||^2 for a balanced neuron along its point), is what the true run does: within T,

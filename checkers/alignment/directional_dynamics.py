@@ -15,7 +15,8 @@ from checkers.alignment.cones import (
     cone_data,
     geometry_settings,
 )
-from checkers.alignment.runs import data, data_key, polar_run
+from checkers.alignment.gradient_flow import balanced_start, polar_flow
+from checkers.alignment.runs import absolute_tolerance, data, data_key, polar_run, solve
 from checkers.check import Budget, Checker, Exact, Tightness
 from checkers.search import search_counterexample
 from theorems.alignment import directional_dynamics
@@ -121,42 +122,81 @@ def _run(instance: Instance, budget: Budget):
                 loss=loss, method=method)
 
 
-def read_lemma_3(instance: Instance, budget: Budget, seed: np.random.SeedSequence, observable) -> Exact:
-    r = _run(instance, budget)
+def construction_data():
+    """(x, y, W0, s) of the construction where Lemmas 1 and 3 are within 10x (`theorems.alignment.directional_dynamics`,
+    its docstring): x = e_1; CONSTRUCTION_WIDTH - 1 unit rows of W0 along it and one of norm CONSTRUCTION_TINY at
+    cosine CONSTRUCTION_COSINE to it; every sign +1."""
+    width, cosine = directional_dynamics.CONSTRUCTION_WIDTH, directional_dynamics.CONSTRUCTION_COSINE
+    directions = np.zeros((width, 2))
+    directions[:-1, 0] = 1.0
+    directions[-1] = directional_dynamics.CONSTRUCTION_TINY * np.array([cosine, math.sqrt(1 - cosine**2)])
+    return np.array([[1.0, 0.0]]), np.array([1.0]), directions, np.ones(width)
+
+
+def _constructed_run(loss: str, budget: Budget):
+    """The construction's polar flow on [0, T], epsilon at Lemma 3's bound 1/(4 sqrt(h) X_max W_max^2)."""
+    x, y, directions, signs = construction_data()
+    width = len(signs)
+    log_epsilon = -math.log(4 * math.sqrt(width))
+    window = lemma3_window(x, log_epsilon, width, 1.0)
+    u, r, s = balanced_start(directions, signs, log_epsilon)
+    times = np.linspace(0.0, window, 2000 * 2 ** (budget.level // 2) + 1)
+    run = solve(polar_flow, x, y, u, r, s, loss, times, rtol=1e-11, atol=absolute_tolerance(1e-11))
+    return dict(run=run, x=x, y=y, signs=signs, width=width, n=1, x_max=1.0, w_max=1.0, epsilon=math.exp(log_epsilon),
+                loss=loss, method=f"{width} neurons at epsilon's bound to T = {window:.4g}")
+
+
+def _lemma_3_reading(instance: Instance, r: dict) -> tuple[dict, float, str]:
+    """(measurements, the larger ratio of a side to its bound, where) along a run."""
     run, x = r["run"], r["x"]
     squared_norms = np.exp(2 * np.max(run.log_norms, axis=1))
     outputs = np.max(np.abs(run.outputs(x)), axis=1)
     measured = {"squared_norm": float(np.max(squared_norms)), "output": float(np.max(outputs)),
                 **{name: r[name] for name in ("epsilon", "width", "x_max", "w_max")}}
     norm_bound, output_bound = directional_dynamics.lemma_3_bounds(instance, measured)
-    norm_ratios, output_ratios = squared_norms / norm_bound, outputs / output_bound
-    which, ratios = max(("the norm bound", norm_ratios), ("the output bound", output_ratios),
+    which, ratios = max(("the norm bound", squared_norms / norm_bound), ("the output bound", outputs / output_bound),
                         key=lambda named: np.max(named[1]))
     at = int(np.argmax(ratios))
-    return Exact(float(observable(measured)), RUN_MARGIN_ACCURACY,
-                 r["method"] + f"; max ||w||^2 / bound = {np.max(norm_ratios):.3g}, "
-                 f"max |f| / bound = {np.max(output_ratios):.3g}",
-                 tightness=Tightness(float(ratios[at]), f"{which} at t = {run.times[at]:.6g}"),
-                 witnesses={"the run": measured})
+    return measured, float(ratios[at]), f"{which} at t = {run.times[at]:.6g}"
+
+
+def _lemma_1_reading(instance: Instance, r: dict) -> tuple[dict, float, str]:
+    run, x, y, signs, loss = (r[k] for k in ("run", "x", "y", "signs", "loss"))
+    errors = [float(np.max(direction_errors(x, y, run.directions[k], run.log_norms[k], signs, loss)[0]))
+              for k in range(len(run.times))]
+    measured = {"errors": errors, **{name: r[name] for name in ("epsilon", "n", "width", "x_max", "w_max")}}
+    at = int(np.argmax(errors))
+    return measured, errors[at] / directional_dynamics.lemma_1_bound(instance, measured), f"t = {run.times[at]:.6g}"
+
+
+def _read_on_both_runs(reading, instance: Instance, budget: Budget, observable, scale: float = 1.0) -> Exact:
+    """The smaller margin of the instance's run and the construction's (where the loss has one), each run's largest
+    ratio of a side to its bound in the method, the construction's as the tightness."""
+    runs = {"the run": _run(instance, budget)}
+    if instance["loss"] in directional_dynamics.CONSTRUCTION_LOSSES:
+        runs["the construction"] = _constructed_run(instance["loss"], budget)
+    readings = {name: reading(instance, r) for name, r in runs.items()}
+    margins = {name: float(observable(measured)) for name, (measured, _, _) in readings.items()}
+    described = "; ".join(f"{runs[name]['method']}: largest side / bound {ratio:.3g} ({where})"
+                          for name, (_, ratio, where) in readings.items())
+    _, ratio, where = readings["the construction" if "the construction" in readings else "the run"]
+    tightness = Tightness(ratio / scale, where) if scale > 0 else None
+    return Exact(min(margins.values()), RUN_MARGIN_ACCURACY, described, tightness=tightness,
+                 witnesses={name: measured for name, (measured, _, _) in readings.items()})
+
+
+def read_lemma_3(instance: Instance, budget: Budget, seed: np.random.SeedSequence, observable) -> Exact:
+    return _read_on_both_runs(_lemma_3_reading, instance, budget, observable)
 
 
 def read_lemma_1(instance: Instance, budget: Budget, seed: np.random.SeedSequence, observable) -> Exact:
-    r = _run(instance, budget)
-    run, x, y, signs, loss, method = (r[k] for k in ("run", "x", "y", "signs", "loss", "method"))
-    errors = [np.max(direction_errors(x, y, run.directions[k], run.log_norms[k], signs, loss)[0])
-              for k in range(len(run.times))]
-    measured = {"errors": errors, **{name: r[name] for name in ("epsilon", "n", "width", "x_max", "w_max")}}
-    bound, scale = directional_dynamics.lemma_1_bound(measured), float(instance.constant("lemma1_scale"))
-    at = int(np.argmax(errors))
-    tightness = Tightness(errors[at] / (scale * bound), f"t = {run.times[at]:.6g}") if scale > 0 else None
-    return Exact(float(observable(measured)), RUN_MARGIN_ACCURACY,
-                 method + f"; max error / bound = {errors[at] / bound:.3g}", tightness=tightness,
-                 witnesses={"the run": measured})
+    return _read_on_both_runs(_lemma_1_reading, instance, budget, observable,
+                              scale=float(instance.constant("lemma1_scale")))
 
 
 CHECKER = Checker(
     theorem=directional_dynamics.THEOREM,
-    simulation="Hypothesis (Lemma 4); along the polar-form flow (Lemmas 1, 3)",
+    simulation="Hypothesis (Lemma 4); along the polar-form flow, and a constructed one within 10x (Lemmas 1, 3)",
     readers={"lemma-4": read_lemma_4, "lemma-3": read_lemma_3, "lemma-1": read_lemma_1},
     shared_draws=True,
     second_point={"configuration": "1", "log_epsilon": "-15"},
