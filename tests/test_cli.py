@@ -120,6 +120,16 @@ def test_check_all_quick(capsys, monkeypatch):
         assert "--fidelity default" in error and all(theorem in error for theorem in inconclusive)
 
 
+@MAIN_JOB
+def test_the_tests_that_share_the_main_job_run_in_one_worker(request):
+    """Under `--dist loadgroup` a test of the main job's group carries the group in its id, which is what keeps the
+    group in one worker and its verdicts computed once; a pytest on which the grouping stops (pytest-xdist#1386)
+    fails here instead of doubling the main job's time."""
+    if not getattr(request.config.option, "loadgroup", False):
+        pytest.skip("not distributed by group")
+    assert request.node.nodeid.endswith("@main_job")
+
+
 def test_mutant_from_the_command_line(capsys):
     code, _, _ = run(capsys, "check", "dual-kernel", "--mutant", "factorial-dropped")
     assert code == 1
