@@ -130,6 +130,18 @@ def test_the_tests_that_share_the_main_job_run_in_one_worker(request):
     assert request.node.nodeid.endswith("@main_job")
 
 
+def test_the_checks_start_dearest_first_and_the_summary_keeps_the_registrys_order(capsys):
+    """spike-strength declares a cost and dual-kernel none: spike-strength starts first (its row prints first with one
+    worker), while the table of what did not pass and the JSON list the checks in the order they were named."""
+    code, out, _ = run(capsys, "check", "dual-kernel", "spike-strength", "--fidelity", "quick", "--workers", "1")
+    rows = [line.split()[0] for line in out.splitlines() if line.split() and line.split()[0] in
+            ("dual-kernel", "spike-strength")]
+    assert code == 0 and rows == ["spike-strength", "dual-kernel"]
+    code, out, _ = run(capsys, "check", "dual-kernel", "spike-strength", "--fidelity", "quick", "--workers", "1",
+                       "--json")
+    assert [result["theorem"] for result in json.loads(out)["results"]] == ["dual-kernel", "spike-strength"]
+
+
 def test_mutant_from_the_command_line(capsys):
     code, _, _ = run(capsys, "check", "dual-kernel", "--mutant", "factorial-dropped")
     assert code == 1

@@ -64,7 +64,7 @@ def check(arguments) -> int:
     jobs = _check_jobs(checkers, dict(arguments.param), dict(arguments.overrides))
     for checker in checkers:  # every check can run on the backend asked for, before any runs
         backend_for(checker, arguments.backend)
-    _weigh(arguments, jobs)
+    costs = _weigh(arguments, jobs)
     options = dict(seed=arguments.seed, fidelity=arguments.fidelity, false_fail_rate=arguments.false_fail_rate,
                    mutant=arguments.mutant, max_minutes=arguments.max_minutes, backend=arguments.backend)
     plugins = tuple(arguments.plugins_before + arguments.plugin)
@@ -76,8 +76,12 @@ def check(arguments) -> int:
     bar = _progress(len(jobs), enabled=not arguments.json)
     running = min(arguments.workers, len(jobs))
 
+    # the dearest first, so that the longest checks do not start last and leave a worker idle at the end (the rows
+    # print as they finish, and the summary in the registry's order)
+    submitted = sorted(jobs, key=lambda job: -(costs[job[0].id] or 0.0))
+
     def name_the_running() -> None:  # the next `running` unfinished checks are the ones the workers hold
-        bar.set_description(", ".join([c.id for c, _, _ in jobs if c.id not in verdicts][:running]) or "check")
+        bar.set_description(", ".join([c.id for c, _, _ in submitted if c.id not in verdicts][:running]) or "check")
 
     def finished(verdict: Verdict) -> None:
         verdicts[verdict.theorem] = verdict
@@ -91,10 +95,10 @@ def check(arguments) -> int:
 
     if min(arguments.workers, len(jobs)) == 1:  # in this process, on the checker objects themselves
         executor, calls = "serial", [(_check_here, (checker, parameters, overrides, options))
-                                     for checker, parameters, overrides in jobs]
+                                     for checker, parameters, overrides in submitted]
     else:  # each worker imports the registry (and the plugins) itself
         executor, calls = "processes", [(_check_in_worker, (checker.id, parameters, overrides, options, plugins))
-                                        for checker, parameters, overrides in jobs]
+                                        for checker, parameters, overrides in submitted]
     try:
         with pool_of(executor, arguments.workers) as pool:
             pool.run(calls, finished)
@@ -146,15 +150,19 @@ def summary_line(verdicts: list[Verdict], seconds: float) -> str:
     return f"{len(verdicts)} check{'s' if len(verdicts) != 1 else ''}: {', '.join(parts)} in {seconds:.0f} s"
 
 
-def _weigh(arguments, jobs) -> None:
+def _weigh(arguments, jobs) -> dict[str, float | None]:
     """Before any check starts: refuse one whose declared cost is beyond --max-minutes or the memory available,
-    and say which will take over a minute."""
+    and say which will take over a minute. Returns each check's first-stage multiply-adds (None where its checker
+    declares no cost)."""
+    costs = {}
     for checker, parameters, _ in jobs:
         cost = estimated_cost(checker, parameters, fidelity=arguments.fidelity, mutant=arguments.mutant,
                               max_minutes=arguments.max_minutes)
         if cost is not None and cost.first / machine_rate() > ANNOUNCE_SECONDS:
             print(f"thmcheck: {checker.id} at {arguments.fidelity} fidelity: {describe(cost)}", file=sys.stderr,
                   flush=True)
+        costs[checker.id] = None if cost is None else cost.first
+    return costs
 
 
 def resolving_fidelity(checker, current: str) -> str | None:
