@@ -253,7 +253,7 @@ def test_the_construction_for_lemmas_1_and_3_is_its_flow_in_closed_form_and_with
 
     instance = directional_dynamics.THEOREM.instance({"loss": loss})
     closed = directional_dynamics.construction(instance)
-    run = directional_checker._constructed_run(loss, Budget(FIDELITIES["quick"], 0))
+    run = directional_checker._constructed_run(loss, Budget(FIDELITIES["quick"], 0).level)
     lemma_3, ratio_3, _ = directional_checker._lemma_3_reading(instance, run)
     lemma_1, ratio_1, _ = directional_checker._lemma_1_reading(instance, run)
     assert lemma_3["output"] == pytest.approx(closed["lemma-3"]["output"], rel=1e-9)

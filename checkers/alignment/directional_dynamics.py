@@ -19,6 +19,7 @@ from checkers.alignment.gradient_flow import balanced_start, polar_flow
 from checkers.alignment.runs import absolute_tolerance, data, data_key, polar_run, solve
 from checkers.check import Budget, Checker, Exact, Tightness
 from checkers.search import search_counterexample
+from checkers.shared_draws import cached
 from theorems.alignment import directional_dynamics
 from theorems.alignment.common import lemma3_window, negative_loss_derivative, orthogonal_separability
 from theorems.statement import Instance
@@ -133,14 +134,16 @@ def construction_data():
     return np.array([[1.0, 0.0]]), np.array([1.0]), directions, np.ones(width)
 
 
-def _constructed_run(loss: str, budget: Budget):
-    """The construction's polar flow on [0, T], epsilon at Lemma 3's bound 1/(4 sqrt(h) X_max W_max^2)."""
+@cached(maxsize=4)
+def _constructed_run(loss: str, level: int):
+    """The construction's polar flow on [0, T], epsilon at Lemma 3's bound 1/(4 sqrt(h) X_max W_max^2), on the grid of
+    the instance's run at budget level `level` (cached: Lemmas 1 and 3 read the same run)."""
     x, y, directions, signs = construction_data()
     width = len(signs)
     log_epsilon = -math.log(4 * math.sqrt(width))
     window = lemma3_window(x, log_epsilon, width, 1.0)
     u, r, s = balanced_start(directions, signs, log_epsilon)
-    times = np.linspace(0.0, window, 2000 * 2 ** (budget.level // 2) + 1)
+    times = np.linspace(0.0, window, 2000 * 2 ** (level // 2) + 1)
     run = solve(polar_flow, x, y, u, r, s, loss, times, rtol=1e-11, atol=absolute_tolerance(1e-11))
     return dict(run=run, x=x, y=y, signs=signs, width=width, n=1, x_max=1.0, w_max=1.0, epsilon=math.exp(log_epsilon),
                 loss=loss, method=f"{width} neurons at epsilon's bound to T = {window:.4g}")
@@ -161,6 +164,7 @@ def _lemma_3_reading(instance: Instance, r: dict) -> tuple[dict, float, str]:
 
 
 def _lemma_1_reading(instance: Instance, r: dict) -> tuple[dict, float, str]:
+    """(measurements, the largest error of (4) over Lemma 1's bound, where) along a run."""
     run, x, y, signs, loss = (r[k] for k in ("run", "x", "y", "signs", "loss"))
     errors = [float(np.max(direction_errors(x, y, run.directions[k], run.log_norms[k], signs, loss)[0]))
               for k in range(len(run.times))]
@@ -174,7 +178,7 @@ def _read_on_both_runs(reading, instance: Instance, budget: Budget, observable, 
     ratio of a side to its bound in the method, the construction's as the tightness."""
     runs = {"the run": _run(instance, budget)}
     if instance["loss"] in directional_dynamics.CONSTRUCTION_LOSSES:
-        runs["the construction"] = _constructed_run(instance["loss"], budget)
+        runs["the construction"] = _constructed_run(instance["loss"], budget.level)
     readings = {name: reading(instance, r) for name, r in runs.items()}
     margins = {name: float(observable(measured)) for name, (measured, _, _) in readings.items()}
     described = "; ".join(f"{runs[name]['method']}: largest side / bound {ratio:.3g} ({where})"
