@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 
+import mpmath
 import numpy as np
 from hypothesis import strategies as st
 
@@ -140,7 +141,7 @@ def _constructed_run(loss: str, level: int):
     the instance's run at budget level `level` (cached: Lemmas 1 and 3 read the same run)."""
     x, y, directions, signs = construction_data()
     width = len(signs)
-    log_epsilon = -math.log(4 * math.sqrt(width))
+    log_epsilon = float(mpmath.log(directional_dynamics.construction_epsilon()))
     window = lemma3_window(x, log_epsilon, width, 1.0)
     u, r, s = balanced_start(directions, signs, log_epsilon)
     times = np.linspace(0.0, window, 2000 * 2 ** (level // 2) + 1)

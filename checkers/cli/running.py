@@ -77,7 +77,7 @@ def check(arguments) -> int:
     running = min(arguments.workers, len(jobs))
 
     # the dearest first, so that the longest checks do not start last and leave a worker idle at the end (the rows
-    # print as they finish, and the summary in the registry's order)
+    # print as they finish, and the summary in the order the checks were named)
     submitted = sorted(jobs, key=lambda job: -(costs[job[0].id] or 0.0))
 
     def name_the_running() -> None:  # the next `running` unfinished checks are the ones the workers hold

@@ -190,12 +190,17 @@ def aligned_output(loss: str, start, elapsed):
                            solver="anderson")
 
 
+def construction_epsilon():
+    """The construction's epsilon: the lemmas' largest, 1/(4 sqrt(h) X_max W_max^2) with X_max = W_max = 1."""
+    return 1 / (4 * mpmath.sqrt(CONSTRUCTION_WIDTH))
+
+
 def construction(instance: Instance) -> dict:
     """The module docstring's construction at t = T, in closed form: Lemma 3's largest squared norm and output, and
     Lemma 1's error of (4) on the tiny neuron, whose angle phi to x obeys d tan(phi/2)/dt = -g tan(phi/2), so
     tan(phi(t)/2) = tan(phi(0)/2) sqrt(F(0)/F(t))."""
     loss, width = instance["loss"], CONSTRUCTION_WIDTH
-    epsilon = 1 / (4 * mpmath.sqrt(width))
+    epsilon = construction_epsilon()
     window = mpmath.log(1 / (mpmath.sqrt(width) * epsilon)) / 4
     start = (width - 1) * epsilon**2
     output = aligned_output(loss, start, window)
