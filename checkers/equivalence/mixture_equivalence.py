@@ -75,6 +75,10 @@ CHECKER = Checker(
              f"generalization-gap-at-{PROTOCOL_SIZE}": _at_protocol_size(0, "generalization"),
              f"train-gap-at-{PROTOCOL_SIZE}": _at_protocol_size(1, "train")},
     shared_draws=True,
+    # every reading simulates the surrogate of the statement's degree and rest
+    simulation_constants={name: ("degree", "rest") for name in ("generalization-gap", "train-gap",
+                                                               f"generalization-gap-at-{PROTOCOL_SIZE}",
+                                                               f"train-gap-at-{PROTOCOL_SIZE}")},
     second_point={"alpha": "0"},
     slow_rerun=True,
 )
