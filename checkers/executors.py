@@ -8,7 +8,8 @@ share it, so there is one pool and one way to stop it.
 Stopping: an interrupt (Ctrl-C, SIGINT or SIGTERM to the main process) or an error in `on_result` cancels what has
 not started and terminates the pool's workers before it propagates, so the command ends within seconds with what
 finished kept. A local worker also ends itself when its parent dies (SIGKILL of the main process alone), by
-watching its parent's pid. A dask scheduler that does not answer within `CONNECT_SECONDS` is refused as bad input.
+watching its parent's pid. A dask scheduler that does not answer within `CONNECT_SECONDS` (or refuses the
+connection, at once) is refused as bad input.
 """
 
 from __future__ import annotations
@@ -16,8 +17,10 @@ from __future__ import annotations
 import contextlib
 import multiprocessing
 import os
+import socket
 import threading
 import time
+import urllib.parse
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from typing import Any
@@ -116,6 +119,24 @@ def workers(executor: str, count: int | None = None, scheduler: str | None = Non
             yield _Dask(client)
 
 
+def _unreachable(scheduler: str) -> str | None:
+    """Why nothing can answer at a TCP scheduler address, found by one connection attempt: a refused connection
+    or an unknown host is known at once, where dask's client would retry it until CONNECT_SECONDS pass. None where
+    the port accepts, or the address is not plain TCP (dask judges those)."""
+    address = urllib.parse.urlsplit(scheduler if "://" in scheduler else f"tcp://{scheduler}")
+    try:
+        host, port = address.hostname, address.port
+    except ValueError:
+        return "its port is not a number"
+    if address.scheme != "tcp" or not host or port is None:
+        return None
+    try:
+        socket.create_connection((host, port), timeout=CONNECT_SECONDS).close()
+    except OSError as error:
+        return f"{type(error).__name__}: {error.strerror or error}"
+    return None
+
+
 @contextlib.contextmanager
 def _dask_client(scheduler: str | None, count: int | None):
     try:
@@ -127,11 +148,15 @@ def _dask_client(scheduler: str | None, count: int | None):
         client = Client(cluster)
     else:
         cluster = None
+        refusal = "start one, or leave out --scheduler to run on local processes"
+        reason = _unreachable(scheduler)
+        if reason:
+            raise InvalidInput(f"no dask scheduler answered at {scheduler!r} ({reason}); {refusal}")
         try:
             client = Client(scheduler, timeout=CONNECT_SECONDS)
         except (OSError, TimeoutError, ValueError, TypeError) as error:
             raise InvalidInput(f"no dask scheduler answered at {scheduler!r} within {CONNECT_SECONDS} s ({error}); "
-                               "start one, or leave out --scheduler to run on local processes") from None
+                               f"{refusal}") from None
     try:
         yield client
     finally:
