@@ -148,7 +148,7 @@ def test_show_and_the_evidence_print_each_resolution_with_its_reason(capsys):
 def test_a_mutant_distance_is_its_move_of_a_target_over_the_resolution():
     """mu1 5% high moves spike-strength's limit mu1 ||zeta|| by 5% of it, against a resolution of 4% of it: 5/4; the
     rate n^-1 for n^-1/2 moves spike-decomposition's fitted exponent by 1/2 on the slowest decay its proposition
-    allows, against a resolution of 1/4: 2."""
+    allows, against a resolution of 0.17: 2.94."""
     strength = registry.checker("spike-strength").theorem
     assert strength.mutant_distance("mu1-five-percent") == {"gradient-norm": pytest.approx(1.25, rel=1e-12)}
     assert "mu1-five-percent" in strength.near_mutants() and "mu1-as-c2" not in strength.near_mutants()
@@ -156,7 +156,7 @@ def test_a_mutant_distance_is_its_move_of_a_target_over_the_resolution():
     assert registry.checker("spike-alignment").theorem.mutant_distance("noise-left-out")["teacher-overlap"] == \
         pytest.approx(2.0, abs=0.02)
     assert registry.checker("spike-decomposition").theorem.mutant_distance("rate-n^-1") == {
-        "residual-rate": pytest.approx(2.0, rel=1e-12)}
+        "residual-rate": pytest.approx(0.5 / 0.17, rel=1e-12)}
 
 
 def test_a_prediction_is_found_by_name_or_refused_with_the_names_there_are():

@@ -45,6 +45,13 @@ def _fixed_axis(zeta: np.ndarray) -> np.ndarray:
     return axis
 
 
+RATE_RESOLUTION = 0.17
+RATE_REASON = ("0.17 in the exponent: the named error, the rate n^-1, is 1/2 from the claim, but where the ratio "
+               "decays like n^-1/2 the claim's log^2 n takes 2/ln n of that (0.29 at n = 1000), leaving it 0.18-0.21 "
+               "above the bound at the sizes checked; no exponent error below about a quarter is refutable at any "
+               "simulated size (docs/derivations/onestep.md#spike-decomposition)")
+
+
 def _rate_target(instance: Instance) -> Target:
     return Target(value=mpmath.mpf(0), lower=mpmath.mpf("-inf"), upper=mpmath.mpf(0),
                   note=f"claimed: ratio <= C log^2 n / n^{instance.definition('rate_power'):g}, so the fitted "
@@ -108,11 +115,8 @@ THEOREM = Theorem(
                    statement="ratio ||G_0 - A|| / ||G_0|| decays at least like log^2 n / sqrt(n) (fitted exponent of "
                    "ratio sqrt(n) / log^2 n <= 0)", predict=_rate_target, observable=scaled_residual,
                    references=slowest_allowed_decay, fitted_across="samples",
-                   # an exponent off by a quarter (half the claimed 1/2) must be visible
-                   resolution_reason=ResolutionReason("nearest-error",
-                                                      "0.25 in the exponent: half the claimed 1/2; the named error, "
-                                                      "the rate n^-1, lies two resolutions away"),
-                   resolution=lambda instance: 0.25),
+                   resolution_reason=ResolutionReason("nearest-error", RATE_REASON),
+                   resolution=lambda instance: RATE_RESOLUTION),
         Prediction(name="spike-coefficient", kind="limit",
                    statement="u^T G_0 v sqrt(N) / (||zeta|| ||a||) -> mu1 (the gradient's coefficient along the spike)",
                    predict=lambda instance: Target.point(instance.constant("mu1")), observable=spike_coefficient,
