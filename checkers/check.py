@@ -35,7 +35,7 @@ from threadpoolctl import threadpool_limits
 from checkers import arrays
 from checkers.budget import DEFAULT_FALSE_FAIL_RATE, FIDELITIES, MAX_CHECK_MINUTES, PAPER, Budget, Fidelity
 from checkers.cost import Cost, refusal
-from checkers.outcome import INCONCLUSIVE, SKIPPED, overall_outcome
+from checkers.outcome import FAIL, INCONCLUSIVE, SKIPPED, overall_outcome
 from checkers.seeds import seed_sequence
 from checkers.stats import (
     Estimate,
@@ -332,10 +332,16 @@ def backend_for(checker: Checker, name: str) -> str:
 def run_check(checker: Checker, parameters: Mapping[str, Any] | None = None,
               overrides: Mapping[str, Any] | None = None, *, seed: int = 0, fidelity: str = "default",
               false_fail_rate: float = DEFAULT_FALSE_FAIL_RATE, mutant: str | None = None,
-              max_minutes: float = MAX_CHECK_MINUTES, backend: str = arrays.DEFAULT) -> Verdict:
+              max_minutes: float = MAX_CHECK_MINUTES, backend: str = arrays.DEFAULT,
+              outcome_only: bool = False) -> Verdict:
     """Check one theorem at one parameter point and return the verdict with its evidence. A check whose declared
     cost (`Checker.cost`) is estimated above `max_minutes` here, or above the memory available, is refused before
     any draw (`WorkRefused`).
+
+    `outcome_only`, for a caller that reads only the outcome (the contract's runs of a mutant): where the readers
+    share their draws, every prediction's first stage is read before any later one, and a failure there ends the
+    check with the predictions read so far. The outcome is the full run's: a prediction's first stage is the same
+    reading in both, and one failure fails the check.
 
     The linear algebra runs on one BLAS thread: a multi-threaded BLAS splits its sums by the number of
     threads, so its last digits would depend on the machine's core count and on how many checks share it.
@@ -343,11 +349,13 @@ def run_check(checker: Checker, parameters: Mapping[str, Any] | None = None,
     (`checkers.arrays`) the simulation's matrix work runs on that library, on the same draws."""
     with threadpool_limits(1, user_api="blas"), arrays.using(backend_for(checker, backend)):
         return _run_check(checker, parameters, overrides, seed=seed, fidelity=fidelity,
-                          false_fail_rate=false_fail_rate, mutant=mutant, max_minutes=max_minutes)
+                          false_fail_rate=false_fail_rate, mutant=mutant, max_minutes=max_minutes,
+                          outcome_only=outcome_only)
 
 
 def _run_check(checker: Checker, parameters: Mapping[str, Any] | None, overrides: Mapping[str, Any] | None, *,
-               seed: int, fidelity: str, false_fail_rate: float, mutant: str | None, max_minutes: float) -> Verdict:
+               seed: int, fidelity: str, false_fail_rate: float, mutant: str | None, max_minutes: float,
+               outcome_only: bool = False) -> Verdict:
     chosen = fidelity_for(checker, fidelity)
     if not 0 < false_fail_rate < 1:
         raise InvalidInput(f"false-fail rate must lie in (0, 1), got {false_fail_rate}")
@@ -365,8 +373,13 @@ def _run_check(checker: Checker, parameters: Mapping[str, Any] | None, overrides
     stochastic_count = sum(_stochastic(p) for p in theorem.predictions)
     rate_each = split_false_fail_rate(false_fail_rate, stochastic_count * chosen.stages)
     stated = mutant is None and not instance.overrides
-    results = [_check_prediction(checker, claims, prediction, chosen, seed, rate_each, bool(failures),
-                                 stated=stated) for prediction in theorem.predictions]
+
+    def evaluate(stages: int | None = None) -> list[PredictionResult]:
+        return [_check_prediction(checker, claims, prediction, chosen, seed, rate_each, bool(failures),
+                                  stated=stated, stages=stages) for prediction in theorem.predictions]
+    results = evaluate(1) if outcome_only and checker.shared_draws and chosen.stages > 1 else []
+    if not any(result.outcome == FAIL for result in results):
+        results = evaluate()
     return Verdict(
         theorem=theorem.id, title=theorem.title, provenance=theorem.provenance,
         outcome=overall_outcome((r.outcome for r in results), not failures),
@@ -492,7 +505,9 @@ def _not_evaluated(error: BaseException, common: dict) -> PredictionResult:
 
 
 def _check_prediction(checker: Checker, claims: ClaimsTable, prediction: Prediction, fidelity: Fidelity,
-                      seed: int, rate_each: float, outside: bool, *, stated: bool = True) -> PredictionResult:
+                      seed: int, rate_each: float, outside: bool, *, stated: bool = True,
+                      stages: int | None = None) -> PredictionResult:
+    """One prediction's result, read in the fidelity's sequential stages (at most `stages` of them)."""
     common = dict(name=prediction.name, kind=prediction.kind, statement=prediction.statement,
                   resolution_reason=prediction.resolution_reason and prediction.resolution_reason.to_dict())
     tested = claims.tested
@@ -535,7 +550,7 @@ def _check_prediction(checker: Checker, claims: ClaimsTable, prediction: Predict
                          ValueError(f"{unmeetable}; a statement must give a resolution that does not vanish or say "
                                     "where the prediction does not apply"))
     lower, upper = float(target.lower), float(target.upper)
-    stages = fidelity.stages if _stochastic(prediction) else 1
+    stages = min(fidelity.stages, stages or fidelity.stages) if _stochastic(prediction) else 1
     for stage in range(stages):
         budget = Budget(fidelity, stage)
         scope = () if checker.shared_draws else (prediction.name,)

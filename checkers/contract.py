@@ -241,9 +241,9 @@ def _mutants(checker: Checker, **_) -> list[str]:
     problems = []
     fidelity = deciding_fidelity(checker)
     for mutant in checker.theorem.mutants:
-        if run_check(checker, seed=0, fidelity="quick", mutant=mutant.name).outcome == FAIL:
+        if run_check(checker, seed=0, fidelity="quick", mutant=mutant.name, outcome_only=True).outcome == FAIL:
             continue
-        verdict = run_check(checker, seed=0, fidelity=fidelity, mutant=mutant.name)
+        verdict = run_check(checker, seed=0, fidelity=fidelity, mutant=mutant.name, outcome_only=True)
         if verdict.outcome != FAIL:
             problems.append(f"mutant {mutant.name} was not rejected at {fidelity} fidelity:\n{verdict.explain()}")
     return problems

@@ -142,3 +142,34 @@ def test_an_error_without_a_message_outside_the_assumptions_still_says_what_it_w
     assert _described(ZeroDivisionError()) == "the statement divides by a quantity that is 0 here"
     assert _described(ZeroDivisionError("mu1 = 0")) == "mu1 = 0"
     assert _described(OverflowError()) == "OverflowError"
+
+
+def _staged_checker(calls: list):
+    """mixture-equivalence's statement (four predictions with target 0) read by stand-ins that share their draws:
+    the first prediction is unresolved at every stage (a wide estimate), the third is 1 off its target at every
+    stage (a failure); each call is recorded as (prediction, stage)."""
+    theorem = registry.checker("mixture-equivalence").theorem
+
+    def reader(name):
+        def read(instance, budget, seed):
+            calls.append((name, budget.stage))
+            value, error = (0.0, 1.0) if name == theorem.predictions[0].name else (
+                (1.0, 0.01) if name == theorem.predictions[2].name else (0.0, 0.001))
+            return Estimate(value, error, 50, 51)
+        return read
+    plain = registry.checker("mixture-equivalence")
+    return Checker(theorem=theorem, simulation="stand-ins", shared_draws=True,
+                   simulation_constants=plain.simulation_constants,
+                   readers={prediction.name: reader(prediction.name) for prediction in theorem.predictions})
+
+
+def test_a_run_for_its_outcome_alone_stops_at_a_first_stage_failure_with_the_full_runs_outcome():
+    full_calls, short_calls = [], []
+    full = run_check(_staged_checker(full_calls), fidelity="default")
+    short = run_check(_staged_checker(short_calls), fidelity="default", outcome_only=True)
+    assert full.outcome == short.outcome == "fail"
+    names = [prediction.name for prediction in registry.checker("mixture-equivalence").theorem.predictions]
+    stages = FIDELITIES["default"].stages
+    assert full_calls == [(names[0], stage) for stage in range(stages)] + [(name, 0) for name in names[1:]]
+    assert short_calls == [(name, 0) for name in names]
+    assert [p.outcome for p in short.predictions] == ["inconclusive", "pass", "fail", "pass"]
