@@ -148,7 +148,8 @@ def _staged_checker(calls: list):
     """mixture-equivalence's statement (four predictions with target 0) read by stand-ins that share their draws:
     the first prediction is unresolved at every stage (a wide estimate), the third is 1 off its target at every
     stage (a failure); each call is recorded as (prediction, stage)."""
-    theorem = registry.checker("mixture-equivalence").theorem
+    plain = registry.checker("mixture-equivalence")
+    theorem = plain.theorem
 
     def reader(name):
         def read(instance, budget, seed):
@@ -157,7 +158,6 @@ def _staged_checker(calls: list):
                 (1.0, 0.01) if name == theorem.predictions[2].name else (0.0, 0.001))
             return Estimate(value, error, 50, 51)
         return read
-    plain = registry.checker("mixture-equivalence")
     return Checker(theorem=theorem, simulation="stand-ins", shared_draws=True,
                    simulation_constants=plain.simulation_constants,
                    readers={prediction.name: reader(prediction.name) for prediction in theorem.predictions})

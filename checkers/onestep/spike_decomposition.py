@@ -76,7 +76,7 @@ CHECKER = Checker(
     readers={"residual-rate": read_residual_rate, "spike-coefficient": read_spike_coefficient},
     shared_draws=True,
     cost=cost,
-    # quick fidelity's sizes leave the rate n^-1 0.18 above the bound, about its detectable discrepancy there
+    # the rate's resolution is below what quick fidelity's sizes detect (its reason, in the statement)
     resolves_at="default",
     prediction_resolves_at={"spike-coefficient": "quick"},
     second_point={"activation": "erf", "teacher": "erf", "psi1": "4", "psi2": "0.5"},
