@@ -145,10 +145,17 @@ def _where_checked(checker, family: str) -> str:
 
 def _simulated_by(checker, theorem, claims, name: str) -> list[str]:
     """The predictions whose simulation reads a constant that this mutant changes at the table's parameters
-    (`Checker.simulations_changed`); none for a mutant's own statement or under an override, as in a check."""
+    (`Checker.simulations_changed`); none for a mutant's own statement or under an override, as in a check, and
+    none where the statement is undefined outside its assumptions (the constants say so)."""
     if not checker.simulation_constants or theorem is not checker.theorem or claims.conjecture is not None:
         return []
-    return checker.simulations_changed(claims.truths[name].instance, claims.mutants[name].instance)
+    truth = claims.truths[name].instance
+    try:
+        return checker.simulations_changed(truth, claims.mutants[name].instance)
+    except ArithmeticError:
+        if not truth.assumption_failures():
+            raise
+        return []
 
 
 def _moves(claims, name: str) -> dict[str, float | None] | None:
