@@ -138,3 +138,17 @@ def test_an_assumption_that_cannot_be_evaluated_is_a_bug_unless_another_fails():
         alone.instance({"beta": "1"}).assumption_failures()
     assert [name for name, _ in THEOREM.instance({"beta": "1"}).assumption_failures()] == ["strength",
                                                                                           "integer-degree"]
+
+
+def test_the_two_wrong_rests_are_the_whole_variance_and_none_at_the_papers_penalty():
+    """rest-not-reduced takes sqrt(E tanh(Z)^2) (here by mpmath's quadrature, not the Hermite tables) in place of
+    h*_2 = sqrt(E tanh^2 - c_1^2 - 2 c_2^2); no-gaussian-rest takes 0, at lambda = 1e-4."""
+    import mpmath
+
+    whole = mpmath.sqrt(mpmath.quad(lambda u: mpmath.tanh(u) ** 2 * mpmath.npdf(u), [-mpmath.inf, 0, mpmath.inf]))
+    reduced = THEOREM.mutated("rest-not-reduced").instance(THEOREM.mutant_parameters("rest-not-reduced"))
+    assert float(reduced.constant("rest")) == pytest.approx(float(whole), rel=1e-12)
+    assert float(THEOREM.instance().constant("rest")) < float(whole) / 3
+    parameters = THEOREM.mutant_parameters("no-gaussian-rest")
+    assert parameters["penalty"] == "1e-4"
+    assert THEOREM.mutated("no-gaussian-rest").instance(parameters).constant("rest") == 0
