@@ -9,7 +9,8 @@ compared to its stated accuracy). `run_check` does the rest, in one direction:
 2. evaluate the assumptions (outside them the verdict says so, with reasons, but the predictions
    are still evaluated so that a user can see what happens);
 3. for each prediction: its target interval, then observations in sequential stages (each stage
-   draws fresh samples at a larger budget, and only while the previous one was inconclusive); where the prediction
+   draws fresh samples at a larger budget, and only while the previous one was inconclusive and the last stage could
+   still decide it, `checkers.planning`); where the prediction
    owns its observable, the reader measures and the statement's observable gives the value, for the tested claim
    and, on the same measurements, for every mutant;
 4. the family false-fail rate is split (Bonferroni) over stochastic predictions x stages.
@@ -32,7 +33,7 @@ import mpmath
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from checkers import arrays
+from checkers import arrays, planning
 from checkers.budget import DEFAULT_FALSE_FAIL_RATE, FIDELITIES, MAX_CHECK_MINUTES, PAPER, Budget, Fidelity
 from checkers.cost import Cost, refusal
 from checkers.outcome import FAIL, INCONCLUSIVE, SKIPPED, overall_outcome
@@ -374,9 +375,12 @@ def _run_check(checker: Checker, parameters: Mapping[str, Any] | None, overrides
     rate_each = split_false_fail_rate(false_fail_rate, stochastic_count * chosen.stages)
     stated = mutant is None and not instance.overrides
 
+    drawn: set[int] = set()  # the stages whose draws a prediction has read: free to the others, where shared
+
     def evaluate(stages: int | None = None) -> list[PredictionResult]:
         return [_check_prediction(checker, claims, prediction, chosen, seed, rate_each, bool(failures),
-                                  stated=stated, stages=stages) for prediction in theorem.predictions]
+                                  stated=stated, stages=stages, drawn=drawn if checker.shared_draws else set())
+                for prediction in theorem.predictions]
     results = evaluate(1) if outcome_only and checker.shared_draws and chosen.stages > 1 else []
     if not any(result.outcome == FAIL for result in results):
         results = evaluate()
@@ -506,8 +510,10 @@ def _not_evaluated(error: BaseException, common: dict) -> PredictionResult:
 
 def _check_prediction(checker: Checker, claims: ClaimsTable, prediction: Prediction, fidelity: Fidelity,
                       seed: int, rate_each: float, outside: bool, *, stated: bool = True,
-                      stages: int | None = None) -> PredictionResult:
-    """One prediction's result, read in the fidelity's sequential stages (at most `stages` of them)."""
+                      stages: int | None = None, drawn: set[int] | None = None) -> PredictionResult:
+    """One prediction's result, read in the fidelity's sequential stages (at most `stages` of them), the next one
+    chosen by `checkers.planning`, or one already `drawn` (shared draws read by another prediction: free) before it."""
+    drawn = set() if drawn is None else drawn
     common = dict(name=prediction.name, kind=prediction.kind, statement=prediction.statement,
                   resolution_reason=prediction.resolution_reason and prediction.resolution_reason.to_dict())
     tested = claims.tested
@@ -551,7 +557,9 @@ def _check_prediction(checker: Checker, claims: ClaimsTable, prediction: Predict
                                     "where the prediction does not apply"))
     lower, upper = float(target.lower), float(target.upper)
     stages = min(fidelity.stages, stages or fidelity.stages) if _stochastic(prediction) else 1
-    for stage in range(stages):
+    notes = [target.note]  # and why stages were skipped or left undrawn (`checkers.planning`)
+    stage = 0
+    while True:
         budget = Budget(fidelity, stage)
         scope = () if checker.shared_draws else (prediction.name,)
         observable = (lambda measured: tested.observe(prediction.name, measured)) if prediction.observable else None
@@ -572,6 +580,7 @@ def _check_prediction(checker: Checker, claims: ClaimsTable, prediction: Predict
             raise  # inside them a request the check refuses (a run of hours, a matrix past memory): bad input
         except Exception as error:  # DeclarationError included
             raise CheckError(instance.theorem.id, prediction.name, error) from error
+        drawn.add(stage)
         if not isinstance(observation, (Estimate, Exact)):
             raise CheckError(instance.theorem.id, prediction.name,
                              TypeError(f"the reader returned {type(observation).__name__}, not an Estimate or Exact"))
@@ -593,13 +602,25 @@ def _check_prediction(checker: Checker, claims: ClaimsTable, prediction: Predict
                                        strict=target.strict)
         if comparison.outcome != INCONCLUSIVE:
             break
+        plan = planning.plan_next(observation, lower, upper, strict=target.strict, false_fail_rate=rate_each,
+                                  resolution=resolution, stage=stage, stages=stages,
+                                  stage_work=checker.cost(instance, fidelity).stage_work if checker.cost else ())
+        free = [later for later in drawn if stage < later < stages
+                and (plan.next_stage is None or later < plan.next_stage)]
+        if free:
+            stage = min(free)
+            continue
+        notes.append(plan.note)
+        if plan.next_stage is None:
+            break
+        stage = plan.next_stage
     return PredictionResult(
         outcome=comparison.outcome, predicted=float(target.value), predicted_interval=(lower, upper),
         observed=observation.value, standard_error=observation.standard_error, systematic=observation.systematic,
         degrees_of_freedom=observation.degrees_of_freedom, samples=observation.samples, method=observation.method,
         distance=comparison.distance, statistic=comparison.statistic, p_value=comparison.p_value,
         detectable=comparison.detectable, resolution=resolution, false_fail_rate=rate_each * stages,
-        stages=stage + 1, message=target.note,
+        stages=stage + 1, message="; ".join(filter(None, notes)),
         power=_power_on_draws(checker, claims, prediction, read, observation, rate_each)
         if isinstance(read, (Draws, Pooled)) else
         _power_against_mutants(checker, claims, prediction, (lower, upper), observation, rate_each), **common)

@@ -28,6 +28,7 @@ class Cost:
     peak_bytes: float
     sizes: str
     first_stage: float | None = None  # the multiply-adds of the first stage, where there are several
+    stage_work: tuple[float, ...] = ()  # the multiply-adds of each sequential stage, where `over_stages` planned them
 
     @property
     def first(self) -> float:
@@ -48,7 +49,8 @@ def over_stages(fidelity: Fidelity, cost_at: Callable[[Budget], Cost]) -> Cost:
     budget, where none is conclusive before the last."""
     stages = [cost_at(Budget(fidelity, stage)) for stage in range(fidelity.stages)]
     total = Cost.total(stages)
-    return Cost(total.multiply_adds, total.peak_bytes, total.sizes, stages[0].multiply_adds)
+    return Cost(total.multiply_adds, total.peak_bytes, total.sizes, stages[0].multiply_adds,
+                tuple(stage.multiply_adds for stage in stages))
 
 
 @functools.cache
