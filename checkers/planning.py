@@ -96,7 +96,8 @@ def plan_next(estimate: Estimate, lower: float, upper: float, *, strict: bool, f
                                 f"{resolution:.3g}")
         return Plan(None, f"{_named(stage + 1, last)} not drawn: at {stage_work[last] / stage_work[stage]:.3g} "
                           f"times this stage's work the last one's standard error would be at least {floor:.3g}, so "
-                          f"{reach}, and the reading lies too near the claim for it to fail")
+                          f"{reach}, and the reading lies too near the claim for it to fail"
+                          + ("" if strict else _needed(parts, lower, upper, rate, resolution)))
     expected = next((later for later in range(stage + 1, stages) if decides(later, lower_end=False)), None)
     chosen = last if expected is None else expected
     if chosen == stage + 1:
@@ -106,6 +107,18 @@ def plan_next(estimate: Estimate, lower: float, upper: float, *, strict: bool, f
     ratio = stage_work[chosen] / stage_work[stage]
     return Plan(chosen, f"{_named(stage + 1, chosen - 1)} skipped: {why}, at {ratio:.3g} times the work of stage "
                         f"{stage + 1}")
+
+
+def _needed(parts, lower: float, upper: float, rate: float, resolution: float) -> str:
+    """The work that would resolve the prediction, in units of this stage's: the least discrepancy detectable at this
+    stage's standard error over what the resolution leaves beside the interval's width, squared (the expected scaling,
+    as `checkers.stats.samples_needed` counts samples)."""
+    width = upper - lower if math.isfinite(upper - lower) else 0.0
+    room = min(resolution - width - allowance(replace(part, systematic=0.0), lower, upper) for part in parts)
+    if room <= 0:
+        return "; no budget resolves it: the predicted interval is as wide as the resolution"
+    needed = max(detectable_discrepancy(part.standard_error, math.inf, rate) for part in parts) / room
+    return f"; the resolution needs about {needed**2:.2g} times this stage's work"
 
 
 def _named(first: int, last: int) -> str:

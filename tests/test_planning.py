@@ -24,12 +24,13 @@ def _plan(estimate, *, stage=0, work=(1.0, 2.0, 4.0), stages=None, lower=0.0, up
 
 
 def test_a_reading_whose_last_stage_could_not_detect_the_resolution_stops_there_and_says_so():
-    """A standard error of 0.01 at the first of three stages (work 1, 2, 4) is at best 0.0028 at the last, whose
-    test then detects no less than about 0.017: twice the resolution. The reading sits on the claim, so no failure
-    is in reach either."""
+    """A standard error of 0.01 on 50 degrees of freedom at the first of three stages (work 1, 2, 4) is at least
+    0.0037 at the last (0.005 scaled, at the low end of its interval), whose test then detects no less than 0.025:
+    2.5 resolutions. The reading sits on the claim, so no failure is in reach either."""
     plan = _plan(Estimate(0.0, 0.01, 50, 51))
     assert plan.next_stage is None
     assert plan.note.startswith("stages 2-3 not drawn") and "against the resolution 0.01" in plan.note
+    assert plan.note.endswith("the resolution needs about 44 times this stage's work")  # (0.066 / 0.01)^2
 
 
 def test_a_reading_far_from_its_claim_goes_on_even_where_no_stage_could_pass_it():
