@@ -8,11 +8,11 @@ compared to its stated accuracy). `run_check` does the rest, in one direction:
    or overrides raise `InvalidInput` before anything runs);
 2. evaluate the assumptions (outside them the verdict says so, with reasons, but the predictions
    are still evaluated so that a user can see what happens);
-3. for each prediction: its target interval, then observations in sequential stages (each stage
-   draws fresh samples at a larger budget, and only while the previous one was inconclusive and the last stage could
-   still decide it, `checkers.planning`); where the prediction
-   owns its observable, the reader measures and the statement's observable gives the value, for the tested claim
-   and, on the same measurements, for every mutant;
+3. for each prediction: its target interval, then observations in sequential stages (each stage draws fresh
+   samples at a larger budget, only while the previous one was inconclusive, at the stage `checkers.planning`
+   expects to decide it, and none where no stage could); where the prediction owns its observable, the reader
+   measures and the statement's observable gives the value, for the tested claim and, on the same measurements, for
+   every mutant;
 4. the family false-fail rate is split (Bonferroni) over stochastic predictions x stages.
 
 Errors are errors: an exception raised by a statement or a reader (other than the simulation's own
