@@ -30,7 +30,8 @@ Reported per version:
   its systematic allowance in standard errors).
 A true statement is miscalibrated when the interval's lower end lies above the stated rate (its checks fail
 more often than they claim to), or when a prediction's standard errors are off: the spread of z outside
-SPREAD_RANGE with its 95% interval excluding 1. A mutant that survives a run at default fidelity or above breaks the
+SPREAD_RANGE times the standard deviation of the t law the check assumes (1.07 on 15 degrees of freedom), with its
+95% interval excluding that. A mutant that survives a run at default fidelity or above breaks the
 contract that every mutant fails there; at quick fidelity a surviving mutant is reported, not counted against.
 """
 
@@ -157,7 +158,8 @@ def pooled_offsets(verdicts: list[dict]) -> tuple[PooledOffset, ...]:
 
 
 # A standard error right to within this range of factors passes; at 50 seeds the 95% interval of a sample standard
-# deviation is about 0.8 to 1.2 times it, so a spread outside the range with an interval excluding 1 is an error.
+# deviation is about 0.8 to 1.2 times it, so a spread outside the range with an interval excluding the reference
+# (Student t's standard deviation) is an error.
 # Fewer runs are reported, not judged: at 29 runs, spike-strength's z read sd 1.32 [1.05, 1.78] on one set of seeds
 # and 80 runs on another read 1.08, its standard errors right and a bias of 0.6 se inside its systematic bound.
 SPREAD_RANGE = (0.8, 1.25)
@@ -190,25 +192,35 @@ class Standardized:
     systematic: float
     implied_false_fail_rate: float
     stated_false_fail_rate: float  # of one test of this prediction (its share of the check's rate, per stage)
+    # the standard deviation of the law the check assumes for z: Student t's sqrt(dof / (dof - 2)), root mean square
+    # over the runs (1 on infinite degrees of freedom; None where some dof <= 2, whose t has none); records made
+    # before it was stored (2026-12-05) were judged against 1
+    reference_spread: float | None = 1.0
 
     @property
     def miscalibrated(self) -> bool:
-        """Standard errors off: at MIN_RUNS_TO_JUDGE runs or more, a spread outside SPREAD_RANGE whose 95% interval
-        excludes 1."""
+        """Standard errors off: at MIN_RUNS_TO_JUDGE runs or more, a spread outside SPREAD_RANGE times the reference
+        spread, with a 95% interval that excludes it (none is judged where the reference has no variance)."""
         low, high = self.spread_interval
-        return (self.runs >= MIN_RUNS_TO_JUDGE and not SPREAD_RANGE[0] <= self.spread <= SPREAD_RANGE[1]
-                and not low <= 1 <= high)
+        reference = self.reference_spread
+        return (self.runs >= MIN_RUNS_TO_JUDGE and reference is not None
+                and not SPREAD_RANGE[0] * reference <= self.spread <= SPREAD_RANGE[1] * reference
+                and not low <= reference <= high)
 
     def describe(self) -> str:
         bound = f"; systematic +- {self.systematic:.2g} se (median)" if self.systematic > 0 else ""
         flag = " MISCALIBRATED standard errors" if self.miscalibrated else (
             f" (the spread is judged from {MIN_RUNS_TO_JUDGE} runs on)" if self.runs < MIN_RUNS_TO_JUDGE else "")
         warning = " (above 1e-3)" if self.implied_false_fail_rate > IMPLIED_RATE_WARNING else ""
+        reference = ("" if self.reference_spread == 1 else " (not judged: Student t on 2 or fewer degrees of freedom "
+                     "has no variance)" if self.reference_spread is None else
+                     f" (Student t's {self.reference_spread:.2f})")
         return (f"{self.prediction}: z mean {self.mean:+.2f} [{self.mean_interval[0]:+.2f}, "
                 f"{self.mean_interval[1]:+.2f}], sd {self.spread:.2f} [{self.spread_interval[0]:.2f}, "
-                f"{self.spread_interval[1]:.2f}] over the {self.runs} runs that stopped at stage {self.stage}; fit to "
-                f"Student t p = {self.fit_p_value:.2g}; implied false-fail rate {self.implied_false_fail_rate:.1e} per "
-                f"test (stated {self.stated_false_fail_rate:.1e}){warning}{bound}{flag}")
+                f"{self.spread_interval[1]:.2f}]{reference} over the {self.runs} runs that stopped at stage "
+                f"{self.stage}; fit to Student t p = {self.fit_p_value:.2g}; implied false-fail rate "
+                f"{self.implied_false_fail_rate:.1e} per test (stated {self.stated_false_fail_rate:.1e})"
+                f"{warning}{bound}{flag}")
 
     def to_dict(self) -> dict:
         return {**asdict(self), "mean_interval": list(self.mean_interval),
@@ -250,11 +262,14 @@ def standardized(verdicts: list[dict]) -> tuple[Standardized, ...]:
         scale = max(spread, 1e-12)  # z ~ mean + spread T: |z| > threshold is |mean/spread + T| > threshold/spread
         implied = statistics.fmean(beyond_either_side(threshold / scale, mean / scale, dof)
                                    for threshold, dof in zip(thresholds, dofs))
+        reference = (math.sqrt(statistics.fmean(1.0 if math.isinf(dof) else dof / (dof - 2) for dof in dofs))
+                     if all(dof > 2 for dof in dofs) else None)
         summaries.append(Standardized(prediction=name, runs=runs, stage=stage, mean=mean,
                                       mean_interval=(mean - half, mean + half),
                                       spread=spread, spread_interval=spread_interval, fit_p_value=fit,
                                       systematic=float(statistics.median(bounds)),
-                                      implied_false_fail_rate=implied, stated_false_fail_rate=max(rates)))
+                                      implied_false_fail_rate=implied, stated_false_fail_rate=max(rates),
+                                      reference_spread=reference))
     return tuple(summaries)
 
 

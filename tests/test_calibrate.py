@@ -14,6 +14,7 @@ from checkers.calibrate import (
     markdown_calibration,
     pooled_offsets,
     predicted_kill_rates,
+    standardized,
 )
 from checkers.cli import main
 from checkers.store import ResultStore
@@ -311,3 +312,30 @@ def test_a_kill_rate_outside_what_the_reported_power_predicts_is_named():
     calibration = Calibration(**{**_calibration(0).__dict__, "mutants": (killed, every), "predicted_kills": predicted})
     assert calibration.kill_rates_disagree == ["m"]
     assert "predicted 0.75 (OUTSIDE the observed interval)" in format_calibration([calibration])
+
+
+def _runs_with_spread(spread: float, degrees_of_freedom: float, runs: int = 200) -> list[dict]:
+    """Stored verdicts of one prediction whose z over the runs are evenly spaced normal quantiles times `spread`, each
+    read on `degrees_of_freedom`."""
+    from statistics import NormalDist
+
+    zs = [spread * NormalDist().inv_cdf((index + 0.5) / runs) for index in range(runs)]
+    return [{"fidelity": "quick", "predictions": [{"name": "limit", "predicted_interval": [1.0, 1.0],
+                                                   "observed": 1.0 + 0.01 * z, "standard_error": 0.01,
+                                                   "degrees_of_freedom": degrees_of_freedom, "stages": 1,
+                                                   "false_fail_rate": 1e-7}]} for z in zs]
+
+
+def test_a_spread_is_judged_against_the_t_law_the_check_assumes():
+    """On 5 degrees of freedom a right standard error gives z the spread of Student t, sqrt(5/3) = 1.29: that is not
+    miscalibrated, as it would be against the normal's 1; the same spread on infinite degrees of freedom is, and on
+    2 the t law has no variance to judge against."""
+    import math
+
+    (t_law,) = standardized(_runs_with_spread(math.sqrt(5 / 3), 5))
+    assert t_law.reference_spread == pytest.approx(math.sqrt(5 / 3)) and not t_law.miscalibrated
+    assert "(Student t's 1.29)" in t_law.describe()
+    (normal,) = standardized(_runs_with_spread(math.sqrt(5 / 3), math.inf))
+    assert normal.reference_spread == 1 and normal.miscalibrated
+    (heavy,) = standardized(_runs_with_spread(3.0, 2))
+    assert heavy.reference_spread is None and not heavy.miscalibrated and "has no variance" in heavy.describe()
