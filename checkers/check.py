@@ -160,7 +160,11 @@ class Checker:
     another prediction's reader.
 
     With `shared_draws`, every prediction of one check gets the same seed (per stage), so readers can
-    share one simulation (see `checkers.shared_draws`).
+    share one simulation (see `checkers.shared_draws`). With `nested_stages`, every stage gets the first stage's
+    seed, so a reader that draws the first k children of it, k growing with the stage, reads at each stage the
+    previous stage's draws and as many new ones; where its draws are cached by seed, a doubling stage costs half of
+    what fresh draws would. A later stage's test then depends on the earlier ones, which the false-fail rate's
+    split over the stages (Bonferroni) allows.
 
     `simulation_constants` maps a prediction's name to the statement's constants that its simulation reads (a model
     drawn at the statement's own parameters, such as giant-step-risk's sRF at r, c, gamma). A mutant that changes
@@ -186,6 +190,7 @@ class Checker:
     simulation: str
     readers: Mapping[str, Reader]
     shared_draws: bool = False
+    nested_stages: bool = False
     simulation_constants: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     cost: Callable[[Instance, Fidelity], Cost] | None = None
     resolves_at: str = "quick"
@@ -564,8 +569,8 @@ def _check_prediction(checker: Checker, claims: ClaimsTable, prediction: Predict
         scope = () if checker.shared_draws else (prediction.name,)
         observable = (lambda measured: tested.observe(prediction.name, measured)) if prediction.observable else None
         try:
-            read = checker.read(instance, prediction.name, budget, seed_sequence(seed, instance.theorem.id, *scope,
-                                                                                 stage), observable)
+            read = checker.read(instance, prediction.name, budget, seed_sequence(
+                seed, instance.theorem.id, *scope, 0 if checker.nested_stages else stage), observable)
             if isinstance(read, Fitted) and read.size != prediction.fitted_across:
                 raise DeclarationError(f"the reader fits across {read.size!r}, the prediction states "
                                        f"{prediction.fitted_across!r}")

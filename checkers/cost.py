@@ -28,7 +28,7 @@ class Cost:
     peak_bytes: float
     sizes: str
     first_stage: float | None = None  # the multiply-adds of the first stage, where there are several
-    stage_work: tuple[float, ...] = ()  # the multiply-adds of each sequential stage, where `over_stages` planned them
+    stage_work: tuple[float, ...] = ()  # the work behind each sequential stage's reading (`over_stages`)
 
     @property
     def first(self) -> float:
@@ -44,11 +44,13 @@ class Cost:
                     sum(c.first for c in costs))
 
 
-def over_stages(fidelity: Fidelity, cost_at: Callable[[Budget], Cost]) -> Cost:
+def over_stages(fidelity: Fidelity, cost_at: Callable[[Budget], Cost], *, nested: bool = False) -> Cost:
     """What a sequential check spends at a fidelity: its first stage, and every one of its stages, each at its own
-    budget, where none is conclusive before the last."""
+    budget, where none is conclusive before the last. `cost_at` is the work behind one stage's reading; where the
+    stages are `nested` (`Checker.nested_stages`: each re-reads the previous one's draws, cached), what the check
+    spends in all is its last stage's."""
     stages = [cost_at(Budget(fidelity, stage)) for stage in range(fidelity.stages)]
-    total = Cost.total(stages)
+    total = stages[-1] if nested else Cost.total(stages)
     return Cost(total.multiply_adds, total.peak_bytes, total.sizes, stages[0].multiply_adds,
                 tuple(stage.multiply_adds for stage in stages))
 

@@ -173,3 +173,21 @@ def test_a_run_for_its_outcome_alone_stops_at_a_first_stage_failure_with_the_ful
     assert full_calls == [(names[0], stage) for stage in range(stages)] + [(name, 0) for name in names[1:]]
     assert short_calls == [(name, 0) for name in names]
     assert [p.outcome for p in short.predictions] == ["inconclusive", "pass", "fail", "pass"]
+
+
+@pytest.mark.parametrize("nested", [False, True])
+def test_nested_stages_read_one_seed_so_each_stage_extends_the_last(nested):
+    """With `nested_stages` every stage's reader gets the first stage's seed: the first k children it spawns are the
+    previous stage's draws. Without, each stage draws afresh from its own."""
+    plain = registry.checker("dual-kernel")
+    seeds = []
+
+    def read(instance, budget, seed):
+        seeds.append((seed.spawn_key, [child.spawn_key for child in seed.spawn(2 ** budget.stage)]))
+        return Estimate(0.0, 1.0, 50, 51)  # never resolved: every stage is read
+    checker = Checker(theorem=plain.theorem, simulation="stand-in", nested_stages=nested,
+                      readers={**plain.readers, "monte-carlo": read})
+    run_check(checker, {"activation": "tanh", "rho": "0.7"}, fidelity="default")
+    assert len(seeds) == FIDELITIES["default"].stages
+    assert (len({key for key, _ in seeds}) == 1) == nested
+    assert all((later[:len(earlier)] == earlier) == nested for (_, earlier), (_, later) in zip(seeds, seeds[1:]))

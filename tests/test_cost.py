@@ -27,6 +27,14 @@ def test_parts_add_their_work_and_keep_the_largest_memory():
 def test_a_sequential_plan_costs_its_first_stage_and_at_most_every_stage():
     staged = over_stages(FIDELITIES["high"], lambda budget: Cost(2.0**budget.stage, 1, "d"))
     assert staged.first == 1 and staged.multiply_adds == 1 + 2 + 4 + 8
+    assert staged.stage_work == (1, 2, 4, 8)
+
+
+def test_nested_stages_spend_their_last_stages_work_in_all():
+    """Each nested stage re-reads the previous one's cached draws: what the check spends is the last stage's, while
+    the work behind each stage's reading (what its standard error rests on) is listed as before."""
+    nested = over_stages(FIDELITIES["high"], lambda budget: Cost(2.0**budget.stage, 1, "d"), nested=True)
+    assert nested.first == 1 and nested.multiply_adds == 8 and nested.stage_work == (1, 2, 4, 8)
 
 
 def test_the_declared_cost_is_what_the_readers_draw(monkeypatch):

@@ -91,7 +91,8 @@ def _simulated(parameters: tuple, dimension: int, entropy, spawn_key, network: b
 
 def cost(instance: Instance, fidelity: Fidelity) -> Cost:
     """A draw at d: the step (two n d N products), the features' moments (two N x N factorizations), and where the
-    network is trained its readout (n d N features, a ridge solve of about n N^2 + N^3, and 4 n d N test features)."""
+    network is trained its readout (n d N features, a ridge solve of about n N^2 + N^3, and 4 n d N test features).
+    A stage's draws include the previous stage's (cached), so the check spends its last stage's."""
     def at(budget: Budget) -> Cost:
         parts = []
         for dimension in MOMENT_SIZES:
@@ -103,7 +104,7 @@ def cost(instance: Instance, fidelity: Fidelity) -> Cost:
                               8 * (4 * n * (dimension + width) + 3 * width**2),
                               f"n = {n}, d = {dimension}, N = {width}"))
         return Cost.total(parts)
-    return over_stages(fidelity, at)
+    return over_stages(fidelity, at, nested=True)
 
 
 def _per_size(instance: Instance, budget: Budget, seed: np.random.SeedSequence, sizes=EQUIVALENCE_SIZES) -> list:
@@ -187,6 +188,7 @@ CHECKER = Checker(
                "extrapolated the same way",
     readers={"risk": read_risk_gap, "equivalent-limit": read_equivalent_limit},
     shared_draws=True,
+    nested_stages=True,
     cost=cost,
     array_api=True,
     resolves_at="default",

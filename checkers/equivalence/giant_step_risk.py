@@ -121,7 +121,8 @@ def plan(budget: Budget) -> dict[int, tuple[int, int]]:
 def cost(instance: Instance, fidelity: Fidelity) -> Cost:
     """A network draw at d: its step (n_0 = alpha0 d samples, p = (p/d) d neurons, two n_0 d p products), its
     readout (n = (n/p) p samples: the features, n d p, a ridge solve, about n p^2 + p^3, and TEST_SAMPLES test
-    features) and W_1's spectrum (about 10 p^3); an sRF draw is the readout alone."""
+    features) and W_1's spectrum (about 10 p^3); an sRF draw is the readout alone. A stage's draws include the
+    previous stage's (cached), so the check spends its last stage's."""
     def at(budget: Budget) -> Cost:
         parts = []
         for dimension, (network, spiked) in plan(budget).items():
@@ -134,7 +135,7 @@ def cost(instance: Instance, fidelity: Fidelity) -> Cost:
                               8 * (max(samples, step_samples, TEST_SAMPLES) * (dimension + width) + width**2),
                               f"d = {dimension}, p = {width}, n = {samples}, n_0 = {step_samples}"))
         return Cost.total(parts)
-    return over_stages(fidelity, at)
+    return over_stages(fidelity, at, nested=True)
 
 
 def _per_size(draw, seed: np.random.SeedSequence, budget: Budget, column: int, *leading):
@@ -261,6 +262,7 @@ CHECKER = Checker(
              "train-error": _read_error(1, "train_error", "network's simulated training error"),
              "realized-test-error": read_realized_gap},
     shared_draws=True,
+    nested_stages=True,
     simulation_constants={"srf-test-error": ("r", "c", "gamma"), "srf-train-error": ("r", "c", "gamma"),
                           "realized-test-error": ("solver_penalty", "readout_noise", "test_noise")},
     cost=cost,

@@ -14,9 +14,9 @@ from checkers.budget import Fidelity
 from checkers.check import Budget, Checker, Exact, Unresolved
 from checkers.convergence import bounded_extrapolation, require_small_expansion_parameter
 from checkers.cost import Cost, over_stages
-from checkers.onestep.draws import draw_generators, require_extrapolable_step, step_cost
+from checkers.onestep.draws import require_extrapolable_step, step_cost
 from checkers.onestep.simulation import OneStepSetting, one_step, operator_norm
-from checkers.shared_draws import draw_key, memoized
+from checkers.shared_draws import cached, draw_key, memoized
 from checkers.stats import Estimate, mean_estimate
 from theorems.hermite import hermite_coefficients
 from theorems.onestep import common as onestep
@@ -33,7 +33,8 @@ OUTLIER_FACTOR = 1.1       # an outlier stands this far above the bulk edge
 # a half leaves more than twice the largest deficit measured.
 VISIBLE_SHARE = 0.5
 # Draws per size at budget level 0, doubled at every sequential stage (`Budget.doubled_per_stage`: 1 and 2 times
-# these at quick, 2, 4 and 8 at default; a sqrt 2 step left 3 of 10 quick runs short). The amplitudes'
+# these at quick, 2, 4 and 8 at default; a sqrt 2 step left 3 of 10 quick runs short), each stage's including the
+# previous stage's (`Checker.nested_stages`). The amplitudes'
 # extrapolations take the fewest degrees of freedom of their sizes: with 8 draws at n = 2000 (7 degrees of freedom)
 # the Student-t critical value at their false-fail rate is about 17, and quick fidelity could detect 0.080 of spike
 # 1's amplitude against its resolution 0.061; with 16, about 0.05 (seed 0).
@@ -80,44 +81,55 @@ def leading_order_projection(projected: np.ndarray, second_layer: np.ndarray, st
 
 
 def cost(instance: Instance, fidelity: Fidelity) -> Cost:
-    """Four n^3 products a draw (the step's two, and fresh features before and after it)."""
+    """Four n^3 products a draw (the step's two, and fresh features before and after it); a stage's draws include
+    the previous stage's, so the check spends its last stage's."""
     def at(budget: Budget) -> Cost:
         return Cost.total(step_cost(OneStepSetting(size, size, size, instance["activation"], instance["teacher"],
                                                    dtype=DTYPE), budget.doubled_per_stage(DRAWS[size]), products=4)
                           for size in COUNT_SIZES)
-    return over_stages(fidelity, at)
+    return over_stages(fidelity, at, nested=True)
+
+
+# a draw's row is a few floats: room for the draws of high fidelity's last stage (4096) and another check's
+@cached(maxsize=8192)
+def _draw(parameters: tuple, size: int, entropy, spawn_key, counted: bool):
+    """One draw at n = d = N = `size`: (outliers or -1, top singular values / edge, the amplitudes of spikes 1 and 2
+    per unit of their terms, and where `counted`, spikes 1 and 2's leading-order singular values per unit of
+    amplitude / edge). It reads none of the statement's constants (c_0 is the activation's), so every version of
+    the statement, and every later stage (`Checker.nested_stages`), reuses it."""
+    instance = spike_count.THEOREM.instance(dict(parameters))
+    sigma = instance["activation"]
+    setting = OneStepSetting(samples=size, dimension=size, width=size, activation=sigma, teacher=instance["teacher"],
+                             noise=float(instance["noise"]), learning_rate=size ** float(instance["alpha"]),
+                             dtype=DTYPE)
+    rng = np.random.default_rng(np.random.SeedSequence(entropy, spawn_key=spawn_key))
+    step = one_step(setting, rng)
+    fresh = rng.standard_normal((size, size)).astype(setting.dtype)
+    initial = sigma(fresh @ step.initial_weights)
+    change = sigma(fresh @ step.updated_weights()) - initial
+    projected = fresh @ step.zeta
+    amplitudes = tuple(spike_amplitude(change, projected, step.second_layer, setting.learning_rate, k)
+                       for k in AMPLITUDE_DEGREES)
+    if not counted:
+        return -1, (), amplitudes, ()
+    initial -= float(hermite_coefficients(sigma, 0, digits=20).quantity(0).value)
+    edge = operator_norm(initial)
+    initial += change
+    top = scipy.sparse.linalg.svds(initial, k=4, return_singular_vectors=False, random_state=0)
+    ratios = tuple(sorted((float(v) / edge for v in top), reverse=True))
+    leading = tuple(leading_order_projection(projected, step.second_layer, setting.learning_rate, k) / edge
+                    for k in AMPLITUDE_DEGREES)
+    return sum(r > OUTLIER_FACTOR for r in ratios), ratios, amplitudes, leading
 
 
 def _count_draws(instance: Instance, budget: Budget, seed: np.random.SeedSequence):
-    """Per draw: (n, outliers or -1, top singular values / edge, the amplitudes of spikes 1 and 2 per unit of their
-    terms, and on the counted draws spikes 1 and 2's leading-order singular values per unit of amplitude / edge)."""
-    sigma = instance["activation"]
-    alpha = float(instance["alpha"])
-    c0 = float(hermite_coefficients(sigma, 0, digits=20).quantity(0).value)
+    """Per draw: (n, and `_draw`'s row). The first COUNTED_DRAWS draws at the largest size are counted."""
+    parameters = tuple(sorted(instance.describe_parameters().items()))
     rows = []
     for size, children in zip(COUNT_SIZES, seed.spawn(len(COUNT_SIZES))):
-        setting = OneStepSetting(samples=size, dimension=size, width=size, activation=sigma,
-                                 teacher=instance["teacher"], noise=float(instance["noise"]),
-                                 learning_rate=size**alpha, dtype=DTYPE)
-        for index, rng in enumerate(draw_generators(children, budget.doubled_per_stage(DRAWS[size]))):
-            step = one_step(setting, rng)
-            fresh = rng.standard_normal((size, size)).astype(setting.dtype)
-            initial = sigma(fresh @ step.initial_weights)
-            change = sigma(fresh @ step.updated_weights()) - initial
-            projected = fresh @ step.zeta
-            amplitudes = tuple(spike_amplitude(change, projected, step.second_layer, setting.learning_rate, k)
-                               for k in AMPLITUDE_DEGREES)
-            outliers, ratios, leading = -1, (), ()
-            if size == COUNT_SIZES[-1] and index < COUNTED_DRAWS:
-                initial -= c0
-                edge = operator_norm(initial)
-                initial += change
-                top = scipy.sparse.linalg.svds(initial, k=4, return_singular_vectors=False, random_state=0)
-                ratios = tuple(sorted((float(v) / edge for v in top), reverse=True))
-                outliers = sum(r > OUTLIER_FACTOR for r in ratios)
-                leading = tuple(leading_order_projection(projected, step.second_layer, setting.learning_rate, k)
-                                / edge for k in AMPLITUDE_DEGREES)
-            rows.append((size, outliers, ratios, amplitudes, leading))
+        for index, child in enumerate(children.spawn(budget.doubled_per_stage(DRAWS[size]))):
+            counted = size == COUNT_SIZES[-1] and index < COUNTED_DRAWS
+            rows.append((size, *_draw(parameters, size, child.entropy, child.spawn_key, counted)))
     return tuple(rows)
 
 
@@ -223,6 +235,7 @@ CHECKER = Checker(
              spike_count.amplitude_prediction_name(2): read_second_spike_amplitude,
              "outlier-count": read_outlier_count},
     shared_draws=True,
+    nested_stages=True,
     cost=cost,
     second_point={"alpha": "0.27"},
     slow_mutants=True,
