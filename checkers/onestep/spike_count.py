@@ -34,10 +34,10 @@ OUTLIER_FACTOR = 1.1       # an outlier stands this far above the bulk edge
 VISIBLE_SHARE = 0.5
 # Draws per size at budget level 0, doubled at every sequential stage (`Budget.doubled_per_stage`: 1 and 2 times
 # these at quick, 2, 4 and 8 at default; a sqrt 2 step left 3 of 10 quick runs short), each stage's including the
-# previous stage's (`Checker.nested_stages`). The amplitudes'
-# extrapolations take the fewest degrees of freedom of their sizes: with 8 draws at n = 2000 (7 degrees of freedom)
-# the Student-t critical value at their false-fail rate is about 17, and quick fidelity could detect 0.080 of spike
-# 1's amplitude against its resolution 0.061; with 16, about 0.05 (seed 0).
+# previous stage's (`Checker.nested_stages`). The amplitudes' extrapolations take the fewest degrees of freedom of
+# their sizes: with 8 draws at n = 2000 (7 degrees of freedom) the Student-t critical value at their false-fail rate
+# is about 17, and quick fidelity could detect 0.080 of spike 1's amplitude against its resolution 0.061; with 16,
+# about 0.05 (seed 0).
 # The small sizes cost little and carry the largest spread (a third of spike 2's amplitude per draw at n = 250, 5%
 # at 2000), so they get more draws.
 DRAWS = {250: 64, 500: 32, 1000: 16, 2000: 16}
