@@ -349,6 +349,16 @@ def predicted_kill_rates(verdicts: list[dict]) -> dict[str, float]:
     return {mutant: statistics.fmean(values) for mutant, values in chances.items()}
 
 
+def power_withheld(theorem: str, parameters: dict[str, str]) -> tuple[str, ...]:
+    """The claim mutants against which the true statement's runs claim no power on some prediction, whose simulation
+    reads a constant they change (`Checker.simulations_changed`): their own runs may be rejected there, so the kill
+    rate predicted from the reported power is a lower bound."""
+    checker = registry.checker(theorem)
+    claims = checker.theorem.claims(parameters)
+    return tuple(name for name, row in claims.claim_mutants().items()
+                 if checker.simulations_changed(claims.stated.instance, row.instance))
+
+
 @dataclass(frozen=True)
 class Calibration:
     theorem: str
@@ -364,6 +374,9 @@ class Calibration:
     standardized: tuple[Standardized, ...] = ()  # the true statement's z per Monte Carlo prediction
     moves: tuple[MeasuredMove, ...] = ()  # each mutant's reading against the statement's, paired calibrations only
     predicted_kills: dict[str, float] = field(default_factory=dict)  # per mutant, from the runs' reported power
+    # the mutants whose predicted kill rate is a lower bound: some prediction's simulation reads a constant they
+    # change, so the true statement's runs claim no power against them there (`Checker.simulation_constants`)
+    predicted_at_least: tuple[str, ...] = ()
 
     @property
     def label(self) -> str:
@@ -435,6 +448,7 @@ class Calibration:
                 "standardized": [s.to_dict() for s in self.standardized],
                 "measured_moves": [m.to_dict() for m in self.moves],
                 "predicted_kill_rates": dict(self.predicted_kills),
+                "predicted_at_least": list(self.predicted_at_least),
                 "kill_rates_disagree": self.kill_rates_disagree}
 
     @classmethod
@@ -454,15 +468,17 @@ class Calibration:
                    paired=data.get("paired", False), parameters=dict(data.get("parameters", {})),
                    standardized=tuple(fields_of(Standardized, z) for z in data.get("standardized", [])),
                    moves=tuple(fields_of(MeasuredMove, m) for m in data.get("measured_moves", [])),
-                   predicted_kills=dict(data.get("predicted_kill_rates", {})))
+                   predicted_kills=dict(data.get("predicted_kill_rates", {})),
+                   predicted_at_least=tuple(data.get("predicted_at_least", ())))
 
     @property
     def kill_rates_disagree(self) -> list[str]:
         """The mutants whose kill rate predicted from the reported power lies outside the observed rate's 95%
-        interval."""
+        interval (above it, for a prediction that is a lower bound: `predicted_at_least`)."""
         observed = {m.version: m for m in self.mutants}
         return [name for name, predicted in self.predicted_kills.items() if name in observed and observed[name].runs
-                and not observed[name].fail_interval[0] <= predicted <= observed[name].fail_interval[1]]
+                and not (0.0 if name in self.predicted_at_least else observed[name].fail_interval[0])
+                <= predicted <= observed[name].fail_interval[1]]
 
     def nearest_measured(self) -> dict[str, MeasuredMove]:
         """Per mutant, its smallest measured move among those told apart from zero (|mean| above two standard
@@ -532,7 +548,8 @@ def calibrate(theorems: list[str], store: str | Path, *, seeds: int, fidelity: s
             mutants=tuple(_rates(version, outcomes) for version, outcomes in by_version.items()),
             expected_failure=registry.checker(theorem).theorem.expected_failure, pooled=pooled_offsets(as_stated),
             paired=paired, parameters=parameters, standardized=standardized(as_stated),
-            moves=measured_moves(stated, verdicts) if paired else (), predicted_kills=predicted_kill_rates(as_stated)))
+            moves=measured_moves(stated, verdicts) if paired else (), predicted_kills=predicted_kill_rates(as_stated),
+            predicted_at_least=power_withheld(theorem, parameters)))
     return results
 
 
@@ -553,7 +570,8 @@ def format_calibration(calibrations: list[Calibration]) -> str:
                 reading = "killed in every run" if rates.failed == rates.runs else (
                     f"survived {rates.runs - rates.failed} run(s)")
                 if rates.version in c.predicted_kills:
-                    reading += f"; predicted {c.predicted_kills[rates.version]:.2f}" + (
+                    at_least = "at least " if rates.version in c.predicted_at_least else ""
+                    reading += f"; predicted {at_least}{c.predicted_kills[rates.version]:.2f}" + (
                         " (OUTSIDE the observed interval)" if rates.version in c.kill_rates_disagree else "")
                 if rates.version in idle:
                     reading += "; " + idle[rates.version]

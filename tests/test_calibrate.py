@@ -13,6 +13,7 @@ from checkers.calibrate import (
     format_calibration,
     markdown_calibration,
     pooled_offsets,
+    power_withheld,
     predicted_kill_rates,
     standardized,
 )
@@ -312,6 +313,24 @@ def test_a_kill_rate_outside_what_the_reported_power_predicts_is_named():
     calibration = Calibration(**{**_calibration(0).__dict__, "mutants": (killed, every), "predicted_kills": predicted})
     assert calibration.kill_rates_disagree == ["m"]
     assert "predicted 0.75 (OUTSIDE the observed interval)" in format_calibration([calibration])
+
+
+def test_a_kill_rate_predicted_without_the_predictions_that_read_the_mutant_is_a_lower_bound():
+    """giant-step-risk's realized-test-error draws its readout with the statement's test noise, which
+    noise-in-test-error changes: the true statement's runs claim no power there, and the mutant's own runs were
+    rejected there in 7 of 20 quick calibration runs against a predicted 0.01. A rate above a lower bound is no
+    disagreement; one below it still is."""
+    assert "noise-in-test-error" in power_withheld("giant-step-risk", {})
+    assert power_withheld("dual-kernel", {}) == ()  # its simulation reads none of the statement's constants
+    seven = VersionRates(version="m", runs=20, passed=0, failed=7, inconclusive=13, outside=0, errors=0)
+    base = {**_calibration(0).__dict__, "mutants": (seven,), "predicted_kills": {"m": 0.01}}
+    assert Calibration(**base).kill_rates_disagree == ["m"]
+    bounded = Calibration(**{**base, "predicted_at_least": ("m",)})
+    assert bounded.kill_rates_disagree == [] and "predicted at least 0.01;" not in format_calibration([bounded])
+    assert "predicted at least 0.01" in format_calibration([bounded])
+    assert Calibration(**{**base, "predicted_kills": {"m": 0.9}, "predicted_at_least": ("m",)}).kill_rates_disagree \
+        == ["m"]
+    assert Calibration.from_dict(bounded.to_dict()).predicted_at_least == ("m",)
 
 
 def _runs_with_spread(spread: float, degrees_of_freedom: float, runs: int = 200) -> list[dict]:
