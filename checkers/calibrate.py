@@ -352,9 +352,14 @@ def predicted_kill_rates(verdicts: list[dict]) -> dict[str, float]:
 def power_withheld(theorem: str, parameters: dict[str, str]) -> tuple[str, ...]:
     """The claim mutants against which the true statement's runs claim no power on some prediction, whose simulation
     reads a constant they change (`Checker.simulations_changed`): their own runs may be rejected there, so the kill
-    rate predicted from the reported power is a lower bound."""
+    rate predicted from the reported power is a lower bound. None is named outside the assumptions, where the
+    statement's constants may be undefined (`thmcheck show` treats them alike)."""
     checker = registry.checker(theorem)
+    if not checker.simulation_constants:
+        return ()
     claims = checker.theorem.claims(parameters)
+    if claims.stated.instance.assumption_failures():
+        return ()
     return tuple(name for name, row in claims.claim_mutants().items()
                  if checker.simulations_changed(claims.stated.instance, row.instance))
 
