@@ -193,8 +193,8 @@ class Standardized:
     implied_false_fail_rate: float
     stated_false_fail_rate: float  # of one test of this prediction (its share of the check's rate, per stage)
     # the standard deviation of the law the check assumes for z: Student t's sqrt(dof / (dof - 2)), root mean square
-    # over the runs (1 on infinite degrees of freedom; None where some dof <= 2, whose t has none); records made
-    # before it was stored (2026-12-05) were judged against 1
+    # over the runs (1 on infinite degrees of freedom; None where some dof <= 2, whose t has none); a record that
+    # lacks it was judged against 1, and is read so
     reference_spread: float | None = 1.0
 
     @property
