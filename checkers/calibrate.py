@@ -47,6 +47,7 @@ import scipy.stats
 
 from checkers import registry
 from checkers.budget import DEFAULT_FALSE_FAIL_RATE, FIDELITIES, MAX_CHECK_MINUTES
+from checkers.check import observed_mutants
 from checkers.outcome import ERROR, FAIL, INCONCLUSIVE, OUTSIDE, PASS, miscalibrated
 from checkers.stats import beyond_either_side, critical_value, pooled_mean
 from checkers.store import ResultStore
@@ -351,17 +352,18 @@ def predicted_kill_rates(verdicts: list[dict]) -> dict[str, float]:
 
 def power_withheld(theorem: str, parameters: dict[str, str]) -> tuple[str, ...]:
     """The claim mutants against which the true statement's runs claim no power on some prediction, whose simulation
-    reads a constant they change (`Checker.simulations_changed`): their own runs may be rejected there, so the kill
-    rate predicted from the reported power is a lower bound. None is named outside the assumptions, where the
-    statement's constants may be undefined (`thmcheck show` treats them alike)."""
+    reads a constant they change (the check's own rule, `checkers.check.observed_mutants`): their own runs may be
+    rejected there, so the kill rate predicted from the reported power is a lower bound. None is named outside the
+    assumptions, where the statement's constants may be undefined (`thmcheck show` treats them alike)."""
     checker = registry.checker(theorem)
     if not checker.simulation_constants:
         return ()
     claims = checker.theorem.claims(parameters)
     if claims.stated.instance.assumption_failures():
         return ()
-    return tuple(name for name, row in claims.claim_mutants().items()
-                 if checker.simulations_changed(claims.stated.instance, row.instance))
+    observed = [{name for name, _ in observed_mutants(checker, claims, prediction)}
+                for prediction in checker.theorem.predictions]
+    return tuple(name for name in claims.claim_mutants() if any(name not in names for names in observed))
 
 
 @dataclass(frozen=True)

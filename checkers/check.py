@@ -405,7 +405,7 @@ def _not_a_number(observation: Estimate | Exact) -> bool:
                for number in numbers)
 
 
-def _observed_mutants(checker: Checker, claims: ClaimsTable, prediction: Prediction):
+def observed_mutants(checker: Checker, claims: ClaimsTable, prediction: Prediction):
     """(name, row) of the claim mutants a run of the statement can claim power against on this prediction: none on a
     mutant's own run or under an override (the tested claim is not the statement), and none whose constants the
     simulation of this prediction reads (`Checker.simulation_constants`): their effect shows in their own runs."""
@@ -419,10 +419,10 @@ def _observed_mutants(checker: Checker, claims: ClaimsTable, prediction: Predict
 def _power_against_mutants(checker: Checker, claims: ClaimsTable, prediction: Prediction,
                            interval: tuple[float, float], observation: Estimate, rate: float
                            ) -> dict[str, float] | None:
-    """For each claim mutant (`_observed_mutants`) whose row places this prediction outside the tested interval: the
+    """For each claim mutant (`observed_mutants`) whose row places this prediction outside the tested interval: the
     probability that the test, at this standard error, rejects it (the false-pass rate is one minus it)."""
     powers = {}
-    for name, row in _observed_mutants(checker, claims, prediction):
+    for name, row in observed_mutants(checker, claims, prediction):
         try:
             target = row.target(prediction.name)
         except (ThmcheckError, ArithmeticError):  # not evaluable for this mutant: no power is claimed
@@ -445,13 +445,13 @@ def _observed(read, observable) -> Observation:
 
 def _power_on_draws(checker: Checker, claims: ClaimsTable, prediction: Prediction, draws: Draws | Pooled,
                     observation: Estimate, rate: float) -> dict[str, float] | None:
-    """For a Monte Carlo prediction that owns its observable: per claim mutant (`_observed_mutants`) whose
+    """For a Monte Carlo prediction that owns its observable: per claim mutant (`observed_mutants`) whose
     observable, pooled over the same draws, lies farther outside its own target than the statement's `observation`
     lies outside the statement's (as the claims table's moves count), the probability that the test at that
     standard error rejects it."""
     stated = claims.stated.target(prediction.name)
     powers = {}
-    for name, row in _observed_mutants(checker, claims, prediction):
+    for name, row in observed_mutants(checker, claims, prediction):
         try:
             estimate = draws.estimate(lambda measured, row=row: row.observe(prediction.name, measured))
             target = row.target(prediction.name)
