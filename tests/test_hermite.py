@@ -231,6 +231,22 @@ def test_the_shared_gauss_hermite_rule_integrates_against_the_standard_normal(no
         gauss_hermite_rule(MAX_RULE_NODES + 20)
 
 
+@pytest.mark.parametrize("nodes", [1, 2, 7, 20, 21])
+def test_the_mpmath_gauss_hermite_rule_is_mpmaths_own_to_its_digits(nodes):
+    """Newton's roots and Christoffel's weights agree with mpmath's Golub-Welsch rule (physicists' weight, rescaled)
+    to 1e-35, and the rule is exact for Z^(2k) = (2k - 1)!! up to degree 2 nodes - 1."""
+    from theorems.hermite import gauss_hermite_rule_mpmath
+
+    points, weights = gauss_hermite_rule_mpmath(nodes, 40)
+    with mpmath.workdps(50):
+        roots, masses = mpmath.gauss_quadrature(nodes, "hermite")
+        assert max(abs(p - mpmath.sqrt(2) * r) for p, r in zip(points, roots)) < mpmath.mpf("1e-35")
+        assert max(abs(w - m / mpmath.sqrt(mpmath.pi)) for w, m in zip(weights, masses)) < mpmath.mpf("1e-35")
+        for k in range(nodes):
+            moment = mpmath.fsum(w * p ** (2 * k) for p, w in zip(points, weights))
+            assert abs(moment / mpmath.fac2(2 * k - 1) - 1) < mpmath.mpf("1e-35")
+
+
 def test_a_root_kink_is_integrated_to_full_precision():
     """|z|^(1/2) has an infinite slope at its kink, where a Gauss-Legendre panel converges only algebraically; the
     panels at a kink are mapped flat at their ends, so E|Z|^(1/2) = 2^(1/4) Gamma(3/4) / sqrt(pi) comes out to 30

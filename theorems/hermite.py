@@ -16,7 +16,8 @@ Contents
 Tables:     `hermite_coefficients`, `HermiteTable` (c_k, mu_k, decimal strings, routes)
 Moments:    `second_moment` (E sigma^2), `mu_star_squared`, `derivative_variance` (Var sigma'(Z)),
             `Quantity` (a number with its exact form and route)
-Quadrature: `gauss_hermite_rule` (float64 points and weights for E f(Z), shared by the float64 readers)
+Quadrature: `gauss_hermite_rule` (float64 points and weights for E f(Z), shared by the float64 readers),
+            `gauss_hermite_rule_mpmath` (the same rule at any number of digits)
 Scale:      `hermite_coefficients(activation.scaled(b), ...)` gives E[sigma(bZ) He_k(Z)] / k!
 
 Routes (tried in this order by `route="auto"`, each number labelled with the one that produced it)
@@ -317,6 +318,36 @@ def gauss_hermite_rule(nodes: int = 150) -> tuple[np.ndarray, np.ndarray]:
     points.setflags(write=False)
     weights.setflags(write=False)
     return points, weights
+
+
+@functools.lru_cache(maxsize=8)
+def gauss_hermite_rule_mpmath(nodes: int, digits: int) -> tuple[tuple[mpmath.mpf, ...], tuple[mpmath.mpf, ...]]:
+    """The `nodes`-point Gauss-Hermite rule for E f(Z), Z ~ N(0, 1), at `digits` digits: the roots z_i of He_n and
+    the weights 1 / (n p_(n-1)(z_i)^2), p_k = He_k / sqrt(k!) the orthonormal polynomials (Christoffel-Darboux at a
+    root of p_n). Each root is Newton's on p_n (p_n' = sqrt(n) p_(n-1)), started from numpy's float64 rule: each step
+    doubles the digits, so two or three steps reach 30 digits where mpmath's own rule (the Jacobi matrix's
+    eigenvalues in mpmath) takes seconds at 200 nodes. Points in ascending order."""
+    if not 1 <= nodes <= MAX_RULE_NODES:
+        raise ValueError(f"a Gauss-Hermite rule of {nodes} nodes: 1 to {MAX_RULE_NODES} are started from float64")
+    starts = np.polynomial.hermite_e.hermegauss(nodes)[0][nodes // 2:]  # the non-negative half, ascending
+    with mpmath.workdps(digits + 10):
+        tolerance = mpmath.mpf(10) ** (-digits - 5)
+        half = []
+        for start in starts:
+            z = mpmath.mpf(float(start))
+            for _ in range(100):
+                previous, current = mpmath.mpf(0), mpmath.mpf(1)
+                for k in range(nodes):  # p_(k+1) = (z p_k - sqrt(k) p_(k-1)) / sqrt(k + 1)
+                    previous, current = current, (z * current - mpmath.sqrt(k) * previous) / mpmath.sqrt(k + 1)
+                step = current / (mpmath.sqrt(nodes) * previous)
+                z -= step
+                if abs(step) < tolerance * max(1, abs(z)):
+                    break
+            half.append((z, 1 / (nodes * previous**2)))
+        if nodes % 2:  # the root at 0 (numpy's start there may be off by round-off)
+            half[0] = (mpmath.mpf(0), half[0][1])
+        rule = [(-z, w) for z, w in reversed(half[nodes % 2:])] + half
+        return tuple(+z for z, _ in rule), tuple(+w for _, w in rule)
 
 
 def _gauss_hermite(sigma: Activation, degree: int) -> list[float]:

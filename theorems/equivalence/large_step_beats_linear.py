@@ -44,7 +44,13 @@ import mpmath
 import numpy as np
 import sympy
 
-from theorems.hermite import Quantity, gauss_hermite_rule, hermite_coefficients, mu_star_squared
+from theorems.hermite import (
+    Quantity,
+    gauss_hermite_rule,
+    gauss_hermite_rule_mpmath,
+    hermite_coefficients,
+    mu_star_squared,
+)
 from theorems.onestep import common as onestep
 from theorems.statement import (
     Assumption,
@@ -143,13 +149,12 @@ def tanh_minimum() -> tuple[float, float]:
 
 @functools.lru_cache(maxsize=4)
 def tanh_tau_mpmath(kappa: str, digits: int = 30, nodes: int = MPMATH_NODES) -> tuple[mpmath.mpf, mpmath.mpf]:
-    """(tau(kappa), tau'(kappa)) for tanh/tanh in mpmath at `digits`: mpmath's own Gauss-Hermite rule (physicists'
-    weight, rescaled) on both expectations, and the outer sum over the symmetric half of the nodes (the integrands
-    are even in xi1). A route independent of the float64 one: its rule, its arithmetic and its derivative."""
+    """(tau(kappa), tau'(kappa)) for tanh/tanh in mpmath at `digits`: the Gauss-Hermite rule at `digits` + 5
+    (`gauss_hermite_rule_mpmath`) on both expectations, and the outer sum over the symmetric half of the nodes (the
+    integrands are even in xi1). A route independent of the float64 one: its rule's digits, its arithmetic and its
+    derivative."""
+    z, w = gauss_hermite_rule_mpmath(nodes, digits + 5)
     with mpmath.workdps(digits + 5):
-        x, w = mpmath.gauss_quadrature(nodes, "hermite")
-        z = [mpmath.sqrt(2) * v for v in x]
-        w = [v / mpmath.sqrt(mpmath.pi) for v in w]
         k = mpmath.mpf(kappa)
         tau = derivative = mpmath.mpf(0)
         for zi, wi in zip(z, w):
