@@ -10,6 +10,7 @@ from checkers.collapse.training import (
     gaussian_classes,
     imbalances,
     smooth_leaky_relu,
+    stacked,
     train,
 )
 
@@ -83,6 +84,32 @@ def test_every_step_obeys_the_exact_law_on_linear_pairs_only():
           log_every=100, every_step=remember)
     assert max(residuals[2]) < 1e-12 and max(residuals[3]) < 1e-12   # linear pairs (3,4), (4,5)
     assert max(residuals[1]) > 1e-6                                   # pair (2,3) is linked through sigma
+
+
+def test_a_stack_of_runs_trains_each_run_to_the_bit_as_alone():
+    """Runs trained as one stack (collapse-training's seeds) end with the weights, and log the products, that each
+    run has alone: the stack changes how many numpy calls a step makes, not one number."""
+    network = Network((8, 12, 10, 6, 5, 4), nonlinear_layers=2)
+    draws = []
+    for seed in (3, 4):
+        rng = np.random.default_rng(seed)
+        inputs, targets, _ = gaussian_classes(rng, per_class=3)
+        draws.append((inputs, targets, network.initial_weights(rng)))
+
+    def observe(step, weights, grads, representations):
+        return [weight.swapaxes(-1, -2) @ weight for weight in weights]
+
+    def run(inputs, targets, weights):
+        return train(network, weights, inputs, targets, learning_rate=1e-2, weight_decay=0.1, steps=40, log_every=7,
+                     observe=observe, warmup_steps=5, warmup_divisor=10.0)
+
+    together, logged = run(np.stack([d[0] for d in draws]), np.stack([d[1] for d in draws]),
+                           stacked([d[2] for d in draws]))
+    for index, draw in enumerate(draws):
+        alone, alone_logged = run(*draw)
+        assert all(np.array_equal(a, t[index]) for a, t in zip(alone, together))
+        assert all(np.array_equal(a, t[index]) for record, stack in zip(alone_logged.records, logged.records)
+                   for a, t in zip(record, stack))
 
 
 def test_reference_run_reproduces_the_spec_table():

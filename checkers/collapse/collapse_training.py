@@ -15,7 +15,7 @@ import numpy as np
 
 from checkers.check import Budget, Checker, Exact, Tightness
 from checkers.collapse import metrics
-from checkers.collapse.training import Network, gaussian_classes, train
+from checkers.collapse.training import Network, gaussian_classes, stacked, train
 from checkers.convergence import UNIT_ROUNDOFF
 from checkers.shared_draws import cached
 from theorems.collapse import collapse_training
@@ -41,17 +41,24 @@ def run_steps(learning_rate: float, weight_decay: float, horizon: float) -> int:
 
 
 @cached(maxsize=8)
-def run(learning_rate: float, weight_decay: float, horizon: float, activation: str, depth: int,
-        entropy: tuple[int, ...], sources: bool = False) -> dict:
-    """One training run; returns per-step series, logged Theorem A inputs and the final observables, and with
-    `sources` the law's data term eta^2 ||S_k|| and the round-off over balancedness-rate's window (the run of the
-    instance's head depth; the other runs skip that work, a fifth of a run's time at L2 = 5)."""
-    rng = np.random.default_rng(np.random.SeedSequence(entropy))
-    inputs, targets, labels = gaussian_classes(rng, per_class=PER_CLASS)
-    network = Network(FIRST_WIDTHS + collapse_training.HEADS[depth], nonlinear_layers=2, activation=activation)
+def runs(learning_rate: float, weight_decay: float, horizon: float, activation: str, depth: int,
+         entropies: tuple[tuple[int, ...], ...], sources: bool = False) -> tuple[dict, ...]:
+    """Training runs at one head depth, one per entropy (data and initialization drawn from it), trained as one stack
+    (`checkers.collapse.training`), so each run's numbers are those it has alone. Each returns its per-step series,
+    logged Theorem A inputs and final observables; with `sources` the first also records the law's data term
+    eta^2 ||S_k|| and the round-off over balancedness-rate's window (the run of the instance's head depth; the
+    others skip that work, a fifth of a run's time at L2 = 5)."""
+    draws = []
+    for entropy in entropies:
+        rng = np.random.default_rng(np.random.SeedSequence(entropy))
+        inputs, targets, labels = gaussian_classes(rng, per_class=PER_CLASS)
+        network = Network(FIRST_WIDTHS + collapse_training.HEADS[depth], nonlinear_layers=2, activation=activation)
+        draws.append((inputs, targets, network.initial_weights(rng)))
+    inputs, targets = np.stack([draw[0] for draw in draws]), np.stack([draw[1] for draw in draws])
+    count = len(entropies)
     steps = run_steps(learning_rate, weight_decay, horizon)
     linear_pairs = range(network.nonlinear_layers, network.depth - 1)  # D_l with W_l's output linear into W_{l+1}
-    eps1, imbalance = np.empty(steps + 1), np.empty((steps + 1, len(linear_pairs)))
+    eps1, imbalance = np.empty((count, steps + 1)), np.empty((count, steps + 1, len(linear_pairs)))
     # where balancedness-rate reads eta^2 ||S_k|| and the round-off: after the warm-up (`_rate_window` refuses a
     # run too short for that), so at eta
     window_first, window_last = rate_window(steps)
@@ -65,17 +72,22 @@ def run(learning_rate: float, weight_decay: float, horizon: float, activation: s
                               "lower the learning rate")
 
     def every_step(step, weights, grads, representations):
-        if not np.isfinite(eps1[step - 1] if step else 0.0):
+        if step and not np.isfinite(eps1[:, step - 1]).all():
             raise diverged(step)
-        eps1[step] = _frobenius(representations[-1] - targets)
+        residual = representations[-1] - targets
+        for index in range(count):
+            eps1[index, step] = _frobenius(residual[index])
         in_window = sources and window_first <= step <= window_last
         for column, pair in enumerate(linear_pairs):
             upper, lower = weights[pair + 1], weights[pair]
-            top, bottom = upper.T @ upper, lower @ lower.T
-            imbalance[step, column] = _frobenius(top - bottom)
+            top, bottom = upper.swapaxes(-1, -2) @ upper, lower @ lower.swapaxes(-1, -2)
+            difference = top - bottom
+            for index in range(count):
+                imbalance[index, step, column] = _frobenius(difference[index])
             if in_window:
+                top, bottom = top[0], bottom[0]
                 weight_squares = np.trace(top) + np.trace(bottom)
-                upper, lower = grads[pair + 1], grads[pair]
+                upper, lower = grads[pair + 1][0], grads[pair][0]
                 top, bottom = upper.T @ upper, lower @ lower.T
                 source, grad_squares = _frobenius(top - bottom), np.trace(top) + np.trace(bottom)
                 drift[step - window_first, column] = learning_rate**2 * (source + gamma * grad_squares)
@@ -88,24 +100,40 @@ def run(learning_rate: float, weight_decay: float, horizon: float, activation: s
     def observe(step, weights, grads, representations):
         if not np.isfinite(representations[-1]).all():  # before any SVD of overflowed weights
             raise diverged(step)
-        last, previous = weights[-1], weights[-2]
-        singular = np.linalg.svd(last, compute_uv=False)
-        hidden = representations[-3]  # Z_{L-2}
-        within = hidden - metrics.class_means(hidden, labels)[:, labels]
-        return {"nc1": metrics.nc1_trace_ratio(representations[-2], labels),
-                "eps2": float(np.linalg.norm(last.T @ last - previous @ previous.T, 2)),
-                "s_first": singular[0], "s_last": singular[-1], "omega": float(np.linalg.norm(within))}
+        return [_observed(index, weights, representations, draws[index][1], labels) for index in range(count)]
 
     # a diverging run overflows for a step before eps1 shows it; the run is refused then, so the overflow is not
     # announced as a warning of its own
     with np.errstate(over="ignore", invalid="ignore"):
-        weights, trajectory = train(network, network.initial_weights(rng), inputs, targets,
+        weights, trajectory = train(network, stacked([draw[2] for draw in draws]), inputs, targets,
                                     learning_rate=learning_rate, weight_decay=weight_decay, steps=steps,
                                     log_every=max(steps // 100, 1), observe=observe, every_step=every_step,
                                     warmup_steps=WARMUP_STEPS, warmup_divisor=WARMUP_DIVISOR)
     if not np.all(np.isfinite(eps1)):
         raise NumericalError(f"gradient descent diverged (L2 = {depth}, eta = {learning_rate}); lower the learning "
                              f"rate")
+    return tuple(_ended(network, [weight[index] for weight in weights], inputs[index], targets[index], labels, depth,
+                        {"steps": steps, "eps1": eps1[index], "imbalance": imbalance[index],
+                         "drift": drift if sources and index == 0 else None,
+                         "round_off": round_off if sources and index == 0 else None,
+                         "logged": [records[index] for records in trajectory.records]})
+                 for index in range(count))
+
+
+def _observed(index: int, weights, representations, targets, labels) -> dict:
+    """What Theorem A reads at a logged step, of the stack's run `index`."""
+    last, previous = weights[-1][index], weights[-2][index]
+    singular = np.linalg.svd(last, compute_uv=False)
+    hidden = representations[-3][index]  # Z_{L-2}
+    within = hidden - metrics.class_means(hidden, labels)[:, labels]
+    return {"nc1": metrics.nc1_trace_ratio(representations[-2][index], labels),
+            "eps2": float(np.linalg.norm(last.T @ last - previous @ previous.T, 2)),
+            "s_first": singular[0], "s_last": singular[-1], "omega": float(np.linalg.norm(within))}
+
+
+def _ended(network: Network, weights: list[np.ndarray], inputs: np.ndarray, targets: np.ndarray, labels: np.ndarray,
+           depth: int, series: dict) -> dict:
+    """A run's result: its `series` and the observables at its end."""
     _, representations = network.gradients(weights, inputs, targets)
     product = weights[network.nonlinear_layers]
     for weight in weights[network.nonlinear_layers + 1:]:
@@ -117,11 +145,9 @@ def run(learning_rate: float, weight_decay: float, horizon: float, activation: s
              "eps2": float(np.linalg.norm(last.T @ last - weights[-2] @ weights[-2].T, 2)),
              "s_first": singular[0], "s_last": singular[-1], "hidden_means": float(np.linalg.norm(hidden_means, 2))}
     return {
+        **series,
         "final": final,
-        "steps": steps, "eps1": eps1, "imbalance": imbalance, "drift": drift if sources else None,
-        "round_off": round_off if sources else None,
-        "logged": trajectory.records,
-        "nc1_start": trajectory.records[0]["nc1"], "nc1_end": metrics.nc1_trace_ratio(representations[-2], labels),
+        "nc1_start": series["logged"][0]["nc1"], "nc1_end": metrics.nc1_trace_ratio(representations[-2], labels),
         "nc2": metrics.nc2_condition_number(representations[-2], labels),
         "nc3": metrics.nc3_average_cosine(representations[-2], labels, last),
         "kappa_last": metrics.condition_number(last),
@@ -137,16 +163,20 @@ def _frobenius(matrix: np.ndarray) -> float:
     return math.sqrt(flat.dot(flat))
 
 
-def _runs(instance: Instance, seed: np.random.SeedSequence, depths, *, sources: bool = True) -> dict[int, dict]:
-    """The runs at `depths`; with `sources`, the head depth's records what balancedness-rate reads."""
+def _runs(instance: Instance, budget: Budget, seed: np.random.SeedSequence, depths) -> dict[int, tuple[dict, ...]]:
+    """Per head depth in `depths`, the runs on every seed the deeper-head comparison reads (`deeper_head_seeds`),
+    trained as one stack. The first is the seed's own run, which every other prediction reads; at the instance's
+    head depth it records what balancedness-rate reads."""
     steps = run_steps(float(instance["learning_rate"]), float(instance["weight_decay"]), float(instance["horizon"]))
     if steps > MAX_STEPS:
         raise InvalidInput(f"a run of horizon/(learning_rate x weight_decay) = {steps} steps is above the "
                            f"{MAX_STEPS} this check makes (about a minute a run, and it makes six at quick fidelity): "
                            "raise learning_rate or weight_decay, or shorten horizon")
-    entropy = tuple(int(v) for v in seed.generate_state(4))
-    return {depth: run(float(instance["learning_rate"]), float(instance["weight_decay"]), float(instance["horizon"]),
-                       instance["activation"], depth, entropy, sources and depth == int(instance["head_depth"]))
+    seeds = [seed] + [np.random.SeedSequence(seed.entropy, spawn_key=(*seed.spawn_key, 1000 + index))
+                      for index in range(1, deeper_head_seeds(budget))]
+    entropies = tuple(tuple(int(v) for v in child.generate_state(4)) for child in seeds)
+    return {depth: runs(float(instance["learning_rate"]), float(instance["weight_decay"]), float(instance["horizon"]),
+                        instance["activation"], depth, entropies, depth == int(instance["head_depth"]))
             for depth in depths}
 
 
@@ -198,8 +228,8 @@ def _at_every_depth(measure):
     """A reader of `measure(instance, results, observable) -> (value, method, tightness, witness)` over the runs at
     L2 = 2, 3, 5."""
     def read(instance: Instance, budget: Budget, seed: np.random.SeedSequence, observable=None) -> Exact:
-        value, method, tightness, witness = measure(instance, _runs(instance, seed, collapse_training.DEPTHS),
-                                                    observable)
+        results = {depth: stack[0] for depth, stack in _runs(instance, budget, seed, collapse_training.DEPTHS).items()}
+        value, method, tightness, witness = measure(instance, results, observable)
         return Exact(mpmath.mpf(value), tolerance=1e-9, method=method, tightness=tightness,
                      witnesses={"the runs": witness} if witness is not None else {})
     return read
@@ -211,7 +241,8 @@ def _at_head_depth(measure):
     the statement's observable read, None where the prediction has none)."""
     def read(instance: Instance, budget: Budget, seed: np.random.SeedSequence, observable=None) -> Exact:
         depth = int(instance["head_depth"])
-        value, method, tightness, witness = measure(instance, _runs(instance, seed, (depth,))[depth], observable)
+        value, method, tightness, witness = measure(instance, _runs(instance, budget, seed, (depth,))[depth][0],
+                                                    observable)
         return Exact(mpmath.mpf(value), tolerance=1e-9, method=method, tightness=tightness,
                      witnesses={"the run": witness} if witness is not None else {})
     return read
@@ -226,16 +257,14 @@ def deeper_head_seeds(budget: Budget) -> int:
 def _read_deeper_head(instance: Instance, budget: Budget, seed: np.random.SeedSequence, observable) -> Exact:
     """NC2_J per depth on every seed's runs, the statement's margin over them, with the tightest seed as the
     witness."""
-    seeds = [seed] + [np.random.SeedSequence(seed.entropy, spawn_key=(*seed.spawn_key, 1000 + index))
-                      for index in range(1, deeper_head_seeds(budget))]
-    measured = {"seeds": [{depth: result["nc2"] for depth, result in
-                           _runs(instance, child, collapse_training.DEPTHS, sources=child is seed).items()}
-                          for child in seeds]}
+    stacks = _runs(instance, budget, seed, collapse_training.DEPTHS)
+    seeds = deeper_head_seeds(budget)
+    measured = {"seeds": [{depth: stack[index]["nc2"] for depth, stack in stacks.items()} for index in range(seeds)]}
     ratios = [smaller / larger for smaller, larger in
               (collapse_training.deeper_head_sides(instance, nc2) for nc2 in measured["seeds"])]
-    tightest = max(range(len(seeds)), key=lambda index: ratios[index])
-    method = f"{len(seeds)} seeds; " + "; ".join(f"seed {index}: {_deeper_head_method(nc2)}"
-                                                 for index, nc2 in enumerate(measured["seeds"]))
+    tightest = max(range(seeds), key=lambda index: ratios[index])
+    method = f"{seeds} seeds; " + "; ".join(f"seed {index}: {_deeper_head_method(nc2)}"
+                                            for index, nc2 in enumerate(measured["seeds"]))
     shallow, deep = collapse_training.DEPTHS[0], collapse_training.DEPTHS[-1]
     return Exact(mpmath.mpf(observable(measured)), tolerance=1e-9, method=method,
                  tightness=Tightness(float(ratios[tightest]), f"seed {tightest}, L2 = {shallow} and {deep}"),
@@ -305,8 +334,8 @@ def _kantorovich_floor(instance: Instance, result, observable):
 
 CHECKER = Checker(
     theorem=collapse_training.THEOREM,
-    simulation="GD with weight decay on the spec's MLP at head depths L2 = 2, 3, 5 (three runs, about 20 s); the "
-               "deeper-head comparison on 2 seeds at quick fidelity, 4 at default",
+    simulation="GD with weight decay on the spec's MLP at head depths L2 = 2, 3, 5, each depth's runs on the "
+               "deeper-head comparison's seeds (2 at quick fidelity, 4 at default) trained as one stack",
     readers={"balancedness-rate": _at_head_depth(_balancedness_rate), "timescales": _at_head_depth(_timescales),
              "theorem-a": _at_head_depth(_theorem_a), "nc1-decreasing": _at_head_depth(_nc1_decreasing),
              "nc2-bracket": _at_head_depth(_nc2_bracket), "kantorovich-floor": _at_head_depth(_kantorovich_floor),

@@ -5,7 +5,9 @@ Network (columns are samples, no biases): Z_0 = X; Z_l = sigma(W_l Z_{l-1}) for 
 non-linear part); Z_l = W_l Z_{l-1} for l = L1+1..L (the linear head, L2 = L - L1 layers).
 Loss: (1/2) ||Z_L - Y||_F^2 summed over samples, plus (lambda/2) sum_l ||W_l||_F^2. One step is
 W_l <- (1 - eta lambda) W_l - eta grad_l, grad_l the gradient of the data term, as PyTorch's
-SGD(weight_decay=lambda) does. The reference run (docs/derivations/collapse.md#collapse-training): K = 4 Gaussian
+SGD(weight_decay=lambda) does. Several runs of one architecture train at once as a stack: every array with a leading
+axis of runs, each product taken slice by slice (numpy's matmul on a stack), so a run's numbers are those it has
+alone. The reference run (docs/derivations/collapse.md#collapse-training): K = 4 Gaussian
 classes of 10 samples
 in d = 8 (means 2 N(0, I), samples mean + 0.7 N(0, I)), widths (64, 32 | 16, 8, 4), the smooth
 leaky ReLU with gamma = 0.2, delta = 0.5, init N(0, 1/fan_in), eta = 5e-3, lambda = 1e-2.
@@ -97,10 +99,20 @@ class Network:
         for layer in range(len(weights), 0, -1):
             if layer <= self.nonlinear_layers:
                 delta = delta * slopes[layer - 1]
-            grads[layer - 1] = delta @ representations[layer - 1].T
+            grads[layer - 1] = delta @ _transposed(representations[layer - 1])
             if layer > 1:
-                delta = weights[layer - 1].T @ delta
+                delta = _transposed(weights[layer - 1]) @ delta
         return grads, representations
+
+
+def _transposed(matrix: np.ndarray) -> np.ndarray:
+    """A matrix's transpose, or each of a stack's."""
+    return matrix.swapaxes(-1, -2)
+
+
+def stacked(runs: list[list[np.ndarray]]) -> list[np.ndarray]:
+    """Per layer, the runs' arrays stacked on a leading axis (weights, or any per-layer list)."""
+    return [np.stack(layer) for layer in zip(*runs)]
 
 
 def gaussian_classes(rng: np.random.Generator, classes: int = 4, per_class: int = 10, dimension: int = 8,
@@ -133,7 +145,8 @@ def train(network: Network, weights: list[np.ndarray], inputs: np.ndarray, targe
           observe: Callable[[int, list[np.ndarray], list[np.ndarray], list[np.ndarray]], dict] | None = None,
           every_step: Callable[[int, list[np.ndarray], list[np.ndarray], list[np.ndarray]], None] | None = None,
           warmup_steps: int = 0, warmup_divisor: float = 1.0) -> tuple[list[np.ndarray], Trajectory]:
-    """Run `steps` GD steps, the first `warmup_steps` of them at learning_rate / warmup_divisor.
+    """Run `steps` GD steps, the first `warmup_steps` of them at learning_rate / warmup_divisor; the weights,
+    inputs and targets may be stacks of runs (`stacked`).
     `observe(step, weights, grads, representations)` is logged every `log_every` steps and at the end;
     `every_step(step, weights, grads, representations)` sees every state, the last included."""
     trajectory = Trajectory()
