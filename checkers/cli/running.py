@@ -12,7 +12,6 @@ from pathlib import Path
 
 from checkers import registry
 from checkers.budget import ANNOUNCE_SECONDS, DEFAULT_FALSE_FAIL_RATE, DEFAULT_SEEDS, FIDELITIES, PAPER
-from checkers.calibrate import calibrate, calibration_tasks, format_calibration, markdown_calibration
 from checkers.check import backend_for, estimated_cost, run_check
 from checkers.cost import describe, duration, machine_rate
 from checkers.executors import INTERRUPTS
@@ -322,6 +321,7 @@ def calibrate_command(arguments) -> int:
     import tempfile
 
     from checkers import calibration_records
+    from checkers.calibrate import calibrate, calibration_tasks, format_calibration, markdown_calibration
 
     records_path = Path(arguments.records) if arguments.records else calibration_records.RECORDS
     if arguments.stale:
