@@ -1,6 +1,6 @@
 """Checker of collapse-training: the protocol of docs/derivations/collapse.md#collapse-training run once per head depth
-(cached, since
-every prediction reads the same deterministic runs), and the observables each prediction compares.
+on every seed the check reads, the seeds as one stack (cached, since every prediction reads the same deterministic
+runs), and the observables each prediction compares.
 
 Per step: eps1 and ||D_l||_F of every linear pair (cheap). Every 1% of the run: the inputs of Theorem A.
 At the end: NC2_J, NC3_J, kappa(W_L), the head product A and the gap ||A A^T - (W_L W_L^T)^L2||_op.
@@ -100,7 +100,7 @@ def runs(learning_rate: float, weight_decay: float, horizon: float, activation: 
     def observe(step, weights, grads, representations):
         if not np.isfinite(representations[-1]).all():  # before any SVD of overflowed weights
             raise diverged(step)
-        return [_observed(index, weights, representations, draws[index][1], labels) for index in range(count)]
+        return [_observed(index, weights, representations, labels) for index in range(count)]
 
     # a diverging run overflows for a step before eps1 shows it; the run is refused then, so the overflow is not
     # announced as a warning of its own
@@ -120,7 +120,7 @@ def runs(learning_rate: float, weight_decay: float, horizon: float, activation: 
                  for index in range(count))
 
 
-def _observed(index: int, weights, representations, targets, labels) -> dict:
+def _observed(index: int, weights, representations, labels) -> dict:
     """What Theorem A reads at a logged step, of the stack's run `index`."""
     last, previous = weights[-1][index], weights[-2][index]
     singular = np.linalg.svd(last, compute_uv=False)
