@@ -471,12 +471,10 @@ def _power_on_draws(checker: Checker, claims: ClaimsTable, prediction: Predictio
 
 def _stopping_powers(checker: Checker, claims: ClaimsTable, prediction: Prediction, read, observation: Estimate,
                      rate: float, powers: dict[str, float] | None, stopping: dict[str, float | None]) -> None:
-    """Record in `stopping`, for each claim mutant (`observed_mutants`) not yet in it whose own run could pass at this
-    stage (its observable against its target at its resolution, as its own run compares it: the detectable
-    discrepancy within the resolution; for a strict target, whose pass depends on the reading, its comparison on these
-    draws decisive), the power this stage's test has against it (`powers`; None where it claims none). Before such a
-    stage the mutant's run can only fail or read on; there it stops, so its kill rate follows the power there, not at
-    the stage where the statement's run stops."""
+    """Record in `stopping`, for each claim mutant (`observed_mutants`) not yet in it whose own comparison on this
+    stage's draws is decisive (its observable against its target at its resolution, as its own run would compare it),
+    the power this stage's test has against it (`powers`; None where it claims none): a mutant's run stops at the
+    first such stage, so its kill rate follows the power there, not at the stage where the statement's run stops."""
     for name, row in observed_mutants(checker, claims, prediction):
         if name in stopping:
             continue
@@ -486,9 +484,8 @@ def _stopping_powers(checker: Checker, claims: ClaimsTable, prediction: Predicti
             target, resolution = row.target(prediction.name), row.resolution(prediction.name)
         except (ThmcheckError, ArithmeticError):  # not evaluable for this mutant: no power is claimed
             continue
-        comparison = compare_to_target(estimate, float(target.lower), float(target.upper), false_fail_rate=rate,
-                                       resolution=resolution, strict=target.strict)
-        if comparison.outcome != INCONCLUSIVE if target.strict else comparison.detectable <= resolution:
+        if compare_to_target(estimate, float(target.lower), float(target.upper), false_fail_rate=rate,
+                             resolution=resolution, strict=target.strict).outcome != INCONCLUSIVE:
             stopping[name] = (powers or {}).get(name)
 
 
