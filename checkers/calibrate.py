@@ -338,15 +338,12 @@ def measured_moves(stated: dict[int, dict], mutants: dict[str, dict[int, dict]])
 
 def predicted_kill_rates(verdicts: list[dict]) -> dict[str, float]:
     """Per mutant, the kill rate the claims table predicts from the true statement's runs: the mean over the runs of
-    1 - prod over predictions of (1 - the power reported against it at the stage where the mutant's own run stops,
-    `stopping_power`; a verdict written before that field, the power at the statement's last stage), the
-    predictions taken as independent."""
+    1 - prod over predictions of (1 - the power reported against it), the predictions taken as independent."""
     chances: dict[str, list[float]] = {}
     for verdict in verdicts:
         survive: dict[str, float] = {}
         for prediction in verdict.get("predictions", []):
-            powers = prediction.get("stopping_power")
-            for mutant, power in ((prediction.get("power") if powers is None else powers) or {}).items():
+            for mutant, power in (prediction.get("power") or {}).items():
                 survive[mutant] = survive.get(mutant, 1.0) * (1.0 - float(power))
         for mutant, chance in survive.items():
             chances.setdefault(mutant, []).append(1.0 - chance)

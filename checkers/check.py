@@ -469,26 +469,6 @@ def _power_on_draws(checker: Checker, claims: ClaimsTable, prediction: Predictio
     return powers or None
 
 
-def _stopping_powers(checker: Checker, claims: ClaimsTable, prediction: Prediction, read, observation: Estimate,
-                     rate: float, powers: dict[str, float] | None, stopping: dict[str, float | None]) -> None:
-    """Record in `stopping`, for each claim mutant (`observed_mutants`) not yet in it whose own comparison on this
-    stage's draws is decisive (its observable against its target at its resolution, as its own run would compare it),
-    the power this stage's test has against it (`powers`; None where it claims none): a mutant's run stops at the
-    first such stage, so its kill rate follows the power there, not at the stage where the statement's run stops."""
-    for name, row in observed_mutants(checker, claims, prediction):
-        if name in stopping:
-            continue
-        try:
-            estimate = (read.estimate(lambda measured, row=row: row.observe(prediction.name, measured))
-                        if isinstance(read, (Draws, Pooled)) else observation)
-            target, resolution = row.target(prediction.name), row.resolution(prediction.name)
-        except (ThmcheckError, ArithmeticError):  # not evaluable for this mutant: no power is claimed
-            continue
-        if compare_to_target(estimate, float(target.lower), float(target.upper), false_fail_rate=rate,
-                             resolution=resolution, strict=target.strict).outcome != INCONCLUSIVE:
-            stopping[name] = (powers or {}).get(name)
-
-
 def _power_beyond(estimate: Estimate, own: Estimate, lower: float, upper: float, stated, rate: float) -> float | None:
     """The power of the test at `rate` against a version whose observable (`estimate`, on the same draws) lies farther
     outside its own [lower, upper] than the statement's (`own`) lies outside the `stated` target; None where it does
@@ -583,7 +563,6 @@ def _check_prediction(checker: Checker, claims: ClaimsTable, prediction: Predict
     lower, upper = float(target.lower), float(target.upper)
     stages = min(fidelity.stages, stages or fidelity.stages) if _stochastic(prediction) else 1
     notes = [target.note]  # and why stages were skipped or left undrawn (`checkers.planning`)
-    stopping: dict[str, float | None] = {}  # per mutant, the power where its own test stops (`_stopping_powers`)
     stage = 0
     while True:
         budget = Budget(fidelity, stage)
@@ -617,20 +596,15 @@ def _check_prediction(checker: Checker, claims: ClaimsTable, prediction: Predict
         if isinstance(observation, Exact):
             comparison = compare_exact(observation.value, target.lower, target.upper,
                                        tolerance=observation.tolerance, resolution=resolution, strict=target.strict)
-            witnessed = _rejected_by_witnesses(claims, prediction, observation)  # one stage: where every run stops
             return PredictionResult(
                 outcome=comparison.outcome, predicted=float(target.value), predicted_interval=(lower, upper),
                 observed=float(observation.value), method=observation.method, distance=float(comparison.distance),
                 statistic=comparison.statistic, p_value=comparison.p_value, detectable=comparison.detectable,
                 resolution=resolution, false_fail_rate=0.0, stages=1, message=target.note,
                 tolerance=float(observation.tolerance), tightness=_tightness(observation),
-                power=witnessed, stopping_power=witnessed, **common)
+                power=_rejected_by_witnesses(claims, prediction, observation), **common)
         comparison = compare_to_target(observation, lower, upper, false_fail_rate=rate_each, resolution=resolution,
                                        strict=target.strict)
-        powers = (_power_on_draws(checker, claims, prediction, read, observation, rate_each)
-                  if isinstance(read, (Draws, Pooled)) else
-                  _power_against_mutants(checker, claims, prediction, (lower, upper), observation, rate_each))
-        _stopping_powers(checker, claims, prediction, read, observation, rate_each, powers, stopping)
         if comparison.outcome != INCONCLUSIVE:
             break
         plan = planning.plan_next(observation, lower, upper, strict=target.strict, false_fail_rate=rate_each,
@@ -651,6 +625,7 @@ def _check_prediction(checker: Checker, claims: ClaimsTable, prediction: Predict
         degrees_of_freedom=observation.degrees_of_freedom, samples=observation.samples, method=observation.method,
         distance=comparison.distance, statistic=comparison.statistic, p_value=comparison.p_value,
         detectable=comparison.detectable, resolution=resolution, false_fail_rate=rate_each * stages,
-        stages=stage + 1, message="; ".join(filter(None, notes)), power=powers,
-        stopping_power={name: power for name, power in {**(powers or {}), **stopping}.items() if power is not None},
-        **common)
+        stages=stage + 1, message="; ".join(filter(None, notes)),
+        power=_power_on_draws(checker, claims, prediction, read, observation, rate_each)
+        if isinstance(read, (Draws, Pooled)) else
+        _power_against_mutants(checker, claims, prediction, (lower, upper), observation, rate_each), **common)

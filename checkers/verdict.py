@@ -72,10 +72,6 @@ class PredictionResult:
     message: str = ""
     tolerance: float | None = None  # the stated accuracy of an exact (deterministic) observation
     power: dict[str, float] | None = None  # per mutant whose prediction differs: the chance this test rejects it
-    # per such mutant, the chance at the stage where the mutant's own sequential test stops on these draws: the first
-    # stage read on which its comparison is decisive, else the last (`checkers.check`); what its kill rate follows.
-    # None where the test was not run (a skipped prediction, or a verdict written before the field)
-    stopping_power: dict[str, float] | None = None
     # for an inequality: best_ratio of its two sides attained in the search (1 = equality), witness, and the ratio
     # a known construction attains (attainable, construction), where one is known
     tightness: dict | None = None
@@ -92,9 +88,8 @@ class PredictionResult:
                 known[name] = float(known[name])
         if known.get("predicted_interval") is not None:
             known["predicted_interval"] = tuple(float(end) for end in known["predicted_interval"])
-        for name in ("power", "stopping_power"):
-            if known.get(name) is not None:
-                known[name] = {mutant: float(value) for mutant, value in known[name].items()}
+        if known.get("power") is not None:
+            known["power"] = {mutant: float(value) for mutant, value in known["power"].items()}
         return cls(**known | {"outcome": Outcome(known["outcome"])})
 
 
@@ -219,11 +214,6 @@ class Verdict:
             if p.power:
                 lines.append("      power against mutants (chance of rejecting each at these samples): "
                              + ", ".join(f"{name} {value:.2f}" for name, value in p.power.items()))
-                earlier = {name: value for name, value in (p.stopping_power or {}).items()
-                           if p.power.get(name) != value}
-                if earlier:
-                    lines.append("      where a mutant's own run stops at an earlier stage, the chance there: "
-                                 + ", ".join(f"{name} {value:.2f}" for name, value in earlier.items()))
             if p.message:
                 lines.append(f"      {p.message}")
         return "\n".join(_folded(line) for line in lines)

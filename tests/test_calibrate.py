@@ -315,15 +315,6 @@ def test_a_kill_rate_outside_what_the_reported_power_predicts_is_named():
     assert "predicted 0.75 (OUTSIDE the observed interval)" in format_calibration([calibration])
 
 
-def test_the_predicted_kill_rate_takes_the_power_where_the_mutants_run_stops():
-    """A run's `stopping_power` (the power at the stage where the mutant's own run would stop) predicts the kill rate
-    in place of the power at the statement's last stage; an empty one claims none, and a verdict written before the
-    field is read by its power."""
-    stopping = {"name": "a", "power": {"m": 0.99, "n": 0.9}, "stopping_power": {"m": 0.6}}
-    older = {"name": "b", "power": {"m": 0.5}}
-    assert predicted_kill_rates([{"predictions": [stopping, older]}]) == {"m": pytest.approx(0.8)}
-
-
 def test_a_kill_rate_predicted_without_the_predictions_that_read_the_mutant_is_a_lower_bound():
     """giant-step-risk's realized-test-error draws its readout with the statement's test noise, which
     noise-in-test-error changes: the true statement's runs claim no power there, and the mutant's own runs were

@@ -191,36 +191,3 @@ def test_nested_stages_read_one_seed_so_each_stage_extends_the_last(nested):
     assert len(seeds) == FIDELITIES["default"].stages
     assert (len({key for key, _ in seeds}) == 1) == nested
     assert all((later[:len(earlier)] == earlier) == nested for (_, earlier), (_, later) in zip(seeds, seeds[1:]))
-
-
-def _staged_theorem():
-    """A limit claimed at `level` (1), read with standard error 0.1 at the first stage and 0.001 at the next; its
-    mutant claims 1.7."""
-    from theorems.statement import Constant, Mutant, Prediction, ResolutionReason, Target, Theorem
-
-    prediction = Prediction(name="limit", kind="limit", statement="the reading tends to level",
-                            predict=lambda instance: Target.point(instance.constant("level")),
-                            resolution=lambda instance: 0.05,
-                            resolution_reason=ResolutionReason("nearest-error", "a toy's"))
-    return Theorem(id="toy-stages", title="a toy limit read in stages", source="this test", provenance="derived",
-                   statement="reading -> level", parameters=(), assumptions=(),
-                   constants=(Constant.exactly("level", 1),), predictions=(prediction,),
-                   mutants=(Mutant(name="level-high", description="the level 70% high",
-                                   constant_factors={"level": 1.7}),))
-
-
-def test_a_mutants_kill_follows_the_power_where_its_own_run_stops():
-    """At the first stage the statement's reading (1.0 +- 0.1) is inconclusive while the mutant's (0.7 from its
-    1.7, 7 standard errors) already fails: the mutant's run stops there, so its kill chance is that stage's power,
-    not the next stage's (where 700 standard errors leave no doubt)."""
-    def reader(instance, budget, seed):
-        return Estimate(1.0, 0.1 if budget.stage == 0 else 0.001, 10_000, 10_001)
-
-    checker = Checker(theorem=_staged_theorem(), simulation="a reading whose error shrinks tenfold",
-                      readers={"limit": reader})
-    stated = run_check(checker, fidelity="default").predictions[0]
-    assert stated.outcome == "pass" and stated.stages == 2
-    assert stated.power["level-high"] == pytest.approx(1.0)
-    assert 0.5 < stated.stopping_power["level-high"] < 0.99
-    own = run_check(checker, fidelity="default", mutant="level-high").predictions[0]
-    assert own.outcome == "fail" and own.stages == 1
