@@ -332,14 +332,15 @@ def gauss_hermite_rule_mpmath(nodes: int, digits: int) -> tuple[tuple[mpmath.mpf
     starts = np.polynomial.hermite_e.hermegauss(nodes)[0][nodes // 2:]  # the non-negative half, ascending
     with mpmath.workdps(digits + 10):
         tolerance = mpmath.mpf(10) ** (-digits - 5)
+        roots = [mpmath.sqrt(k) for k in range(nodes + 1)]
         half = []
         for start in starts:
             z = mpmath.mpf(float(start))
             for _ in range(100):
                 previous, current = mpmath.mpf(0), mpmath.mpf(1)
                 for k in range(nodes):  # p_(k+1) = (z p_k - sqrt(k) p_(k-1)) / sqrt(k + 1)
-                    previous, current = current, (z * current - mpmath.sqrt(k) * previous) / mpmath.sqrt(k + 1)
-                step = current / (mpmath.sqrt(nodes) * previous)
+                    previous, current = current, (z * current - roots[k] * previous) / roots[k + 1]
+                step = current / (roots[nodes] * previous)
                 z -= step
                 if abs(step) < tolerance * max(1, abs(z)):
                     break

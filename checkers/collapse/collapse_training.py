@@ -48,11 +48,11 @@ def runs(learning_rate: float, weight_decay: float, horizon: float, activation: 
     logged Theorem A inputs and final observables; with `sources` the first also records the law's data term
     eta^2 ||S_k|| and the round-off over balancedness-rate's window (the run of the instance's head depth; the
     others skip that work, a fifth of a run's time at L2 = 5)."""
+    network = Network(FIRST_WIDTHS + collapse_training.HEADS[depth], nonlinear_layers=2, activation=activation)
     draws = []
     for entropy in entropies:
         rng = np.random.default_rng(np.random.SeedSequence(entropy))
         inputs, targets, labels = gaussian_classes(rng, per_class=PER_CLASS)
-        network = Network(FIRST_WIDTHS + collapse_training.HEADS[depth], nonlinear_layers=2, activation=activation)
         draws.append((inputs, targets, network.initial_weights(rng)))
     inputs, targets = np.stack([draw[0] for draw in draws]), np.stack([draw[1] for draw in draws])
     count = len(entropies)
