@@ -11,7 +11,9 @@ Reported per version:
 - the true statement: its observed false-fail rate (fails / runs) with the exact (Clopper-Pearson) binomial 95%
   interval, beside the stated false-fail rate the checks were run at; and its inconclusive rate;
 - each mutant: its kill rate (fails / runs), with the same interval, beside the rate its power predicts (the power
-  each run reports against it, `predicted_kill_rates`); in a paired calibration, also its reading against the true
+  each run reports against it, `predicted_kill_rates`), and where that power assumes the reading centred on the
+  target, the rate at the readings' pooled offset (a bias inside the systematic bound moves the mutant's target
+  nearer or farther than the run assumes); in a paired calibration, also its reading against the true
   statement's on the same seed, in resolutions (`MeasuredMove`), the distance of a mutant that acts on the
   simulation.
 - each Monte Carlo prediction of the true statement with a point target: its offset from the predicted value,
@@ -49,7 +51,7 @@ from checkers import registry
 from checkers.budget import DEFAULT_FALSE_FAIL_RATE, FIDELITIES, MAX_CHECK_MINUTES
 from checkers.check import observed_mutants
 from checkers.outcome import ERROR, FAIL, INCONCLUSIVE, OUTSIDE, PASS, miscalibrated
-from checkers.stats import beyond_either_side, critical_value, pooled_mean
+from checkers.stats import Estimate, allowance, beyond_either_side, critical_value, pooled_mean, rejection_power
 from checkers.store import ResultStore
 from checkers.sweep import Task, plan, sweep
 from theorems.claims import NEAR_RESOLUTIONS
@@ -336,18 +338,40 @@ def measured_moves(stated: dict[int, dict], mutants: dict[str, dict[int, dict]])
     return tuple(sorted(moves, key=lambda move: (move.mutant, move.prediction)))
 
 
-def predicted_kill_rates(verdicts: list[dict]) -> dict[str, float]:
+def predicted_kill_rates(verdicts: list[dict], offsets: dict[str, float] | None = None) -> dict[str, float]:
     """Per mutant, the kill rate the claims table predicts from the true statement's runs: the mean over the runs of
-    1 - prod over predictions of (1 - the power reported against it), the predictions taken as independent."""
+    1 - prod over predictions of (1 - the power reported against it), the predictions taken as independent.
+
+    With `offsets` (per prediction, the readings' pooled offset from the target, `PooledOffset.offset`), a power
+    computed from a mutant's target alone (`PredictionResult.mutant_shifts`) is recomputed with the reading's mean
+    moved by that offset: a bias toward the mutant within the systematic bound brings it nearer than the reported
+    power assumes. Powers read off the mutant's observable on the run's own draws already include the offset."""
     chances: dict[str, list[float]] = {}
     for verdict in verdicts:
         survive: dict[str, float] = {}
         for prediction in verdict.get("predictions", []):
             for mutant, power in (prediction.get("power") or {}).items():
+                if offsets is not None:
+                    power = _power_at_offset(prediction, mutant, offsets.get(prediction["name"]), float(power))
                 survive[mutant] = survive.get(mutant, 1.0) * (1.0 - float(power))
         for mutant, chance in survive.items():
             chances.setdefault(mutant, []).append(1.0 - chance)
     return {mutant: statistics.fmean(values) for mutant, values in chances.items()}
+
+
+def _power_at_offset(prediction: dict, mutant: str, offset: float | None, reported: float) -> float:
+    """The power of one run's test of `prediction` against `mutant` with the reading's mean `offset` from the
+    target; the `reported` power where the run gives no shift for the mutant or there is no offset."""
+    shift = (prediction.get("mutant_shifts") or {}).get(mutant)
+    if shift is None or offset is None:
+        return reported
+    lower, upper = (float(end) for end in prediction["predicted_interval"])
+    reading = Estimate(value=float(prediction["observed"]), standard_error=float(prediction["standard_error"]),
+                       degrees_of_freedom=float(prediction["degrees_of_freedom"]),
+                       samples=int(prediction.get("samples") or 0), systematic=float(prediction.get("systematic") or 0.0))
+    nearer = offset if shift > 0 else -offset  # an offset toward the mutant's side brings its target nearer
+    return rejection_power(max(abs(shift) - nearer - allowance(reading, lower, upper), 0.0), reading.standard_error,
+                           reading.degrees_of_freedom, float(prediction["stage_false_fail_rate"]))
 
 
 def power_withheld(theorem: str, parameters: dict[str, str]) -> tuple[str, ...]:
@@ -384,6 +408,9 @@ class Calibration:
     # the mutants whose predicted kill rate is a lower bound: some prediction's simulation reads a constant they
     # change, so the true statement's runs claim no power against them there (`Checker.simulation_constants`)
     predicted_at_least: tuple[str, ...] = ()
+    # per mutant whose runs give its shifts, the same with each reading's mean at its prediction's pooled offset:
+    # the kill rate its runs should show, which `kill_rates_disagree` holds them to
+    predicted_at_offset: dict[str, float] = field(default_factory=dict)
 
     @property
     def label(self) -> str:
@@ -456,6 +483,7 @@ class Calibration:
                 "measured_moves": [m.to_dict() for m in self.moves],
                 "predicted_kill_rates": dict(self.predicted_kills),
                 "predicted_at_least": list(self.predicted_at_least),
+                "predicted_at_offset": dict(self.predicted_at_offset),
                 "kill_rates_disagree": self.kill_rates_disagree}
 
     @classmethod
@@ -476,14 +504,17 @@ class Calibration:
                    standardized=tuple(fields_of(Standardized, z) for z in data.get("standardized", [])),
                    moves=tuple(fields_of(MeasuredMove, m) for m in data.get("measured_moves", [])),
                    predicted_kills=dict(data.get("predicted_kill_rates", {})),
-                   predicted_at_least=tuple(data.get("predicted_at_least", ())))
+                   predicted_at_least=tuple(data.get("predicted_at_least", ())),
+                   predicted_at_offset=dict(data.get("predicted_at_offset", {})))
 
     @property
     def kill_rates_disagree(self) -> list[str]:
-        """The mutants whose kill rate predicted from the reported power lies outside the observed rate's 95%
-        interval (above it, for a prediction that is a lower bound: `predicted_at_least`)."""
+        """The mutants whose kill rate predicted from the reported power (at the readings' measured offset where
+        there is one: `predicted_at_offset`) lies outside the observed rate's 95% interval (above it, for a
+        prediction that is a lower bound: `predicted_at_least`)."""
         observed = {m.version: m for m in self.mutants}
-        return [name for name, predicted in self.predicted_kills.items() if name in observed and observed[name].runs
+        return [name for name, predicted in (self.predicted_kills | self.predicted_at_offset).items()
+                if name in observed and observed[name].runs
                 and not (0.0 if name in self.predicted_at_least else observed[name].fail_interval[0])
                 <= predicted <= observed[name].fail_interval[1]]
 
@@ -549,14 +580,18 @@ def calibrate(theorems: list[str], store: str | Path, *, seeds: int, fidelity: s
                     verdicts[wanted[record.task_key]][record.seed_index] = record.verdict
         stated = verdicts.pop(AS_STATED)
         as_stated = list(stated.values())
+        pooled = pooled_offsets(as_stated)
+        predicted = predicted_kill_rates(as_stated)
+        at_offset = predicted_kill_rates(as_stated, {p.prediction: p.offset for p in pooled})
         results.append(Calibration(
             theorem=theorem, fidelity=fidelity, seeds=seeds, stated_false_fail_rate=false_fail_rate,
             true_statement=_rates(AS_STATED, by_version.pop(AS_STATED)),
             mutants=tuple(_rates(version, outcomes) for version, outcomes in by_version.items()),
-            expected_failure=registry.checker(theorem).theorem.expected_failure, pooled=pooled_offsets(as_stated),
+            expected_failure=registry.checker(theorem).theorem.expected_failure, pooled=pooled,
             paired=paired, parameters=parameters, standardized=standardized(as_stated),
-            moves=measured_moves(stated, verdicts) if paired else (), predicted_kills=predicted_kill_rates(as_stated),
-            predicted_at_least=power_withheld(theorem, parameters)))
+            moves=measured_moves(stated, verdicts) if paired else (), predicted_kills=predicted,
+            predicted_at_least=power_withheld(theorem, parameters),
+            predicted_at_offset={mutant: rate for mutant, rate in at_offset.items() if rate != predicted[mutant]}))
     return results
 
 
@@ -579,6 +614,9 @@ def format_calibration(calibrations: list[Calibration]) -> str:
                 if rates.version in c.predicted_kills:
                     at_least = "at least " if rates.version in c.predicted_at_least else ""
                     reading += f"; predicted {at_least}{c.predicted_kills[rates.version]:.2f}" + (
+                        f", {c.predicted_at_offset[rates.version]:.2f} at the measured offset" if
+                        f"{c.predicted_at_offset.get(rates.version, c.predicted_kills[rates.version]):.2f}"
+                        != f"{c.predicted_kills[rates.version]:.2f}" else "") + (
                         " (OUTSIDE the observed interval)" if rates.version in c.kill_rates_disagree else "")
                 if rates.version in idle:
                     reading += "; " + idle[rates.version]

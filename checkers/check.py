@@ -418,20 +418,24 @@ def observed_mutants(checker: Checker, claims: ClaimsTable, prediction: Predicti
 
 def _power_against_mutants(checker: Checker, claims: ClaimsTable, prediction: Prediction,
                            interval: tuple[float, float], observation: Estimate, rate: float
-                           ) -> dict[str, float] | None:
+                           ) -> tuple[dict[str, float] | None, dict[str, float] | None]:
     """For each claim mutant (`observed_mutants`) whose row places this prediction outside the tested interval: the
-    probability that the test, at this standard error, rejects it (the false-pass rate is one minus it)."""
-    powers = {}
+    probability that the test, at this standard error, rejects it (the false-pass rate is one minus it), with the
+    reading's mean taken on the statement's target; and how far the mutant's target lies beyond the interval (+ above
+    it, - below), from which the power at any other mean follows."""
+    powers, shifts = {}, {}
     for name, row in observed_mutants(checker, claims, prediction):
         try:
             target = row.target(prediction.name)
         except (ThmcheckError, ArithmeticError):  # not evaluable for this mutant: no power is claimed
             continue
-        shift = max(float(target.lower) - interval[1], interval[0] - float(target.upper), 0.0)
+        above, below = float(target.lower) - interval[1], interval[0] - float(target.upper)
+        shift = max(above, below, 0.0)
         if shift > 0:  # a bias up to the test's allowance may pull the observation toward the truth
             powers[name] = rejection_power(max(shift - allowance(observation, *interval), 0.0),
                                            observation.standard_error, observation.degrees_of_freedom, rate)
-    return powers or None
+            shifts[name] = shift if above > 0 else -shift
+    return powers or None, shifts or None
 
 
 def _observed(read, observable) -> Observation:
@@ -625,7 +629,14 @@ def _check_prediction(checker: Checker, claims: ClaimsTable, prediction: Predict
         degrees_of_freedom=observation.degrees_of_freedom, samples=observation.samples, method=observation.method,
         distance=comparison.distance, statistic=comparison.statistic, p_value=comparison.p_value,
         detectable=comparison.detectable, resolution=resolution, false_fail_rate=rate_each * stages,
-        stages=stage + 1, message="; ".join(filter(None, notes)),
-        power=_power_on_draws(checker, claims, prediction, read, observation, rate_each)
-        if isinstance(read, (Draws, Pooled)) else
-        _power_against_mutants(checker, claims, prediction, (lower, upper), observation, rate_each), **common)
+        stages=stage + 1, message="; ".join(filter(None, notes)), **common,
+        **({"power": _power_on_draws(checker, claims, prediction, read, observation, rate_each)}
+           if isinstance(read, (Draws, Pooled)) else
+           _from_targets(checker, claims, prediction, (lower, upper), observation, rate_each)))
+
+
+def _from_targets(checker: Checker, claims: ClaimsTable, prediction: Prediction, interval: tuple[float, float],
+                  observation: Estimate, rate: float) -> dict:
+    """The power fields of a result whose mutants' power comes from their targets (`_power_against_mutants`)."""
+    powers, shifts = _power_against_mutants(checker, claims, prediction, interval, observation, rate)
+    return {"power": powers, "mutant_shifts": shifts, "stage_false_fail_rate": rate if shifts else None}

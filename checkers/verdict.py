@@ -31,7 +31,7 @@ def _number(value) -> float | str | None:
 
 # the fields of a PredictionResult that are numbers (JSON writes their infinities as strings)
 NUMBERS = ("predicted", "observed", "standard_error", "systematic", "degrees_of_freedom", "distance", "statistic",
-           "p_value", "detectable", "resolution", "false_fail_rate", "tolerance")
+           "p_value", "detectable", "resolution", "false_fail_rate", "tolerance", "stage_false_fail_rate")
 
 
 def json_safe(value):
@@ -72,6 +72,11 @@ class PredictionResult:
     message: str = ""
     tolerance: float | None = None  # the stated accuracy of an exact (deterministic) observation
     power: dict[str, float] | None = None  # per mutant whose prediction differs: the chance this test rejects it
+    # per mutant whose power comes from its target alone (not its observable on these draws): how far that target
+    # lies beyond the tested interval, + above it and - below, and the false-fail rate of the test at the stage read,
+    # at which `power` is computed; calibrate recomputes the power at the readings' measured offset from these
+    mutant_shifts: dict[str, float] | None = None
+    stage_false_fail_rate: float | None = None
     # for an inequality: best_ratio of its two sides attained in the search (1 = equality), witness, and the ratio
     # a known construction attains (attainable, construction), where one is known
     tightness: dict | None = None
@@ -90,6 +95,8 @@ class PredictionResult:
             known["predicted_interval"] = tuple(float(end) for end in known["predicted_interval"])
         if known.get("power") is not None:
             known["power"] = {mutant: float(value) for mutant, value in known["power"].items()}
+        if known.get("mutant_shifts") is not None:
+            known["mutant_shifts"] = {mutant: float(value) for mutant, value in known["mutant_shifts"].items()}
         return cls(**known | {"outcome": Outcome(known["outcome"])})
 
 

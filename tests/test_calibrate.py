@@ -3,6 +3,7 @@
 import json
 
 import pytest
+import scipy.stats
 
 from checkers import registry
 from checkers.calibrate import (
@@ -313,6 +314,36 @@ def test_a_kill_rate_outside_what_the_reported_power_predicts_is_named():
     calibration = Calibration(**{**_calibration(0).__dict__, "mutants": (killed, every), "predicted_kills": predicted})
     assert calibration.kill_rates_disagree == ["m"]
     assert "predicted 0.75 (OUTSIDE the observed interval)" in format_calibration([calibration])
+
+
+def test_a_power_from_a_target_is_recomputed_at_the_readings_measured_offset():
+    """A run's power against a mutant, computed from the mutant's target with the reading centred on the statement's,
+    is recomputed with the reading's mean at the pooled offset: an offset toward the mutant's side brings its target
+    nearer. Here the target lies 0.05 above a point prediction, read at standard error 0.01 on infinite degrees of
+    freedom at the rate 1e-6 (critical value 4.8916); an offset +0.02 leaves 3 standard errors, -0.02 leaves 7."""
+    reading = {"name": "a", "predicted_interval": [0.0, 0.0], "observed": 0.0, "standard_error": 0.01,
+               "degrees_of_freedom": "inf", "systematic": 0.0, "samples": 100, "stage_false_fail_rate": 1e-6,
+               "power": {"above": 0.5, "below": 0.5, "drawn": 0.3},
+               "mutant_shifts": {"above": 0.05, "below": -0.05}}
+    runs = [{"predictions": [reading]}]
+    critical = scipy.stats.norm.isf(0.5e-6)
+
+    def power(centre):
+        return scipy.stats.norm.sf(critical - centre) + scipy.stats.norm.sf(critical + centre)
+    nearer = predicted_kill_rates(runs, {"a": 0.02})
+    assert nearer == {"above": pytest.approx(power(3), rel=1e-9), "below": pytest.approx(power(7), rel=1e-9),
+                      "drawn": pytest.approx(0.3)}  # a power read off the mutant's own observable keeps its reported value
+    assert predicted_kill_rates(runs, {"a": -0.02})["above"] == pytest.approx(power(7), rel=1e-9)
+    assert predicted_kill_rates(runs, {}) == predicted_kill_rates(runs) == pytest.approx(reading["power"])
+    # spike-outlier's quick row: 42 of 50 killed, [0.71, 0.93]; 0.96 predicted on the target disagrees, the rate at
+    # the measured offset is what the runs are held to
+    survived = VersionRates(version="m", runs=50, passed=8, failed=42, inconclusive=0, outside=0, errors=0)
+    base = {**_calibration(0).__dict__, "mutants": (survived,), "predicted_kills": {"m": 0.96}}
+    assert Calibration(**base).kill_rates_disagree == ["m"]
+    held = Calibration(**{**base, "predicted_at_offset": {"m": 0.86}})
+    assert held.kill_rates_disagree == [] and "predicted 0.96, 0.86 at the measured offset" in format_calibration([held])
+    assert Calibration.from_dict(held.to_dict()).predicted_at_offset == {"m": 0.86}
+    assert Calibration(**{**base, "predicted_at_offset": {"m": 0.99}}).kill_rates_disagree == ["m"]
 
 
 def test_a_kill_rate_predicted_without_the_predictions_that_read_the_mutant_is_a_lower_bound():

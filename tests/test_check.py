@@ -7,6 +7,7 @@ import mpmath
 import pytest
 
 from checkers import registry
+from checkers.calibrate import _power_at_offset
 from checkers.check import FIDELITIES, Budget, Checker, Exact, Tightness, _tightness, run_check
 from checkers.stats import Estimate
 from theorems.errors import CheckError, DeclarationError, NumericalError
@@ -37,6 +38,22 @@ def test_no_power_is_claimed_against_a_mutant_that_changes_a_constant_the_simula
     with pytest.raises(DeclarationError, match="no-such-prediction"):
         Checker(theorem=declared.theorem, simulation="", readers=declared.readers,
                 simulation_constants={"no-such-prediction": ("r",)})
+
+
+def test_a_power_from_a_mutants_target_carries_the_signed_shift_it_was_computed_from():
+    """dual-kernel's Monte Carlo reading claims power against each mutant from the mutant's target alone; the run
+    keeps how far that target lies beyond the tested interval (+ above, - below), from which calibrate recomputes the
+    power at the readings' measured offset: at no offset, the power the run reported."""
+    parameters = {"activation": "tanh", "rho": "0.7"}
+    checker = registry.checker("dual-kernel")
+    result = next(p for p in run_check(checker, parameters, fidelity="quick").predictions if p.name == "monte-carlo")
+    rows = checker.theorem.claims(parameters).claim_mutants()
+    lower, upper = result.predicted_interval
+    assert result.power and set(result.mutant_shifts) == set(result.power)
+    for name, shift in result.mutant_shifts.items():
+        target = rows[name].target("monte-carlo")
+        assert shift == (float(target.lower) - upper if shift > 0 else float(target.upper) - lower)
+        assert _power_at_offset(result.to_dict(), name, 0.0, math.nan) == pytest.approx(result.power[name], rel=1e-12)
 
 
 def test_a_prediction_may_resolve_below_its_check_and_only_below():
