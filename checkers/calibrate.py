@@ -368,7 +368,8 @@ def _power_at_offset(prediction: dict, mutant: str, offset: float | None, report
     lower, upper = (float(end) for end in prediction["predicted_interval"])
     reading = Estimate(value=float(prediction["observed"]), standard_error=float(prediction["standard_error"]),
                        degrees_of_freedom=float(prediction["degrees_of_freedom"]),
-                       samples=int(prediction.get("samples") or 0), systematic=float(prediction.get("systematic") or 0.0))
+                       samples=int(prediction.get("samples") or 0),
+                       systematic=float(prediction.get("systematic") or 0.0))
     nearer = offset if shift > 0 else -offset  # an offset toward the mutant's side brings its target nearer
     return rejection_power(max(abs(shift) - nearer - allowance(reading, lower, upper), 0.0), reading.standard_error,
                            reading.degrees_of_freedom, float(prediction["stage_false_fail_rate"]))

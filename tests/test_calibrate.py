@@ -330,9 +330,9 @@ def test_a_power_from_a_target_is_recomputed_at_the_readings_measured_offset():
 
     def power(centre):
         return scipy.stats.norm.sf(critical - centre) + scipy.stats.norm.sf(critical + centre)
-    nearer = predicted_kill_rates(runs, {"a": 0.02})
+    nearer = predicted_kill_rates(runs, {"a": 0.02})  # a power read off the mutant's own observable keeps its value
     assert nearer == {"above": pytest.approx(power(3), rel=1e-9), "below": pytest.approx(power(7), rel=1e-9),
-                      "drawn": pytest.approx(0.3)}  # a power read off the mutant's own observable keeps its reported value
+                      "drawn": pytest.approx(0.3)}
     assert predicted_kill_rates(runs, {"a": -0.02})["above"] == pytest.approx(power(7), rel=1e-9)
     assert predicted_kill_rates(runs, {}) == predicted_kill_rates(runs) == pytest.approx(reading["power"])
     # spike-outlier's quick row: 42 of 50 killed, [0.71, 0.93]; 0.96 predicted on the target disagrees, the rate at
@@ -341,7 +341,8 @@ def test_a_power_from_a_target_is_recomputed_at_the_readings_measured_offset():
     base = {**_calibration(0).__dict__, "mutants": (survived,), "predicted_kills": {"m": 0.96}}
     assert Calibration(**base).kill_rates_disagree == ["m"]
     held = Calibration(**{**base, "predicted_at_offset": {"m": 0.86}})
-    assert held.kill_rates_disagree == [] and "predicted 0.96, 0.86 at the measured offset" in format_calibration([held])
+    assert held.kill_rates_disagree == []
+    assert "predicted 0.96, 0.86 at the measured offset" in format_calibration([held])
     assert Calibration.from_dict(held.to_dict()).predicted_at_offset == {"m": 0.86}
     assert Calibration(**{**base, "predicted_at_offset": {"m": 0.99}}).kill_rates_disagree == ["m"]
 
