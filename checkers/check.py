@@ -632,11 +632,11 @@ def _check_prediction(checker: Checker, claims: ClaimsTable, prediction: Predict
         stages=stage + 1, message="; ".join(filter(None, notes)), **common,
         **({"power": _power_on_draws(checker, claims, prediction, read, observation, rate_each)}
            if isinstance(read, (Draws, Pooled)) else
-           _from_targets(checker, claims, prediction, (lower, upper), observation, rate_each)))
+           _power_from_targets(checker, claims, prediction, (lower, upper), observation, rate_each)))
 
 
-def _from_targets(checker: Checker, claims: ClaimsTable, prediction: Prediction, interval: tuple[float, float],
-                  observation: Estimate, rate: float) -> dict:
+def _power_from_targets(checker: Checker, claims: ClaimsTable, prediction: Prediction,
+                        interval: tuple[float, float], observation: Estimate, rate: float) -> dict:
     """The power fields of a result whose mutants' power comes from their targets (`_power_against_mutants`)."""
     powers, shifts = _power_against_mutants(checker, claims, prediction, interval, observation, rate)
     return {"power": powers, "mutant_shifts": shifts, "stage_false_fail_rate": rate if shifts else None}
