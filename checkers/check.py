@@ -417,12 +417,12 @@ def observed_mutants(checker: Checker, claims: ClaimsTable, prediction: Predicti
 
 
 def _power_against_mutants(checker: Checker, claims: ClaimsTable, prediction: Prediction,
-                           interval: tuple[float, float], observation: Estimate, rate: float
-                           ) -> tuple[dict[str, float] | None, dict[str, float] | None]:
-    """For each claim mutant (`observed_mutants`) whose row places this prediction outside the tested interval: the
-    probability that the test, at this standard error, rejects it (the false-pass rate is one minus it), with the
-    reading's mean taken on the statement's target; and how far the mutant's target lies beyond the interval (+ above
-    it, - below), from which the power at any other mean follows."""
+                           interval: tuple[float, float], observation: Estimate, rate: float) -> dict:
+    """The power fields of a result, for each claim mutant (`observed_mutants`) whose row places this prediction
+    outside the tested interval: `power`, the probability that the test, at this standard error, rejects it (the
+    false-pass rate is one minus it), with the reading's mean taken on the statement's target; `mutant_shifts`, how
+    far the mutant's target lies beyond the interval (+ above it, - below), from which the power at any other mean
+    follows; and `stage_false_fail_rate`, the `rate` the power is computed at."""
     powers, shifts = {}, {}
     for name, row in observed_mutants(checker, claims, prediction):
         try:
@@ -435,7 +435,7 @@ def _power_against_mutants(checker: Checker, claims: ClaimsTable, prediction: Pr
             powers[name] = rejection_power(max(shift - allowance(observation, *interval), 0.0),
                                            observation.standard_error, observation.degrees_of_freedom, rate)
             shifts[name] = shift if above > 0 else -shift
-    return powers or None, shifts or None
+    return {"power": powers or None, "mutant_shifts": shifts or None, "stage_false_fail_rate": rate if shifts else None}
 
 
 def _observed(read, observable) -> Observation:
@@ -632,11 +632,4 @@ def _check_prediction(checker: Checker, claims: ClaimsTable, prediction: Predict
         stages=stage + 1, message="; ".join(filter(None, notes)), **common,
         **({"power": _power_on_draws(checker, claims, prediction, read, observation, rate_each)}
            if isinstance(read, (Draws, Pooled)) else
-           _power_from_targets(checker, claims, prediction, (lower, upper), observation, rate_each)))
-
-
-def _power_from_targets(checker: Checker, claims: ClaimsTable, prediction: Prediction,
-                        interval: tuple[float, float], observation: Estimate, rate: float) -> dict:
-    """The power fields of a result whose mutants' power comes from their targets (`_power_against_mutants`)."""
-    powers, shifts = _power_against_mutants(checker, claims, prediction, interval, observation, rate)
-    return {"power": powers, "mutant_shifts": shifts, "stage_false_fail_rate": rate if shifts else None}
+           _power_against_mutants(checker, claims, prediction, (lower, upper), observation, rate_each)))
