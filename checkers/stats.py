@@ -377,8 +377,9 @@ def extrapolate_limit(sizes, estimates: list[Estimate], *, exponent: float, meth
 
     Weighted least squares over the sizes with the estimates' own standard errors; the standard error
     of L is the model's (no residual rescaling: with two sizes the fit is exact), on the smallest of
-    the estimates' degrees of freedom (conservative). The price of removing an unknown O(size^-exponent)
-    bias is a larger standard error: with sizes d and 4d and exponent 1/2, L = 2 v(4d) - v(d).
+    the estimates' degrees of freedom (conservative: docs/derivations/statistics.md#limit-degrees-of-freedom).
+    The price of removing an unknown O(size^-exponent) bias is a larger standard error: with sizes d and 4d and
+    exponent 1/2, L = 2 v(4d) - v(d).
     """
     sizes = np.asarray(sizes, dtype=float)
     if len(estimates) != sizes.size or sizes.size < 2 or len(set(sizes.tolist())) < 2:
