@@ -51,7 +51,7 @@ from checkers import registry
 from checkers.budget import DEFAULT_FALSE_FAIL_RATE, FIDELITIES, MAX_CHECK_MINUTES
 from checkers.check import observed_mutants
 from checkers.outcome import ERROR, FAIL, INCONCLUSIVE, OUTSIDE, PASS, miscalibrated
-from checkers.stats import Estimate, allowance, beyond_either_side, critical_value, pooled_mean, rejection_power
+from checkers.stats import Estimate, beyond_either_side, critical_value, pooled_mean, power_beyond
 from checkers.store import ResultStore
 from checkers.sweep import Task, plan, sweep
 from theorems.claims import NEAR_RESOLUTIONS
@@ -371,8 +371,7 @@ def _power_at_offset(prediction: dict, mutant: str, offset: float | None, report
                        samples=int(prediction.get("samples") or 0),
                        systematic=float(prediction.get("systematic") or 0.0))
     nearer = offset if shift > 0 else -offset  # an offset toward the mutant's side brings its target nearer
-    return rejection_power(max(abs(shift) - nearer - allowance(reading, lower, upper), 0.0), reading.standard_error,
-                           reading.degrees_of_freedom, float(prediction["stage_false_fail_rate"]))
+    return power_beyond(abs(shift) - nearer, reading, lower, upper, float(prediction["stage_false_fail_rate"]))
 
 
 def power_withheld(theorem: str, parameters: dict[str, str]) -> tuple[str, ...]:

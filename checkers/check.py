@@ -40,13 +40,12 @@ from checkers.outcome import FAIL, INCONCLUSIVE, SKIPPED, overall_outcome
 from checkers.seeds import seed_sequence
 from checkers.stats import (
     Estimate,
-    allowance,
     compare_exact,
     compare_to_target,
     distance_outside,
     fit_rate,
     mean_estimate,
-    rejection_power,
+    power_beyond,
     split_false_fail_rate,
 )
 from checkers.verdict import PredictionResult, Verdict
@@ -432,8 +431,7 @@ def _power_against_mutants(checker: Checker, claims: ClaimsTable, prediction: Pr
         above, below = float(target.lower) - interval[1], interval[0] - float(target.upper)
         shift = max(above, below, 0.0)
         if shift > 0:  # a bias up to the test's allowance may pull the observation toward the truth
-            powers[name] = rejection_power(max(shift - allowance(observation, *interval), 0.0),
-                                           observation.standard_error, observation.degrees_of_freedom, rate)
+            powers[name] = power_beyond(shift, observation, *interval, rate)
             shifts[name] = shift if above > 0 else -shift
     return {"power": powers or None, "mutant_shifts": shifts or None, "stage_false_fail_rate": rate if shifts else None}
 
@@ -481,8 +479,7 @@ def _power_beyond(estimate: Estimate, own: Estimate, lower: float, upper: float,
              - distance_outside(own.value, float(stated.lower), float(stated.upper)))
     if shift <= 0:
         return None
-    return rejection_power(max(shift - allowance(estimate, lower, upper), 0.0), estimate.standard_error,
-                           estimate.degrees_of_freedom, rate)
+    return power_beyond(shift, estimate, lower, upper, rate)
 
 
 def _rejected_by_witnesses(claims: ClaimsTable, prediction: Prediction, observation: Exact) -> dict[str, float] | None:

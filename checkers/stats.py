@@ -199,6 +199,14 @@ def rejection_power(shift: float, standard_error: float, degrees_of_freedom: flo
     return beyond_either_side(critical, shift / standard_error, degrees_of_freedom)
 
 
+def power_beyond(shift: float, estimate: Estimate, lower: float, upper: float, false_fail_rate: float) -> float:
+    """The power of the test of `estimate` against [lower, upper] at `false_fail_rate` against a version whose mean
+    lies `shift` beyond the interval: `rejection_power` after the bias the test allows (`allowance`), which may pull
+    the reading back toward the interval."""
+    return rejection_power(max(shift - allowance(estimate, lower, upper), 0.0), estimate.standard_error,
+                           estimate.degrees_of_freedom, false_fail_rate)
+
+
 def beyond_either_side(threshold: float, centre: float, degrees_of_freedom: float) -> float:
     """P(|centre + T| > threshold), T Student's t on the degrees of freedom (normal where they are infinite)."""
     return _t_sf(threshold - centre, degrees_of_freedom) + _t_sf(threshold + centre, degrees_of_freedom)
