@@ -45,8 +45,6 @@ import statistics
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-import scipy.stats
-
 from checkers import registry
 from checkers.budget import DEFAULT_FALSE_FAIL_RATE, FIDELITIES, MAX_CHECK_MINUTES
 from checkers.check import observed_mutants
@@ -87,6 +85,8 @@ class VersionRates:
         """The exact binomial 95% interval of the fail rate."""
         if not self.runs:
             return (0.0, 1.0)
+        import scipy.stats  # here, not at the top: `show` reads records without it
+
         interval = scipy.stats.binomtest(self.failed, self.runs).proportion_ci(0.95, method="exact")
         return (float(interval.low), float(interval.high))
 
@@ -255,6 +255,8 @@ def standardized(verdicts: list[dict]) -> tuple[Standardized, ...]:
             continue
         zs, dofs, thresholds, bounds, rates = (list(column) for column in zip(*rows))
         runs = len(zs)
+        import scipy.stats
+
         mean, spread = statistics.fmean(zs), statistics.stdev(zs)
         half = critical_value(0.05, runs - 1) * spread / math.sqrt(runs)
         spread_interval = (spread * math.sqrt((runs - 1) / float(scipy.stats.chi2.isf(0.025, runs - 1))),

@@ -414,6 +414,17 @@ def test_printing_the_help_or_the_list_loads_no_numerics(command):
     assert result.stdout.split(maxsplit=1) == ["0", "[]\n"]
 
 
+
+def test_showing_a_theorem_loads_no_statistics_it_does_not_print():
+    """`show` derives the constants (sympy) and reads the theorem's calibration record, but the record's intervals and
+    spreads, which need scipy.stats, are not printed, so a fresh interpreter that runs it has not imported it."""
+    probe = ("import sys, contextlib, io\nfrom checkers.cli import main\n"
+             "with contextlib.redirect_stdout(io.StringIO()):\n"
+             "    code = main(['show', 'collapse-training'])\n"
+             "print(code, 'scipy.stats' in sys.modules)")
+    result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert result.stdout.split() == ["0", "False"]
+
 def test_the_catalog_reads_every_builtin_as_the_registry_builds_it():
     from checkers import catalog, registry
     entries = catalog.entries()
