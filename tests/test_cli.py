@@ -9,6 +9,7 @@ import sys
 import mpmath
 import pytest
 
+from checkers import registry
 from checkers.cli import main
 from tests.main_job import MAIN_JOB
 
@@ -362,6 +363,33 @@ def test_show_json_says_what_each_mutant_acts_on_and_how_far_it_moves_each_targe
     assert mutants["mu1-five-percent"]["moves"] == {"gradient-norm": pytest.approx(1.25, rel=1e-12)}
     assert shown["near_mutants"] == {"mu1-five-percent": pytest.approx(1.25, rel=1e-12)}
 
+
+
+def test_show_where_the_statement_is_undefined_says_why_and_claims_nothing(capsys):
+    """exp(z^2) is not square-integrable, so dual-kernel derives no c_k there: `show` names the failing assumption
+    where the constants would be, and no mutant moves a target (as the check skips every prediction)."""
+    code, out, _ = run(capsys, "show", "dual-kernel", "--param", "activation=exp(z**2)", "--json")
+    shown = json.loads(out)
+    assert code == 0 and shown["constants"] == [] and "appears infinite" in shown["constants_undefined"]
+    assert [m["moves"] for m in shown["mutants"]] == [None] * 3 and shown["near_mutants"] == {}
+    assert all(p["resolution"] is None for p in shown["predictions"])
+
+
+def _exit_code(arguments) -> int:
+    try:
+        return main(arguments)
+    except SystemExit as stop:
+        return stop.code
+
+
+@pytest.mark.parametrize("theorem_id", sorted(checker.id for checker in registry.builtin_checkers() if any(
+    parameter.name == "activation" for parameter in checker.theorem.parameters)))
+def test_show_with_an_activation_outside_every_assumption_is_the_users_not_an_internal_error(capsys, theorem_id):
+    """`show` at exp(z^2) (E sigma(Z)^2 infinite): the statement (exit 0: outside its assumptions, or one whose
+    constants do not read the activation) or a one-line refusal (exit 2), never an internal error (exit 4). A slow
+    test in tests/test_domain_edges.py runs `show` at every point its sweep checks."""
+    code = _exit_code(["show", theorem_id, "--param", "activation=exp(z**2)"])
+    assert code in (0, 2), capsys.readouterr().err
 
 def test_show_json_gives_each_prediction_its_resolution_basis_and_the_fidelity_that_resolves_it(capsys):
     """giant-step-risk's Monte Carlo limits resolve from paper fidelity, on named errors' distances and the authors'

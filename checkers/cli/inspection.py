@@ -36,15 +36,17 @@ def show(arguments) -> int:
         theorem = theorem.mutated(arguments.mutant)
     claims = theorem.claims(parameters, dict(arguments.overrides), digits=arguments.digits)
     instance = claims.tested.instance
-    undefined = None
+    undefined, outside = None, instance.assumption_failures()
     try:
         constants, changed = instance.constants, instance.changed_constants
     except ArithmeticError as error:  # outside the assumptions a statement may be undefined; inside, it is a bug
-        if not instance.assumption_failures():
+        if not outside:
             raise
         constants, changed, undefined = {}, {}, str(error)
-    moved = {name: _moves(claims, name) for name in claims.mutants}
-    simulated = {name: _simulated_by(checker, theorem, claims, name) for name in claims.mutants}
+    if outside and not constants:  # the statement derives nothing where it is undefined, and claims nothing
+        undefined = undefined or "; ".join(reason for _, reason in outside)
+    moved = {name: None if undefined else _moves(claims, name) for name in claims.mutants}
+    simulated = {name: [] if undefined else _simulated_by(checker, theorem, claims, name) for name in claims.mutants}
     descriptions = {node.name: node.description for node in instance.graph}
     data = {
         "id": theorem.id, "title": theorem.title, "source": theorem.source,
@@ -53,7 +55,7 @@ def show(arguments) -> int:
         "parameters": [{"name": p.name, "description": p.description, "domain": p.domain(), "default": p.default,
                         "value": instance.describe_parameters()[p.name]} for p in theorem.parameters],
         "assumptions": [{"name": a.name, "statement": a.statement} for a in theorem.assumptions],
-        "assumption_failures": [{"assumption": n, "reason": r} for n, r in instance.assumption_failures()],
+        "assumption_failures": [{"assumption": n, "reason": r} for n, r in outside],
         "family": registry.family(theorem.id), "simulation": checker.simulation,
         "constants": [{"name": name, "exact": None if q.exact is None else str(sympy.simplify(q.exact)),
                        "value": q.decimal(_shown_digits(q, arguments.digits)), "route": q.route,
