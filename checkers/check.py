@@ -508,6 +508,18 @@ def _described(error: BaseException) -> str:
     return type(error).__name__
 
 
+# What a simulation raises when its arithmetic has nothing to work on (a zero matrix, identical draws, an overflow);
+# DeclarationError and the other errors of a wrong program are not among them. Inside the assumptions each is a bug.
+SIMULATION_BREAKDOWNS = (ArithmeticError, ValueError, RuntimeError)
+
+
+class SimulationBreakdown(Exception):
+    """A simulation outside the assumptions that broke down, with the error it raised."""
+
+    def __init__(self, error: BaseException):
+        super().__init__(f"the simulation breaks down here ({_described(error)})")
+
+
 def _not_evaluated(error: BaseException, common: dict) -> PredictionResult:
     """A prediction skipped outside the assumptions, where `error` says the statement is undefined."""
     return PredictionResult(outcome=SKIPPED, message=f"not evaluated outside the assumptions: {_described(error)}",
@@ -584,6 +596,11 @@ def _check_prediction(checker: Checker, claims: ClaimsTable, prediction: Predict
             if outside:  # a setting that does not exist outside the assumptions (m* orthonormal teachers in d < m*)
                 return _not_evaluated(error, common)
             raise  # inside them a request the check refuses (a run of hours, a matrix past memory): bad input
+        except SIMULATION_BREAKDOWNS as error:
+            if outside:  # a simulation of what the statement excludes may break down: a constant activation steps
+                # by exactly 0, so ARPACK has no starting vector and every draw's error is the same
+                return _not_evaluated(SimulationBreakdown(error), common)
+            raise CheckError(instance.theorem.id, prediction.name, error) from error
         except Exception as error:  # DeclarationError included
             raise CheckError(instance.theorem.id, prediction.name, error) from error
         drawn.add(stage)
@@ -591,7 +608,11 @@ def _check_prediction(checker: Checker, claims: ClaimsTable, prediction: Predict
             raise CheckError(instance.theorem.id, prediction.name,
                              TypeError(f"the reader returned {type(observation).__name__}, not an Estimate or Exact"))
         if _not_a_number(observation):  # NaN compares false with every bound, so it would pass: a reader whose
-            # arithmetic broke down says so (NumericalError, with the reason); a NaN that reaches here is a bug
+            # arithmetic broke down says so (NumericalError, with the reason); a NaN that reaches here is a bug,
+            # unless the simulation ran outside the assumptions
+            if outside:
+                return _not_evaluated(SimulationBreakdown(ValueError(f"the reader returned NaN "
+                                                                     f"({observation.method})")), common)
             raise CheckError(instance.theorem.id, prediction.name,
                              ValueError(f"the reader returned NaN ({observation.method})"))
         if isinstance(observation, Exact):

@@ -130,6 +130,7 @@ def test_a_stale_row_is_rerun_at_its_own_settings(tmp_path, capsys):
     assert main(["calibrate", "nc2-bracket", "--stale", "--records", str(path)]) == 2
     (path.parent / "bad.json").write_text("[1, 2]")
     assert main(["calibration", "--records", str(path.parent / "bad.json")]) == 2
+    assert main(["calibration", "--records", str(path.parent / "missing.json")]) == 2  # not an empty table
 
 
 def test_the_mutants_of_a_paired_calibration_carry_their_measured_moves(tmp_path):

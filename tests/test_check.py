@@ -130,6 +130,34 @@ def test_a_nan_observation_is_a_bug_never_a_pass(observation):
         run_check(broken, {"activation": "tanh", "rho": "0.7"}, fidelity="quick")
 
 
+
+@pytest.mark.parametrize("breakdown", [lambda: RuntimeError("ARPACK error -9: Starting vector is zero."),
+                                       lambda: ValueError("extrapolation needs finite values"),
+                                       lambda: Estimate(0.5, float("nan"), 10, 11)], ids=("arpack", "value", "nan"))
+def test_a_simulation_that_breaks_down_outside_the_assumptions_is_not_evaluated_and_inside_is_a_bug(breakdown):
+    """A constant activation (outside spike-count's c_1 != 0) steps by exactly 0: ARPACK had no starting vector, an
+    extrapolation's draws all had one value, and the check ended in an internal error (exit 4) on the user's input.
+    Outside the assumptions the prediction is not evaluated, with the error; inside them the same error is a bug."""
+    def read(instance, budget, seed, *observable):
+        result = breakdown()
+        if isinstance(result, Exception):
+            raise result
+        return result
+
+    plain = registry.checker("spike-decomposition")
+    broken = Checker(theorem=plain.theorem, simulation=plain.simulation,
+                     readers={name: read for name in plain.readers})
+    verdict = run_check(broken, {"activation": "softplus"}, fidelity="quick")  # not centred: outside
+    assert verdict.outcome == "outside assumptions"
+    assert all(p.message.startswith("not evaluated outside the assumptions: the simulation breaks down here (")
+               for p in verdict.predictions)
+    with pytest.raises(CheckError, match="residual-rate: (RuntimeError|ValueError)"):
+        run_check(broken, {}, fidelity="quick")
+    wrong = Checker(theorem=plain.theorem, simulation=plain.simulation,  # a wrong program is a bug anywhere
+                    readers={name: lambda instance, budget, seed: None for name in plain.readers})
+    with pytest.raises(CheckError, match="TypeError"):
+        run_check(wrong, {"activation": "softplus"}, fidelity="quick")
+
 def test_a_resolution_that_vanishes_inside_the_assumptions_is_a_bug_never_inconclusive():
     """A resolution relative to a constant that is 0 at the point (3% of srf-constants' spike r at eta = 0, as it
     was) can never be met: the check said "inconclusive, rerun at default fidelity", which no fidelity resolves.

@@ -273,7 +273,10 @@ def calibration_command(arguments) -> int:
 
     from checkers import calibration_records
 
-    records = calibration_records.load(Path(arguments.records) if arguments.records else calibration_records.RECORDS)
+    path = Path(arguments.records) if arguments.records else calibration_records.RECORDS
+    if not path.is_file():  # `calibrate --record` starts a file; this command only reads one
+        raise InvalidInput(f"no calibration records file at {path}")
+    records = calibration_records.load(path)
     shown = calibration_records.stale(records) if arguments.stale else records
     if arguments.write is not None:
         document = Path(arguments.write) if arguments.write else calibration_records.DOCUMENT
