@@ -22,6 +22,7 @@ Errors are errors: an exception raised by a statement or a reader (other than th
 
 from __future__ import annotations
 
+import contextlib
 import math
 import time
 from collections.abc import Callable, Mapping
@@ -582,12 +583,15 @@ def _check_prediction(checker: Checker, claims: ClaimsTable, prediction: Predict
         scope = () if checker.shared_draws else (prediction.name,)
         observable = (lambda measured: tested.observe(prediction.name, measured)) if prediction.observable else None
         try:
-            read = checker.read(instance, prediction.name, budget, seed_sequence(
-                seed, instance.theorem.id, *scope, 0 if checker.nested_stages else stage), observable)
-            if isinstance(read, Fitted) and read.size != prediction.fitted_across:
-                raise DeclarationError(f"the reader fits across {read.size!r}, the prediction states "
-                                       f"{prediction.fitted_across!r}")
-            observation = _observed(read, observable)
+            # outside the assumptions overflow is what the statement excludes, reported through the reading it
+            # spoils (a NaN: not evaluated), not as numpy's warnings between the verdict table's rows
+            with np.errstate(all="ignore") if outside else contextlib.nullcontext():
+                read = checker.read(instance, prediction.name, budget, seed_sequence(
+                    seed, instance.theorem.id, *scope, 0 if checker.nested_stages else stage), observable)
+                if isinstance(read, Fitted) and read.size != prediction.fitted_across:
+                    raise DeclarationError(f"the reader fits across {read.size!r}, the prediction states "
+                                           f"{prediction.fitted_across!r}")
+                observation = _observed(read, observable)
         except NumericalError as error:  # a simulation that diverged, said so by the simulation: no evidence
             return PredictionResult(outcome=INCONCLUSIVE, message=f"no observation: {error}", **common)
         except Unresolved as reason:
