@@ -35,6 +35,7 @@ has a relative standard deviation near 1, so 1% would need ~10^6 samples.
 
 from __future__ import annotations
 
+from theorems.activation_assumptions import not_constant, square_integrable
 from theorems.hermite import gauss_hermite_rule
 from theorems.onestep import common as onestep
 from theorems.statement import Constant, Mutant, Parameter, Prediction, ResolutionReason, Target, Theorem
@@ -186,7 +187,7 @@ THEOREM = Theorem(
         Parameter(name="similarity", description="m = zeta^T mu, the train-unseen similarity", kind="real",
                   default="1", lower=-10.0, upper=10.0),
     ),
-    assumptions=(),
+    assumptions=(square_integrable(), onestep.square_integrable_teacher(), not_constant()),
     constants=CONSTANTS,
     predictions=(
         Prediction(name="reference", kind="limit",

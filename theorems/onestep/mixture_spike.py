@@ -25,6 +25,7 @@ from __future__ import annotations
 import mpmath
 import sympy
 
+from theorems.activation_assumptions import not_constant
 from theorems.formula import exact_number
 from theorems.hermite import Quantity
 from theorems.onestep import common as onestep
@@ -77,7 +78,7 @@ THEOREM = Theorem(
                   kind="choice",
                   default="spike-aligned", choices=("spike-aligned", "random")),
     ),
-    assumptions=(),
+    assumptions=(not_constant(),),
     constants=CONSTANTS,
     predictions=(
         Prediction(name="spike-rate", kind="rate",
