@@ -233,6 +233,8 @@ class Standardized:
 def standardized(verdicts: list[dict]) -> tuple[Standardized, ...]:
     """The standardized discrepancies of every prediction with a Monte Carlo estimate and a point target in the
     runs' verdicts (as stored), in the order they appear; a prediction with fewer than three runs is left out."""
+    import scipy.stats
+
     readings: dict[str, list[tuple[float, float, float, float]]] = {}
     for verdict in verdicts:
         for prediction in verdict.get("predictions", []):
@@ -255,8 +257,6 @@ def standardized(verdicts: list[dict]) -> tuple[Standardized, ...]:
             continue
         zs, dofs, thresholds, bounds, rates = (list(column) for column in zip(*rows))
         runs = len(zs)
-        import scipy.stats
-
         mean, spread = statistics.fmean(zs), statistics.stdev(zs)
         half = critical_value(0.05, runs - 1) * spread / math.sqrt(runs)
         spread_interval = (spread * math.sqrt((runs - 1) / float(scipy.stats.chi2.isf(0.025, runs - 1))),

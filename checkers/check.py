@@ -17,7 +17,9 @@ compared to its stated accuracy). `run_check` does the rest, in one direction:
 
 Errors are errors: an exception raised by a statement or a reader (other than the simulation's own
 `NumericalError`, "no evidence", and `Unresolved`, "not resolved at these sizes") is re-raised as
-`CheckError` naming the theorem and the prediction; it never becomes an inconclusive verdict.
+`CheckError` naming the theorem and the prediction; it never becomes an inconclusive verdict. Outside the
+assumptions a simulation may break down on what the statement excludes (an arithmetic, value or runtime error, or a
+NaN): that prediction is not evaluated, with the error.
 """
 
 from __future__ import annotations
