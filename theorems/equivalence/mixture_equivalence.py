@@ -44,7 +44,6 @@ import math
 import mpmath
 import sympy
 
-from theorems.activation_assumptions import not_constant
 from theorems.activations import Activation, from_expression, z
 from theorems.hermite import Quantity, combine, hermite_coefficients, second_moment, square_root
 from theorems.statement import (
@@ -181,7 +180,7 @@ THEOREM = Theorem(
     ),
     assumptions=(Assumption(name="strength", statement="beta in an open interval (l - 2)/(l - 1) < beta < (l - 1)/l, "
                                                       "l = 2..5 (D = l - 1 <= 4)", check=_strength),
-                 integer_constant("degree", 0, MAX_DEGREE), not_constant()),
+                 integer_constant("degree", 0, MAX_DEGREE)),
     constants=CONSTANTS,
     predictions=(
         Prediction(name="generalization-gap", kind="limit",
