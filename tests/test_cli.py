@@ -364,7 +364,6 @@ def test_show_json_says_what_each_mutant_acts_on_and_how_far_it_moves_each_targe
     assert shown["near_mutants"] == {"mu1-five-percent": pytest.approx(1.25, rel=1e-12)}
 
 
-
 def test_show_where_the_statement_is_undefined_says_why_and_claims_nothing(capsys):
     """exp(z^2) is not square-integrable, so dual-kernel derives no c_k there: `show` names the failing assumption
     where the constants would be, and no mutant moves a target (as the check skips every prediction)."""
@@ -390,6 +389,7 @@ def test_show_with_an_activation_outside_every_assumption_is_the_users_not_an_in
     test in tests/test_domain_edges.py runs `show` at every point its sweep checks."""
     code = _exit_code(["show", theorem_id, "--param", "activation=exp(z**2)"])
     assert code in (0, 2), capsys.readouterr().err
+
 
 def test_show_json_gives_each_prediction_its_resolution_basis_and_the_fidelity_that_resolves_it(capsys):
     """giant-step-risk's Monte Carlo limits resolve from paper fidelity, on named errors' distances and the authors'
@@ -442,7 +442,6 @@ def test_printing_the_help_or_the_list_loads_no_numerics(command):
     assert result.stdout.split(maxsplit=1) == ["0", "[]\n"]
 
 
-
 def test_showing_a_theorem_loads_no_statistics_it_does_not_print():
     """`show` derives the constants (sympy) and reads the theorem's calibration record, but the record's intervals and
     spreads, which need scipy.stats, are not printed, so a fresh interpreter that runs it has not imported it."""
@@ -452,6 +451,7 @@ def test_showing_a_theorem_loads_no_statistics_it_does_not_print():
              "print(code, 'scipy.stats' in sys.modules)")
     result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     assert result.stdout.split() == ["0", "False"]
+
 
 def test_the_catalog_reads_every_builtin_as_the_registry_builds_it():
     from checkers import catalog, registry

@@ -70,7 +70,7 @@ def _points(where: str):
 
 #: other activations for the student (`activation`) and the teacher parameters: smooth and kinked, centred and not,
 #: odd and even, and He_3 (c_1 = 0); sin is not in the formula language, so it checks the one-line refusal; a
-#: constant, and exp(z^2), whose square is not integrable, are outside what every statement assumes
+#: constant, on which a step moves nothing, and exp(z^2), whose square is not integrable
 STUDENTS = ("relu", "gelu", "sigmoid", "softplus", "erf", "tanh", "silu", "z**3 - 3*z", "sin(z)", "1", "exp(z**2)")
 TEACHERS = ("relu", "abs", "sigmoid", "gelu", "tanh", "erf", "1", "exp(z**2)")
 
