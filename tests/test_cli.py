@@ -374,21 +374,14 @@ def test_show_where_the_statement_is_undefined_says_why_and_claims_nothing(capsy
     assert all(p["resolution"] is None for p in shown["predictions"])
 
 
-def _exit_code(arguments) -> int:
-    try:
-        return main(arguments)
-    except SystemExit as stop:
-        return stop.code
-
-
 @pytest.mark.parametrize("theorem_id", sorted(checker.id for checker in registry.builtin_checkers() if any(
     parameter.name == "activation" for parameter in checker.theorem.parameters)))
 def test_show_with_an_activation_outside_every_assumption_is_the_users_not_an_internal_error(capsys, theorem_id):
     """`show` at exp(z^2) (E sigma(Z)^2 infinite): the statement (exit 0: outside its assumptions, or one whose
     constants do not read the activation) or a one-line refusal (exit 2), never an internal error (exit 4). A slow
     test in tests/test_domain_edges.py runs `show` at every point its sweep checks."""
-    code = _exit_code(["show", theorem_id, "--param", "activation=exp(z**2)"])
-    assert code in (0, 2), capsys.readouterr().err
+    code, _, err = run(capsys, "show", theorem_id, "--param", "activation=exp(z**2)")
+    assert code in (0, 2), err
 
 
 def test_show_json_gives_each_prediction_its_resolution_basis_and_the_fidelity_that_resolves_it(capsys):
