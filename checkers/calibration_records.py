@@ -78,10 +78,7 @@ def _imports(module: str, path: Path) -> set[str]:
         if isinstance(node, ast.Import):
             found.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom):
-            base = node.module or ""
-            if node.level:
-                anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
-                base = ".".join(anchor + ([base] if base else []))
+            base = _absolute(node, package)
             found.add(base)
             found.update(f"{base}.{alias.name}" for alias in node.names)  # `from package import module`
     return {name for name in found if name.split(".")[0] in PROJECT_PACKAGES and _source(name) is not None}
@@ -103,17 +100,36 @@ def hashed_modules(theorem_id: str) -> list[str]:
     return sorted(seen)
 
 
+def _absolute(node: ast.ImportFrom, package: str) -> str:
+    """The module an `import from` names, relative ones resolved against `package`."""
+    if not node.level:
+        return node.module or ""
+    anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
+    return ".".join(anchor + ([node.module] if node.module else []))
+
+
 @cache
-def _code(path: Path) -> str:
+def _code(module: str, path: Path) -> str:
     """A module's syntax tree without its docstrings: what it computes, not how it is worded or laid out (comments
-    and layout are not in the tree)."""
+    and layout are not in the tree). What it imports from the engine counts by name only, sorted, not by the engine
+    module that holds it: the engine is not hashed, so a name moved between its modules changes no row."""
     tree = ast.parse(path.read_text(), str(path))
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    from_engine = []
     for node in ast.walk(tree):
         if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and node.body \
                 and isinstance(node.body[0], ast.Expr) and isinstance(node.body[0].value, ast.Constant) \
                 and isinstance(node.body[0].value.value, str):
             node.body[0] = ast.Pass()
-    return ast.dump(tree, include_attributes=False)
+        if hasattr(node, "body") and isinstance(node.body, list):
+            kept = []
+            for statement in node.body:
+                if isinstance(statement, ast.ImportFrom) and _is_engine(_absolute(statement, package)):
+                    from_engine += [f"{alias.name} as {alias.asname or alias.name}" for alias in statement.names]
+                else:
+                    kept.append(statement)
+            node.body = kept or [ast.Pass()]
+    return ast.dump(tree, include_attributes=False) + "\0from the engine: " + ", ".join(sorted(from_engine))
 
 
 @cache  # per process: a command that records hashes its theorems before it runs them
@@ -123,7 +139,7 @@ def content_hash(theorem_id: str) -> str:
     the theorem's constants' snapshot where it has one."""
     digest = hashlib.sha256()
     for module in hashed_modules(theorem_id):
-        digest.update(module.encode() + b"\0" + _code(_source(module)).encode() + b"\0")
+        digest.update(module.encode() + b"\0" + _code(module, _source(module)).encode() + b"\0")
     snapshot = SNAPSHOTS / f"constants-{theorem_id}.json"
     if snapshot.is_file():
         digest.update(b"constants\0" + json.dumps(json.loads(snapshot.read_text()), sort_keys=True).encode())

@@ -172,4 +172,21 @@ def test_the_hash_reads_code_not_docstrings(tmp_path):
     reworded.write_text('"""Another wording,\nlonger."""\n\ndef f(x):\n    """x, doubled."""\n\n    return 2 * x\n')
     changed = tmp_path / "changed.py"
     changed.write_text('"""One wording."""\n\n\ndef f(x):\n    """Twice x."""\n    return 3 * x\n')
-    assert records._code(worded) == records._code(reworded) != records._code(changed)
+    code = [records._code("theorems.example", path) for path in (worded, reworded, changed)]
+    assert code[0] == code[1] != code[2]
+
+
+def test_the_hash_reads_names_from_the_engine_not_the_module_that_holds_them(tmp_path):
+    held = tmp_path / "held.py"
+    held.write_text("from checkers.check import Budget, Checker\nfrom checkers.onestep.draws import one_step\n")
+    moved = tmp_path / "moved.py"
+    moved.write_text("from checkers.checker import Checker\nfrom checkers.budget import Budget\n"
+                     "from checkers.onestep.draws import one_step\n")
+    renamed = tmp_path / "renamed.py"
+    renamed.write_text("from checkers.checker import Budget, Checker as Check\n"
+                       "from checkers.onestep.draws import one_step\n")
+    family = tmp_path / "family.py"
+    family.write_text("from checkers.check import Budget, Checker\nfrom checkers.onestep.simulation import one_step\n")
+    code = [records._code("checkers.onestep.example", path) for path in (held, moved, renamed, family)]
+    assert code[0] == code[1]
+    assert code[2] != code[0] and code[3] != code[0]  # a name's alias, or a family module's, is the code's
