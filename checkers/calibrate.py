@@ -47,9 +47,9 @@ from pathlib import Path
 
 from checkers import registry
 from checkers.budget import DEFAULT_FALSE_FAIL_RATE, FIDELITIES, MAX_CHECK_MINUTES
-from checkers.check import observed_mutants
+from checkers.engine import power_at_shift
 from checkers.outcome import ERROR, FAIL, INCONCLUSIVE, OUTSIDE, PASS, miscalibrated
-from checkers.stats import Estimate, beyond_either_side, critical_value, pooled_mean, power_beyond
+from checkers.stats import Estimate, beyond_either_side, critical_value, pooled_mean
 from checkers.store import ResultStore
 from checkers.sweep import Task, plan, sweep
 from theorems.claims import NEAR_RESOLUTIONS
@@ -367,18 +367,17 @@ def _power_at_offset(prediction: dict, mutant: str, offset: float | None, report
     shift = (prediction.get("mutant_shifts") or {}).get(mutant)
     if shift is None or offset is None:
         return reported
-    lower, upper = (float(end) for end in prediction["predicted_interval"])
+    interval = tuple(float(end) for end in prediction["predicted_interval"])
     reading = Estimate(value=float(prediction["observed"]), standard_error=float(prediction["standard_error"]),
                        degrees_of_freedom=float(prediction["degrees_of_freedom"]),
                        samples=int(prediction.get("samples") or 0),
                        systematic=float(prediction.get("systematic") or 0.0))
-    nearer = offset if shift > 0 else -offset  # an offset toward the mutant's side brings its target nearer
-    return power_beyond(abs(shift) - nearer, reading, lower, upper, float(prediction["stage_false_fail_rate"]))
+    return power_at_shift(shift, reading, interval, float(prediction["stage_false_fail_rate"]), offset)
 
 
 def power_withheld(theorem: str, parameters: dict[str, str]) -> tuple[str, ...]:
     """The claim mutants against which the true statement's runs claim no power on some prediction, whose simulation
-    reads a constant they change (the check's own rule, `checkers.check.observed_mutants`): their own runs may be
+    reads a constant they change (the check's own rule, `Checker.observed_mutants`): their own runs may be
     rejected there, so the kill rate predicted from the reported power is a lower bound. None is named outside the
     assumptions, where the statement's constants may be undefined (`thmcheck show` treats them alike)."""
     checker = registry.checker(theorem)
@@ -387,7 +386,7 @@ def power_withheld(theorem: str, parameters: dict[str, str]) -> tuple[str, ...]:
     claims = checker.theorem.claims(parameters)
     if claims.stated.instance.assumption_failures():
         return ()
-    observed = [{name for name, _ in observed_mutants(checker, claims, prediction)}
+    observed = [{name for name, _ in checker.observed_mutants(claims, prediction)}
                 for prediction in checker.theorem.predictions]
     return tuple(name for name in claims.claim_mutants() if any(name not in names for names in observed))
 

@@ -3,13 +3,13 @@ the code it measured, so a row whose theorem has changed since is known to be st
 
 A record is one `Calibration` (theorem, parameter point, fidelity) with the hash of the code it ran on: the
 theorem's module and its checker's, and every project module they import in turn, except the shared engine
-(the top-level modules of `checkers` and `theorems.statement`), each without its docstrings. The shared exact
-numerics (the Hermite tables and their quadrature) are keyed by what they give the theorem instead: its constants'
-snapshot at the defaults (tests/snapshots/constants-<id>.json, 30 digits, which the contract test holds to the
-code). A change to the engine that moves a number is caught by comparing `check --all --json` before and after it,
-not by these hashes. Rows
-measured before the records existed are kept as their markdown cells (docs/calibration.md names their trees) and
-are stale.
+(the top-level modules of `checkers` and `theorems.statement`), each without its docstrings; what a module imports
+from the engine counts by name, not by the engine module that holds it. The shared exact numerics (the Hermite
+tables, their quadrature and the quantities they derive) are keyed by what they give the theorem instead: its
+constants' snapshot at the defaults (tests/snapshots/constants-<id>.json, 30 digits, which the contract test holds
+to the code). A change to the engine that moves a number is caught by comparing `check --all --json` before and
+after it, not by these hashes. Rows measured before the records existed are kept as their markdown cells
+(docs/calibration.md names their trees) and are stale.
 """
 
 from __future__ import annotations
@@ -39,7 +39,8 @@ ROOT = Path(__file__).resolve().parent.parent
 RECORDS = ROOT / "docs" / "calibration.json"
 DOCUMENT = ROOT / "docs" / "calibration.md"
 ENGINE = ("theorems.statement", "theorems.errors")  # and every top-level module of `checkers`
-EXACT_NUMERICS = ("theorems.hermite", "theorems.arb_quadrature")  # keyed by the constants' snapshot
+# keyed by the constants' snapshot
+EXACT_NUMERICS = ("theorems.hermite", "theorems.arb_quadrature")
 SNAPSHOTS = ROOT / "tests" / "snapshots"
 PROJECT_PACKAGES = ("theorems", "checkers")
 FIDELITY_ORDER = ("quick", "default", "high", "paper")

@@ -18,7 +18,7 @@ In the spirit of scikit-learn's estimator checks, one set of clauses runs agains
     quick         the true statement never fails at quick fidelity, and is inconclusive there only where its
                   checker says a higher fidelity resolves it (`resolves_at`); a statement known to fail never passes
     mutants       every mutant fails: at quick fidelity, else at default or, where the checker says a higher
-                  fidelity resolves it, there (`deciding_fidelity`)
+                  fidelity resolves it, there (`Checker.deciding_fidelity`)
 
 `check(checker)` returns {clause: problems}; the last two clauses run checks (`runs=False` leaves them out).
 `thmcheck contract` prints it, and `checkers.testing.assert_contract` asserts it in a user's test suite.
@@ -34,8 +34,8 @@ from pathlib import Path
 import mpmath
 
 from checkers import calibration_records, catalog
-from checkers.budget import FIDELITIES
-from checkers.check import Checker, run_check
+from checkers.checker import Checker
+from checkers.engine import run_check
 from checkers.outcome import FAIL, INCONCLUSIVE, PASS
 from checkers.verdict import Verdict
 from theorems.claims import NEAR_RESOLUTIONS
@@ -231,15 +231,9 @@ def _quick(checker: Checker, *, quick_verdict: Callable[[Checker], Verdict] | No
     return []
 
 
-def deciding_fidelity(checker: Checker) -> str:
-    """Where a check must decide, the true statement pass and a mutant that survives quick fidelity fail: default,
-    or the checker's `resolves_at` where that is higher (below it the check may stay inconclusive)."""
-    return checker.resolves_at if FIDELITIES[checker.resolves_at].level > FIDELITIES["default"].level else "default"
-
-
 def _mutants(checker: Checker, **_) -> list[str]:
     problems = []
-    fidelity = deciding_fidelity(checker)
+    fidelity = checker.deciding_fidelity()
     for mutant in checker.theorem.mutants:
         if run_check(checker, seed=0, fidelity="quick", mutant=mutant.name, outcome_only=True).outcome == FAIL:
             continue

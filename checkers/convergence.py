@@ -23,7 +23,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from checkers.check import Unresolved
+from checkers.checker import Unresolved
 from checkers.stats import Estimate, extrapolate_limit, extrapolation_fit
 
 CONTRACTION = 0.5

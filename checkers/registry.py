@@ -9,7 +9,7 @@ checker, a checker of an undiscovered theorem, or two checkers of one id stop th
 A lookup of one built-in id imports that theorem's two modules only, found through `checkers.catalog` (which also
 lists the built-ins without importing them); `all_checkers()` discovers and validates them all.
 
-A plugin is a module with a `CHECKER` (or a `CHECKERS` list) of `checkers.check.Checker` objects,
+A plugin is a module with a `CHECKER` (or a `CHECKERS` list) of `checkers.checker.Checker` objects,
 loaded by `load_plugin(name_or_path)` (`--plugin`) or through the `thmcheck.theorems` entry-point
 group of an installed package. A module name must be importable as it is (installed, or on
 PYTHONPATH); a `.py` path is loaded from that file. Loading changes nothing in `sys.path`. A plugin
@@ -34,7 +34,7 @@ from checkers.catalog import Entry
 from theorems.errors import DeclarationError, EnvironmentFault, InvalidInput, UnknownName
 
 if TYPE_CHECKING:
-    from checkers.check import Checker
+    from checkers.checker import Checker
     from theorems.statement import Theorem
 
 ENTRY_POINT_GROUP = "thmcheck.theorems"
@@ -52,7 +52,7 @@ class _Registry:
     def load(self) -> None:
         if self.loaded:
             return
-        from checkers.check import Checker
+        from checkers.checker import Checker
         from theorems.statement import Theorem
         theorems, checkers = {}, {}
         for family in families():
@@ -91,7 +91,7 @@ class _Registry:
     def load_one(self, entry: Entry) -> "Checker | None":
         """The built-in checker of one catalogued id, importing its two modules only; None where they do not hold
         the theorem and its checker as catalogued (full discovery then says what is wrong)."""
-        from checkers.check import Checker
+        from checkers.checker import Checker
         theorem = getattr(importlib.import_module(f"theorems.{entry.family}.{entry.module}"), "THEOREM", None)
         checker = getattr(importlib.import_module(f"checkers.{entry.family}.{entry.module}"), "CHECKER", None)
         if not (isinstance(checker, Checker) and checker.theorem is theorem and checker.id == entry.id):
@@ -102,7 +102,7 @@ class _Registry:
         return checker
 
     def register(self, checker: "Checker") -> "Checker":
-        from checkers.check import Checker
+        from checkers.checker import Checker
         if not isinstance(checker, Checker):
             raise InvalidInput(f"a plugin must provide Checker objects, got {type(checker).__name__}")
         if checker.id in self.builtin:
@@ -128,7 +128,7 @@ def _modules(package, family: str):
 
 
 def _checkers_of(module) -> list["Checker"]:
-    from checkers.check import Checker
+    from checkers.checker import Checker
     if isinstance(module, Checker):
         return [module]
     if isinstance(module, (list, tuple)):

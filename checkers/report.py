@@ -22,7 +22,7 @@ from collections import Counter, defaultdict
 from pathlib import Path
 
 from checkers import registry
-from checkers.check import run_check
+from checkers.engine import run_check
 from checkers.outcome import FAIL, PASS, SKIPPED, Claim, claim_of, pooled_outcome, reading
 from checkers.report_figures import AS_STATED, figures, label, number
 from checkers.store import ResultStore, code_version

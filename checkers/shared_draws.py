@@ -19,7 +19,7 @@ import functools
 import numpy as np
 
 from checkers import arrays
-from checkers.check import Budget
+from checkers.budget import Budget
 from theorems.statement import Instance
 
 _MEMO: dict = {}

@@ -28,9 +28,10 @@ import numpy as np
 from checkers import registry
 from checkers.arrays import DEFAULT as DEFAULT_BACKEND
 from checkers.budget import DEFAULT_FALSE_FAIL_RATE, MAX_CHECK_MINUTES, MAX_TASKS
-from checkers.check import backend_for, estimated_cost, fidelity_for, run_check
 from checkers.cost import machine_rate
+from checkers.engine import run_check
 from checkers.executors import workers as pool_of
+from checkers.offers import backend_for, estimated_cost, fidelity_for
 from checkers.outcome import ERROR
 from checkers.seeds import seed_sequence
 from checkers.store import ResultStore, code_version, task_key

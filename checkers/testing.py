@@ -25,7 +25,8 @@ from pathlib import Path
 from typing import Any
 
 from checkers import contract, registry
-from checkers.check import Checker, run_check
+from checkers.checker import Checker
+from checkers.engine import run_check
 from checkers.outcome import FAIL, PASS
 from checkers.verdict import Verdict
 

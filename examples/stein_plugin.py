@@ -6,7 +6,7 @@ the `thmcheck.theorems` entry point of your package.
 
 import numpy as np
 
-from checkers.check import Checker
+from checkers.checker import Checker
 from checkers.stats import mean_estimate
 from theorems.hermite import hermite_coefficients, second_moment
 from theorems.statement import Constant, Mutant, Parameter, Prediction, ResolutionReason, Target, Theorem

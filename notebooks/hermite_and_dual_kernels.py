@@ -15,7 +15,7 @@ def _():
     import numpy as np
 
     from checkers import registry
-    from checkers.check import run_check
+    from checkers.engine import run_check
     from theorems.activations import activation
     from theorems.errors import InvalidInput
     from theorems.hermite import hermite_coefficients, second_moment

@@ -16,7 +16,7 @@ def _():
     import numpy as np
 
     from checkers import registry
-    from checkers.check import run_check
+    from checkers.engine import run_check
     from checkers.onestep.simulation import (
         OneStepSetting,
         one_step,

@@ -1,6 +1,6 @@
 """The flake meter: every check a test runs at its fixed seed, rerun at more seeds, and how often its outcome differs.
 
-`pytest --flake-seeds 50 [tests...]` replaces `checkers.check.run_check` for the session (before the test modules
+`pytest --flake-seeds 50 [tests...]` replaces `checkers.engine.run_check` for the session (before the test modules
 import it) by one that returns the test's own verdict, then reruns the same check at seeds seed + 1 ... seed + 49
 and records each verdict's outcome. A test that asserts an outcome its check reaches only at its fixed seed is one
 whose rows here differ often. Calls whose own run took longer than `--flake-max-seconds` (default 30) are listed
@@ -42,8 +42,8 @@ def pytest_configure(config) -> None:
     seeds = config.getoption(SEEDS_OPTION)
     if seeds < 2:
         return
-    import checkers.check
-    checkers.check.run_check = _metered(checkers.check.run_check, seeds, config.getoption(MAX_SECONDS_OPTION))
+    import checkers.engine
+    checkers.engine.run_check = _metered(checkers.engine.run_check, seeds, config.getoption(MAX_SECONDS_OPTION))
 
 
 def _metered(run_check, seeds: int, max_seconds: float):

@@ -9,7 +9,9 @@ of the main job read it, so the suite computes each of these checks once instead
 import pytest
 
 from checkers import shared_draws
-from checkers.check import DEFAULT_FALSE_FAIL_RATE, Checker, run_check
+from checkers.budget import DEFAULT_FALSE_FAIL_RATE
+from checkers.checker import Checker
+from checkers.engine import run_check
 from checkers.verdict import Verdict
 
 _VERDICTS: dict[str, Verdict] = {}

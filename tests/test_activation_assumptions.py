@@ -3,7 +3,7 @@
 import pytest
 
 from checkers import registry
-from checkers.check import run_check
+from checkers.engine import run_check
 from theorems.activation_assumptions import constancy
 from theorems.activations import activation
 

@@ -13,7 +13,7 @@ from checkers.alignment import alignment_geometry as geometry_checker
 from checkers.alignment import alignment_time_flat as time_flat_checker
 from checkers.alignment import cones, runs
 from checkers.alignment import directional_dynamics as directional_checker
-from checkers.check import run_check
+from checkers.engine import run_check
 from checkers.search import search_counterexample
 from theorems.alignment import alignment_geometry, directional_dynamics
 
@@ -249,7 +249,7 @@ def test_the_construction_for_lemmas_1_and_3_is_its_flow_in_closed_form_and_with
     """The constructed run of directional-dynamics (1024 neurons at epsilon's bound) read along the polar flow agrees
     with the closed forms of its output and its tiny neuron's angle; there Lemma 3 is within 5x of its bounds and
     Lemma 1 within 10x for the exponential loss (within 20x for the paper's logistic, whose |g - 1| is half)."""
-    from checkers.check import FIDELITIES, Budget
+    from checkers.budget import FIDELITIES, Budget
 
     instance = directional_dynamics.THEOREM.instance({"loss": loss})
     closed = directional_dynamics.construction(instance)
@@ -265,7 +265,7 @@ def test_the_construction_for_lemmas_1_and_3_is_its_flow_in_closed_form_and_with
 
 @pytest.mark.parametrize("mutant", ["output-bound-without-sqrt-h", "lemma-1-without-sqrt-h", "lemma-1-as-o-notation"])
 def test_the_construction_rejects_the_bounds_without_their_width_factor_where_the_reference_run_cannot(mutant):
-    from checkers.check import FIDELITIES, Budget
+    from checkers.budget import FIDELITIES, Budget
 
     assert run_check(directional_checker.CHECKER, fidelity="quick", mutant=mutant).outcome == "fail"
     mutated = directional_dynamics.THEOREM.mutated(mutant).instance()
@@ -280,7 +280,7 @@ def test_the_true_flow_grows_past_the_lemma_3_reference():
     """directional-dynamics' Lemma 3 reference, a neuron whose squared norm grew 1% from its t = 0 size (and with it
     its output, f = v <w, x> = ||w||^2 for a balanced neuron along its point), is what the true run does: within T,
     its largest squared norm exceeds eps^2 W_max^2 by more."""
-    from checkers.check import FIDELITIES, Budget
+    from checkers.budget import FIDELITIES, Budget
 
     instance = directional_dynamics.THEOREM.instance()
     measured = directional_checker.read_lemma_3(instance, Budget(FIDELITIES["quick"], 0), np.random.SeedSequence(0),
@@ -295,7 +295,7 @@ def test_the_references_of_conservation_law_and_orthogonal_frozen_are_realized()
     indicators off (what the reference counts), never on."""
     from checkers.alignment import orthogonal_frozen as frozen_checker
     from checkers.alignment.gradient_flow import loss_gradients
-    from checkers.check import FIDELITIES, Budget
+    from checkers.budget import FIDELITIES, Budget
     from theorems.alignment import orthogonal_frozen
 
     rng = np.random.default_rng(0)
@@ -316,7 +316,7 @@ def test_the_default_run_realizes_the_dead_neuron_of_the_early_alignment_referen
     one dead; the default run has such neurons (dead at t1, having activated no point of their class at t = 0), so
     the check rejects the mutant on the true run's regions."""
     from checkers.alignment import early_alignment as early_checker
-    from checkers.check import FIDELITIES, Budget
+    from checkers.budget import FIDELITIES, Budget
     from theorems.alignment import early_alignment
 
     instance = early_alignment.THEOREM.instance()

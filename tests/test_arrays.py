@@ -7,9 +7,10 @@ import numpy as np
 import pytest
 
 from checkers import arrays, registry
-from checkers.check import backend_for, run_check
 from checkers.cli import main
+from checkers.engine import run_check
 from checkers.equivalence.ridge import fit_ridge
+from checkers.offers import backend_for
 from checkers.onestep.simulation import OneStepSetting, one_step, operator_norm, top_left_singular_vector
 from theorems.activations import BUILTINS, activation
 from theorems.errors import InvalidInput

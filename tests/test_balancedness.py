@@ -7,10 +7,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from checkers import registry
-from checkers.check import run_check
 from checkers.collapse import balancedness_recurrence as balancedness_recurrence_checker
 from checkers.collapse.balancedness_recurrence import ORDER_ACCURACY
 from checkers.collapse.small_network import one_step
+from checkers.engine import run_check
 from checkers.outcome import FAIL, INCONCLUSIVE, OUTSIDE, PASS
 from theorems.collapse import balancedness_recurrence
 from theorems.collapse.balancedness_identity import symbolic_identity_residual

@@ -268,7 +268,7 @@ def _halved_standard_errors(monkeypatch):
     import dataclasses
     from pathlib import Path
 
-    from checkers.check import Checker
+    from checkers.checker import Checker
     example = registry.load_plugin(str(Path(__file__).resolve().parent.parent / "examples" / "stein_plugin.py"))[0]
     theorem = dataclasses.replace(example.theorem, id="stein-halved-se")
     reader = example.readers["first-moment"]

@@ -7,7 +7,8 @@ import mpmath
 import numpy as np
 import pytest
 
-from checkers.check import Checker, Exact, Measured, run_check
+from checkers.checker import Checker, Exact, Measured
+from checkers.engine import run_check
 from theorems.errors import CheckError, DeclarationError
 from theorems.statement import Constant, Mutant, Prediction, ResolutionReason, Target, Theorem
 
@@ -75,7 +76,7 @@ def test_a_search_reader_gets_the_tested_versions_observable():
 def test_a_monte_carlo_prediction_pools_each_versions_observable_over_the_same_draws():
     """Draws: the observable gives each draw's terms; the tested claim and every mutant are pooled on the same draws,
     and a mutant's power is its own comparison there."""
-    from checkers.check import Draws
+    from checkers.checker import Draws
 
     prediction = Prediction(name="ratio", kind="limit", statement="side = scale area(base) on average",
                             predict=lambda instance: Target.point(1), observable=_ratio,
@@ -112,7 +113,7 @@ def _decay_theorem() -> Theorem:
 def test_a_rate_is_fitted_across_its_size_in_the_table_and_in_a_check():
     """On the slowest decay the claim allows the mutant's exponent is +1/2: two resolutions. A check fits each
     version's per-draw values across n (`Fitted`), as the table's slope does on the same numbers."""
-    from checkers.check import Fitted
+    from checkers.checker import Fitted
     from checkers.stats import fit_rate
     from theorems.claims import log_log_slope
 

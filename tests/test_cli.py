@@ -398,14 +398,13 @@ def test_show_json_gives_each_prediction_its_resolution_basis_and_the_fidelity_t
 
 def test_an_undecided_check_is_sent_to_the_fidelity_that_resolves_it_and_none_beyond_the_highest():
     from checkers import registry
-    from checkers.cli.running import resolving_fidelity
     giant, dual = registry.checker("giant-step-risk"), registry.checker("dual-kernel")
     hermite = registry.checker("hermite-equivalence")
-    assert hermite.resolves_at == "default" and resolving_fidelity(hermite, "quick") == "default"
-    assert resolving_fidelity(hermite, "default") == "high" and resolving_fidelity(dual, "quick") == "default"
-    assert resolving_fidelity(hermite, "high") is None
-    assert resolving_fidelity(registry.checker("spike-outlier"), "high") == "paper"
-    assert giant.resolves_at == "paper" and resolving_fidelity(giant, "quick") == "paper"
+    assert hermite.resolves_at == "default" and hermite.resolving_fidelity("quick") == "default"
+    assert hermite.resolving_fidelity("default") == "high" and dual.resolving_fidelity("quick") == "default"
+    assert hermite.resolving_fidelity("high") is None
+    assert registry.checker("spike-outlier").resolving_fidelity("high") == "paper"
+    assert giant.resolves_at == "paper" and giant.resolving_fidelity("quick") == "paper"
 
 
 def test_paper_fidelity_is_bad_input_for_a_check_without_a_paper_scale(capsys):
@@ -419,7 +418,8 @@ def test_a_formula_starting_with_a_minus_is_the_activation_not_an_option(capsys)
     assert code == 0 and json.loads(out)["coefficients"][1].startswith("-1.0")
 
 
-HEAVY = ("numpy", "scipy", "sympy", "mpmath", "hypothesis", "matplotlib", "theorems.statement", "checkers.check")
+HEAVY = ("numpy", "scipy", "sympy", "mpmath", "hypothesis", "matplotlib", "theorems.statement", "checkers.checker",
+         "checkers.engine")
 
 
 @pytest.mark.parametrize("command", [["--help"], ["list"], ["list", "--markdown"], ["list", "--json"]],

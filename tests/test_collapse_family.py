@@ -7,7 +7,7 @@ import warnings
 import pytest
 
 from checkers import registry
-from checkers.check import FIDELITIES, Budget, run_check
+from checkers.budget import FIDELITIES, Budget
 from checkers.collapse import collapse_training as collapse_training_checker
 from checkers.collapse import head_conditioning as head_conditioning_checker
 from checkers.collapse import head_search
@@ -15,6 +15,7 @@ from checkers.collapse import nc1_bound as nc1_checker
 from checkers.collapse import nc2_bracket as nc2_checker
 from checkers.collapse import nc3_bound as nc3_checker
 from checkers.collapse import pseudo_inverse_features as pseudo_inverse_checker
+from checkers.engine import run_check
 from checkers.outcome import INCONCLUSIVE
 from checkers.search import search_counterexample
 from tests.main_job import MAIN_JOB, quick_verdict

@@ -10,7 +10,7 @@ import math
 import pytest
 
 from checkers import contract, registry
-from checkers.check import run_check
+from checkers.engine import run_check
 from checkers.outcome import FAIL, PASS
 from tests.main_job import MAIN_JOB, forget_cached_draws, quick_verdict
 from tests.snapshots import DIRECTORY, updating
@@ -70,7 +70,7 @@ def test_true_statement_passes_where_its_check_decides(checker):
     """A true statement passes at default fidelity, or at the higher one its checker says resolves it
     (giant-step-risk's paper fidelity, about half an hour here); a statement declared known to fail (a secondary
     source's form that a derivation here corrects) fails there."""
-    verdict = run_check(checker, seed=0, fidelity=contract.deciding_fidelity(checker))
+    verdict = run_check(checker, seed=0, fidelity=checker.deciding_fidelity())
     assert verdict.outcome == (FAIL if checker.theorem.expected_failure else PASS), verdict.explain()
 
 

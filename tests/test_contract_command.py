@@ -26,7 +26,7 @@ BROKEN = """
 import dataclasses
 import importlib.util
 
-from checkers.check import Checker
+from checkers.checker import Checker
 
 spec = importlib.util.spec_from_file_location("stein_example", {example!r})
 example = importlib.util.module_from_spec(spec)
@@ -91,7 +91,7 @@ CHECKER = '''
 
     import numpy as np
 
-    from checkers.check import Checker
+    from checkers.checker import Checker
     from checkers.stats import mean_estimate
     from scratchpkg.theorem import THEOREM
 

@@ -5,7 +5,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from checkers.check import Unresolved
+from checkers.checker import Unresolved
 from checkers.convergence import (
     CONTRACTION,
     UNIT_ROUNDOFF,

@@ -7,9 +7,10 @@ import pytest
 from checkers import cost as cost_module
 from checkers import registry
 from checkers.budget import FIDELITIES
-from checkers.check import estimated_cost, run_check
 from checkers.cli import main
 from checkers.cost import Cost, over_stages
+from checkers.engine import run_check
+from checkers.offers import estimated_cost
 from theorems.errors import WorkRefused
 
 

@@ -11,8 +11,9 @@ import mpmath
 import pytest
 
 from checkers import registry
-from checkers.check import Checker, run_check
+from checkers.checker import Checker
 from checkers.cli import main
+from checkers.engine import run_check
 from checkers.outcome import ERROR
 from checkers.sweep import plan, sweep
 from theorems.errors import CheckError, DeclarationError, UnknownName

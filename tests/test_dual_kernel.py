@@ -6,7 +6,7 @@ import pytest
 import scipy.stats
 
 from checkers import registry
-from checkers.check import run_check
+from checkers.engine import run_check
 from checkers.outcome import FAIL, OUTSIDE, PASS
 
 CHECKER = registry.checker("dual-kernel")

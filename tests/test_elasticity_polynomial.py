@@ -34,7 +34,7 @@ def test_a_class_mean_shift_too_large_for_the_sizes_is_unresolved_not_failed():
     the ratios were extrapolated to 0.433 against c_1^2 = 0.367 and the true statement failed. Above 1/2 the
     reading is now unresolved, with the parameter in the reason; at m = 1 (0.013) it is read as before."""
     from checkers import registry
-    from checkers.check import run_check
+    from checkers.engine import run_check
     from checkers.outcome import INCONCLUSIVE, PASS
 
     far = run_check(registry.checker("cohesion-separability"), {"similarity": "10"}, fidelity="quick")

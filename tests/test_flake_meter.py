@@ -15,7 +15,8 @@ ROOT = Path(__file__).resolve().parents[1]
 
 SEEDED_TEST = '''
 import mpmath
-from checkers.check import Checker, Measured, run_check
+from checkers.checker import Checker, Measured
+from checkers.engine import run_check
 from tests.test_claims import _theorem
 
 

@@ -4,7 +4,7 @@ eta = Theta(1)."""
 import pytest
 
 from checkers import registry
-from checkers.check import run_check
+from checkers.engine import run_check
 from checkers.outcome import FAIL, OUTSIDE, SKIPPED
 from tests.main_job import MAIN_JOB
 
@@ -59,7 +59,7 @@ def test_a_constant_step_too_large_for_the_sizes_is_unresolved_before_any_draw()
     """eta = 100 is Theta(1) but a fresh preactivation's shift variance is 11 at N = 200: the network read 62%
     below DE_GE(W_1) and the true statement failed. Unresolved there; read at the defaults (s^2 = 0.001); left on
     show where the theorem claims nothing (step_exponent > 0)."""
-    from checkers.check import Unresolved
+    from checkers.checker import Unresolved
     from checkers.equivalence.gaussian_equivalence import require_small_step_at_these_sizes
 
     theorem = registry.checker("gaussian-equivalence").theorem

@@ -6,7 +6,7 @@ fidelity, in the slow contract test)."""
 import pytest
 
 from checkers import registry
-from checkers.check import run_check
+from checkers.engine import run_check
 from checkers.outcome import FAIL
 from tests.test_giant_step_oracle import REFERENCES
 from theorems.equivalence import srf_constants
@@ -72,7 +72,7 @@ def test_every_reading_needs_a_mean_channel_in_its_limit_and_the_realized_gap_a_
     (eta = 0, or mu1 = 0) the realized comparison never holds and does not apply; at eta = 0.1 (r = 0.046) the mean
     feature's noise-to-signal ratio is 5.2 at d = 100 (the sRF's test error 0.174, 0.170, 0.155 against 0.094
     failed), so the readings are unresolved there, before any draw; at the defaults (r = 1.37) it is 0.008."""
-    from checkers.check import Unresolved
+    from checkers.checker import Unresolved
     from checkers.equivalence.giant_step_risk import require_resolved_mean_channel
 
     theorem = registry.checker("giant-step-risk").theorem

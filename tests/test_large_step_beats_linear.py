@@ -65,7 +65,7 @@ def test_kappa_tanh_is_checked_to_the_thirteen_digits_it_is_stated_to(kappa, out
     right to 13 digits. It is now read against half a unit of the 13th digit: a kappa 1e-14 off passes, and one
     9e-13 or 1.1e-12 off (the 13th digit wrong by one) fails."""
     from checkers import registry
-    from checkers.check import run_check
+    from checkers.engine import run_check
 
     verdict = run_check(registry.checker("large-step-beats-linear"), overrides={"kappa_tanh": kappa},
                         fidelity="quick")
@@ -81,7 +81,7 @@ def test_a_constant_one_unit_off_in_its_last_stated_digit_fails_its_own_identity
     one unit high in its 10th digit, each about one resolution (a unit of the last digit, plus the mpmath route's
     accuracy) from the truth. Each fails the identity that reads its digits, and moves nothing else enough to fail."""
     from checkers import registry
-    from checkers.check import run_check
+    from checkers.engine import run_check
 
     verdict = run_check(registry.checker("large-step-beats-linear"), mutant=mutant, fidelity="quick")
     failed = [p.name for p in verdict.predictions if p.outcome == "fail"]
@@ -95,7 +95,7 @@ def test_a_draw_of_more_work_than_the_check_makes_is_refused_before_any_draw(mon
     narrower layer."""
     from checkers import registry
     from checkers.budget import FIDELITIES, Budget
-    from checkers.check import run_check
+    from checkers.engine import run_check
     from checkers.equivalence import large_step_beats_linear as checker
     from theorems.errors import InvalidInput
 
@@ -132,7 +132,7 @@ def test_a_bound_fifteen_percent_low_does_not_pass():
     """A bound 15% low lies below the network's risk at d = 128 and above it from 256: the strict claim at every size
     is then not confirmed (three stages of draws, about 40 s)."""
     from checkers import registry
-    from checkers.check import run_check
+    from checkers.engine import run_check
 
     nudged = run_check(registry.checker("large-step-beats-linear"),
                        overrides={"linear_bound": str(0.85 * 0.04014587281915242)}, fidelity="quick")

@@ -4,7 +4,8 @@ import numpy as np
 import pytest
 
 from checkers import registry
-from checkers.check import FIDELITIES, Budget, Unresolved
+from checkers.budget import FIDELITIES, Budget
+from checkers.checker import Unresolved
 from checkers.elasticity import leading_coefficient
 
 SMALL_SIZES = (40, 80, 160)  # the reader's sizes shrunk, so the test runs in seconds

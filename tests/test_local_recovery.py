@@ -92,7 +92,7 @@ def test_staged_run_reaches_the_derived_optimum():
 
 
 def test_the_accuracy_bounds_a_geometric_iteration_and_refuses_one_that_does_not_contract():
-    from checkers.check import Unresolved
+    from checkers.checker import Unresolved
     from checkers.elasticity.local_recovery import _settle
 
     # x_k = 1 + 0.1 q^k at three quarter-stage checkpoints with q = 0.25: the limit 1 is within the bound
@@ -112,7 +112,7 @@ def test_more_teachers_than_dimensions_is_outside_the_assumptions_not_an_error()
     """m* = 3 orthonormal teachers do not exist in d = 1: the verdict is outside the assumptions and each prediction
     says why it was not evaluated (building the teachers was an internal error)."""
     from checkers import registry
-    from checkers.check import run_check
+    from checkers.engine import run_check
     from checkers.outcome import OUTSIDE, SKIPPED
 
     verdict = run_check(registry.checker("local-recovery"), {"dimension": "1"}, fidelity="quick")

@@ -114,8 +114,8 @@ def test_beta_one_is_outside_the_assumptions_where_the_degree_is_unbounded(capsy
     """ceil(beta/(1 - beta)) has no value at beta = 1 (a ZeroDivisionError was an internal error, exit 4): the check
     says outside the assumptions, with both reasons, and `show` says the constants are undefined there."""
     from checkers import registry
-    from checkers.check import run_check
     from checkers.cli import main
+    from checkers.engine import run_check
     from checkers.outcome import OUTSIDE
 
     with pytest.raises(OverflowError, match="unbounded at beta = 1"):

@@ -11,7 +11,7 @@ import mpmath
 import pytest
 
 from checkers import registry
-from checkers.check import run_check
+from checkers.engine import run_check
 from checkers.outcome import FAIL, PASS
 
 # (theorem, constant, the nudge, the fidelity its check names for an error of that size)

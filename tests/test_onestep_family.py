@@ -4,7 +4,9 @@ import numpy as np
 import pytest
 
 from checkers import registry
-from checkers.check import FIDELITIES, Budget, Unresolved, run_check
+from checkers.budget import FIDELITIES, Budget
+from checkers.checker import Unresolved
+from checkers.engine import run_check
 from checkers.onestep import spike_count as spike_count_checker
 from checkers.onestep.mixture_spike import _mixture_covariance_norm
 from checkers.outcome import FAIL, OUTSIDE, PASS

@@ -8,8 +8,9 @@ from hypothesis import strategies as st
 
 from checkers import registry
 from checkers.budget import DEFAULT_FALSE_FAIL_RATE, FIDELITIES
-from checkers.check import Checker, run_check
+from checkers.checker import Checker
 from checkers.cost import Cost
+from checkers.engine import run_check
 from checkers.outcome import PASS
 from checkers.planning import Plan, plan_next, standard_error_floor
 from checkers.stats import Estimate, compare_to_target, detectable_discrepancy, split_false_fail_rate

@@ -4,7 +4,7 @@ import mpmath
 import pytest
 
 from checkers import registry
-from checkers.check import run_check
+from checkers.engine import run_check
 from checkers.outcome import FAIL, PASS
 from theorems.kernels.population_loss import configuration, debiased_kernel, relu_kernel
 

@@ -77,7 +77,7 @@ def test_a_checker_in_the_wrong_family_stops_the_registry(monkeypatch):
 
 
 def test_a_plugin_cannot_take_a_builtin_id():
-    from checkers.check import Checker
+    from checkers.checker import Checker
     builtin = registry.checker("dual-kernel")
     impostor = Checker(theorem=builtin.theorem, simulation="", readers=builtin.readers)
     with pytest.raises(Exception, match="built-in"):

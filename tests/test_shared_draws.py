@@ -5,7 +5,7 @@ from dataclasses import replace
 import numpy as np
 
 from checkers import registry
-from checkers.check import FIDELITIES, Budget
+from checkers.budget import FIDELITIES, Budget
 from checkers.shared_draws import cached, draw_key, forget, memoized
 
 

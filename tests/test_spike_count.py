@@ -8,7 +8,8 @@ import numpy.polynomial.hermite_e as numpy_hermite
 import pytest
 
 from checkers import registry
-from checkers.check import FIDELITIES, Budget, Unresolved
+from checkers.budget import FIDELITIES, Budget
+from checkers.checker import Unresolved
 from checkers.onestep.spike_count import read_first_spike_amplitude, spike_amplitude
 from tests.main_job import MAIN_JOB, quick_verdict
 
@@ -219,7 +220,7 @@ def test_no_count_is_read_where_the_expansion_has_not_settled_at_the_counted_siz
     """At noise = 10 (s^2 = 1.5 at n = 2000) two outliers stood where one is claimed, and at alpha = 1/2 four where
     three: a count there said "fail" about a claim on n -> infinity that these sizes have not reached. The count is
     now read only where s^2 <= 1/2 at n = 2000 and falls with n; elsewhere it is unresolved, before any draw."""
-    from checkers.check import Unresolved
+    from checkers.checker import Unresolved
     from checkers.onestep.spike_count import read_outlier_count
     from theorems.onestep import spike_count
 

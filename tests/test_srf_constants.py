@@ -3,7 +3,7 @@ verdict (the comparison, the power against mutants and the printed evidence)."""
 
 import pytest
 
-from checkers.check import run_check
+from checkers.engine import run_check
 from checkers.equivalence.srf_constants import CHECKER, SPIKED_SIZES
 from checkers.outcome import PASS
 from checkers.stats import rejection_power

@@ -14,7 +14,7 @@ such a mutant is judged by its own run. A claim mutant's `moves` are, per predic
 the stated value to its claimed interval in the stated prediction's resolutions (for a prediction that owns its
 observable, how far the mutant's observable lies outside its target on the statement's reference measurements);
 the near mutants are those within `NEAR_RESOLUTIONS`. A check's power against each mutant is its comparison applied
-to that mutant's row (`checkers.check`).
+to that mutant's row (`checkers.engine.mutant_power`).
 """
 
 from __future__ import annotations

@@ -15,7 +15,8 @@ from checkers.alignment.runs import (
     polar_run,
     switches_at_step_ends,
 )
-from checkers.check import Budget, Checker, Measured
+from checkers.budget import Budget
+from checkers.checker import Checker, Measured
 from theorems.alignment import activation_monotonicity
 from theorems.alignment.common import activation_pattern, region_codes
 from theorems.statement import Instance

@@ -12,7 +12,8 @@ from checkers.alignment.cones import (
     cone_data,
     geometry_settings,
 )
-from checkers.check import Budget, Checker, Exact, Tightness
+from checkers.budget import Budget
+from checkers.checker import Checker, Exact, Tightness
 from checkers.search import search_counterexample
 from theorems.alignment import alignment_geometry
 from theorems.alignment.common import orthogonal_separability, signed_activated_sum

@@ -9,7 +9,8 @@ import math
 import numpy as np
 
 from checkers.alignment.runs import data, data_key, empirical_alignment_time, polar_run
-from checkers.check import Budget, Checker, Exact, Unresolved
+from checkers.budget import Budget
+from checkers.checker import Checker, Exact, Unresolved
 from theorems.alignment import alignment_time_flat
 from theorems.alignment.alignment_time_flat import ORDER_LOG_EPSILONS
 from theorems.errors import NumericalError

@@ -9,7 +9,8 @@ import numpy as np
 
 from checkers.alignment.gradient_flow import cartesian_flow, loss_gradients
 from checkers.alignment.runs import RTOL, data, data_key, solve
-from checkers.check import Budget, Checker, Exact, Measured
+from checkers.budget import Budget
+from checkers.checker import Checker, Exact, Measured
 from theorems.alignment import conservation_law
 from theorems.alignment.conservation_law import conservation_defects
 from theorems.statement import Instance

@@ -18,7 +18,8 @@ from checkers.alignment.cones import (
 )
 from checkers.alignment.gradient_flow import balanced_start, polar_flow
 from checkers.alignment.runs import absolute_tolerance, data, data_key, polar_run, solve
-from checkers.check import Budget, Checker, Exact, Tightness
+from checkers.budget import Budget
+from checkers.checker import Checker, Exact, Tightness
 from checkers.search import search_counterexample
 from checkers.shared_draws import cached
 from theorems.alignment import directional_dynamics

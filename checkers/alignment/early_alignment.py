@@ -15,7 +15,8 @@ from checkers.alignment.runs import (
     log_domain_weights,
     polar_run,
 )
-from checkers.check import Budget, Checker, Exact, Measured, Tightness
+from checkers.budget import Budget
+from checkers.checker import Checker, Exact, Measured, Tightness
 from theorems.alignment import early_alignment
 from theorems.alignment.common import loss_values, region_codes
 from theorems.alignment.early_alignment import constants_of

@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from checkers.alignment.runs import data, data_key, describe_confirmation, escape_end, polar_run, switches_at_step_ends
-from checkers.check import Budget, Checker, Exact, Measured
+from checkers.budget import Budget
+from checkers.checker import Checker, Exact, Measured
 from theorems.alignment import orthogonal_frozen
 from theorems.alignment.common import activation_pattern
 from theorems.statement import Instance

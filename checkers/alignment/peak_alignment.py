@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from checkers.alignment.runs import data, data_key, polar_run
-from checkers.check import Budget, Checker, Exact
+from checkers.budget import Budget
+from checkers.checker import Checker, Exact
 from checkers.convergence import settled_limit
 from theorems.alignment import peak_alignment
 from theorems.alignment.common import class_directions, region_codes

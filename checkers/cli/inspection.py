@@ -10,8 +10,8 @@ import sympy
 
 from checkers import registry
 from checkers.budget import ANNOUNCE_SECONDS
-from checkers.check import run_check
 from checkers.cost import duration
+from checkers.engine import run_check
 from checkers.outcome import EXIT_PASS
 from checkers.verdict import describe_tightness, json_safe
 from theorems.activations import Activation, activation
@@ -79,6 +79,18 @@ def show(arguments) -> int:
     if arguments.json:
         print(json.dumps(json_safe(data), indent=2, allow_nan=False))
         return EXIT_PASS
+    _print_statement(theorem, data)
+    print(f"  checked by: {data['simulation']} ({_where_checked(checker, data['family'])})")
+    _print_constants(data, arguments.digits)
+    _print_predictions(theorem, data)
+    _print_mutants(data)
+    if theorem.notes:
+        print(f"  notes: {theorem.notes}")
+    return EXIT_PASS
+
+
+def _print_statement(theorem, data: dict) -> None:
+    """What is stated: the theorem, its source, parameters and assumptions (those that fail here marked)."""
     print(f"{theorem.id}: {theorem.title}")
     print(f"  provenance: {theorem.provenance} ({PROVENANCES[theorem.provenance]})")
     print(f"  source: {theorem.source}")
@@ -93,14 +105,19 @@ def show(arguments) -> int:
         print(f"    {a.name}: {a.statement}")
     for failure in data["assumption_failures"]:
         print(f"    ! {failure['assumption']} fails here: {failure['reason']}")
-    print(f"  checked by: {data['simulation']} ({_where_checked(checker, data['family'])})")
-    print(f"  constants ({arguments.digits} digits; exact form where one exists):")
-    if undefined is not None:
-        print(f"    undefined here, outside the assumptions: {undefined}")
+
+
+def _print_constants(data: dict, digits: int) -> None:
+    print(f"  constants ({digits} digits; exact form where one exists):")
+    if data["constants_undefined"] is not None:
+        print(f"    undefined here, outside the assumptions: {data['constants_undefined']}")
     for c in data["constants"]:
         exact = f"  = {c['exact']}" if c["exact"] is not None else ""
         status = "" if c["status"] == "derived" else f"  ({c['status']})"
         print(f"    {c['name']} = {c['value']}  [{c['route']}]{exact}{status}")
+
+
+def _print_predictions(theorem, data: dict) -> None:
     print("  predictions:")
     for p, shown in zip(theorem.predictions, data["predictions"]):
         print(f"    {p.name} ({p.kind}): {p.statement}")
@@ -108,17 +125,25 @@ def show(arguments) -> int:
             why = p.resolution_reason.describe() if p.resolution_reason else "(its reason not stated)"
             print(f"      resolution {shown['resolution']:.3g} {why}; resolved from {shown['resolved_at']} "
                   "fidelity at the defaults")
+
+
+def _mutant_moves(mutant: dict) -> str:
+    """Where a mutant acts, in words: the simulation, the targets it moves, or none."""
+    moved = mutant["moves"]
+    if moved is None:
+        return ""
+    if mutant["acts_on"] == "simulation":
+        return "; acts on the simulation (judged by its own run)"
+    if moved:
+        return "; moves " + ", ".join(f"{name} by {value:.3g} resolutions" if math.isfinite(value) else
+                                      f"{name} beyond any resolution" for name, value in moved.items())
+    return "; moves no target (its claim lives in what the check computes)"
+
+
+def _print_mutants(data: dict) -> None:
     print("  mutants (each must fail its check):")
     for m in data["mutants"]:
-        moved = m["moves"]
-        if m["acts_on"] == "simulation":
-            where = "; acts on the simulation (judged by its own run)"
-        elif moved:
-            where = "; moves " + ", ".join(f"{name} by {value:.3g} resolutions" if math.isfinite(value) else
-                                           f"{name} beyond any resolution" for name, value in moved.items())
-        else:
-            where = "; moves no target (its claim lives in what the check computes)"
-        print(f"    {m['name']}: {m['description']}{where if moved is not None else ''}")
+        print(f"    {m['name']}: {m['description']}{_mutant_moves(m)}")
         if m["simulated_at_its_constants"]:
             print(f"      ({', '.join(m['simulated_at_its_constants'])}: the simulation reads this mutant's constants, "
                   "so there it shows only in its own run, and the truth's run claims no power against it)")
@@ -131,9 +156,6 @@ def show(arguments) -> int:
         m = data["measured_near"]
         print(f"  measured: {m['mutant']} moves {m['prediction']} by {m['mean']:+.2f} +- {m['standard_error']:.2f} "
               f"resolutions ({m['runs']} paired seeds at {m['fidelity']} fidelity; {m['status']})")
-    if theorem.notes:
-        print(f"  notes: {theorem.notes}")
-    return EXIT_PASS
 
 
 def _where_checked(checker, family: str) -> str:

@@ -11,11 +11,12 @@ from collections import Counter
 from pathlib import Path
 
 from checkers import registry
-from checkers.budget import ANNOUNCE_SECONDS, DEFAULT_FALSE_FAIL_RATE, DEFAULT_SEEDS, FIDELITIES, PAPER
-from checkers.check import backend_for, estimated_cost, run_check
+from checkers.budget import ANNOUNCE_SECONDS, DEFAULT_FALSE_FAIL_RATE, DEFAULT_SEEDS
 from checkers.cost import describe, duration, machine_rate
+from checkers.engine import run_check
 from checkers.executors import INTERRUPTS
 from checkers.executors import workers as pool_of
+from checkers.offers import backend_for, estimated_cost
 from checkers.outcome import (
     ERROR,
     EXIT_INTERRUPTED,
@@ -164,23 +165,12 @@ def _weigh(arguments, jobs) -> dict[str, float | None]:
     return costs
 
 
-def resolving_fidelity(checker, current: str) -> str | None:
-    """The fidelity above `current` to rerun an undecided check at: its `resolves_at` (where its budget resolves the
-    stated resolutions at the defaults) where that is higher, else the next one up (paper only for a check that
-    offers it); None above the highest it has."""
-    higher = [name for name, fidelity in FIDELITIES.items() if fidelity.level > FIDELITIES[current].level
-              and (name != PAPER or checker.paper_scale)]
-    if not higher:
-        return None
-    return checker.resolves_at if checker.resolves_at in higher else higher[0]
-
-
 def _say_where_resolved(arguments, jobs) -> None:
     """For the checks left inconclusive by too few samples: which fidelity resolves each, about how long it takes
     here (where its checker declares a cost), and the command; or that none of this project's fidelities does."""
     by_fidelity: dict[str | None, list[tuple[str, str]]] = {}
     for checker, parameters, _ in jobs:
-        target = resolving_fidelity(checker, arguments.fidelity)
+        target = checker.resolving_fidelity(arguments.fidelity)
         cost = None if target is None else estimated_cost(checker, parameters, fidelity=target, mutant=arguments.mutant)
         described = checker.id
         if cost is not None:

@@ -6,7 +6,8 @@ from __future__ import annotations
 import mpmath
 import numpy as np
 
-from checkers.check import Budget, Checker, Exact, Measured
+from checkers.budget import Budget
+from checkers.checker import Checker, Exact, Measured
 from checkers.collapse.small_network import gradients, network
 from theorems.collapse import balancedness_identity
 from theorems.statement import Instance

@@ -7,7 +7,8 @@ from __future__ import annotations
 import mpmath
 import numpy as np
 
-from checkers.check import Budget, Checker, Exact, Measured, Tightness, Unresolved
+from checkers.budget import Budget
+from checkers.checker import Checker, Exact, Measured, Tightness, Unresolved
 from checkers.collapse.small_network import (
     FLOOR_STEPS,
     FLOW_LEVELS,

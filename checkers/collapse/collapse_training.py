@@ -13,7 +13,8 @@ import math
 import mpmath
 import numpy as np
 
-from checkers.check import Budget, Checker, Exact, Tightness
+from checkers.budget import Budget
+from checkers.checker import Checker, Exact, Tightness
 from checkers.collapse import metrics
 from checkers.collapse.training import Network, gaussian_classes, stacked, train
 from checkers.convergence import UNIT_ROUNDOFF

@@ -7,7 +7,8 @@ import mpmath
 import numpy as np
 from hypothesis import strategies as st
 
-from checkers.check import Budget, Checker, Exact, Measured
+from checkers.budget import Budget
+from checkers.checker import Checker, Exact, Measured
 from checkers.collapse.head_search import search_observable, upper_bound_ratio
 from checkers.collapse.heads import Float64, Mpmath, generate_chain
 from theorems.collapse import head_conditioning

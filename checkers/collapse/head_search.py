@@ -16,7 +16,8 @@ import mpmath
 import numpy as np
 from hypothesis import strategies as st
 
-from checkers.check import Budget, Exact, Tightness
+from checkers.budget import Budget
+from checkers.checker import Exact, Tightness
 from checkers.collapse.heads import Float64, generate_head
 from checkers.search import search_counterexample
 from theorems.statement import Instance

@@ -8,7 +8,8 @@ import math
 import mpmath
 import numpy as np
 
-from checkers.check import Budget, Checker, Exact, Measured
+from checkers.budget import Budget
+from checkers.checker import Checker, Exact, Measured
 from checkers.collapse.head_search import EXPLICIT, build_head, exact_head, head_settings, search_observable
 from checkers.collapse.heads import Float64, Head, Mpmath, generate_head, measure_head
 from theorems.collapse import nc2_bracket

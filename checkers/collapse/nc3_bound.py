@@ -6,7 +6,8 @@ from __future__ import annotations
 import mpmath
 import numpy as np
 
-from checkers.check import Budget, Checker, Exact
+from checkers.budget import Budget
+from checkers.checker import Checker, Exact
 from checkers.collapse.head_search import EXPLICIT, build_head, head_settings, search_observable
 from checkers.collapse.heads import Float64, Mpmath, measure_head, one_hot_targets
 from theorems.collapse import nc3_bound

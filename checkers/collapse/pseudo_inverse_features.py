@@ -5,7 +5,8 @@ from __future__ import annotations
 import mpmath
 import numpy as np
 
-from checkers.check import Budget, Checker, Exact
+from checkers.budget import Budget
+from checkers.checker import Checker, Exact
 from checkers.collapse.head_search import (
     EXPLICIT,
     build_head,

@@ -6,7 +6,8 @@ from __future__ import annotations
 import mpmath
 import numpy as np
 
-from checkers.check import Budget, Checker, Exact, Measured, Tightness
+from checkers.budget import Budget
+from checkers.checker import Checker, Exact, Measured, Tightness
 from checkers.collapse.small_network import FLOOR_STEPS, STATIONARY_STEP, descend, gradients, imbalance, network
 from theorems.collapse import stationary_balanced
 from theorems.statement import Instance

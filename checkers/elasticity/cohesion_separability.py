@@ -1,7 +1,7 @@
 """Checker of cohesion-separability: the class-mean metrics' step parts over the linear features' scale,
 extrapolated across sizes (`checkers.elasticity.leading_coefficient`)."""
 
-from checkers.check import Checker
+from checkers.checker import Checker
 from checkers.elasticity.leading_coefficient import class_mean_step_part, leading_coefficient_reader
 from theorems.elasticity import cohesion_separability
 from theorems.elasticity.cohesion_separability import cohesion, separability

@@ -1,7 +1,7 @@
 """Checker of elasticity-leading-coefficient: elasticity-polynomial's observation (the Elasticity's leading
 coefficient, exact in x given the weights, extrapolated across n = 250..1000) against E sigma'(Z)^2."""
 
-from checkers.check import Checker
+from checkers.checker import Checker
 from checkers.elasticity.leading_coefficient import elasticity_step_part, leading_coefficient_reader
 from theorems.elasticity import elasticity_leading_coefficient
 

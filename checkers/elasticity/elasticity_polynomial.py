@@ -1,7 +1,7 @@
 """Checker of elasticity-polynomial: the Elasticity's leading coefficient, exact in x given the weights,
 extrapolated across n = 250..1000 (`checkers.elasticity.leading_coefficient`)."""
 
-from checkers.check import Checker
+from checkers.checker import Checker
 from checkers.elasticity.leading_coefficient import elasticity_step_part, leading_coefficient_reader
 from theorems.elasticity import elasticity_polynomial
 

@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from checkers.check import Budget, Checker, Draws
+from checkers.budget import Budget
+from checkers.checker import Checker, Draws
 from checkers.onestep.simulation import OneStepSetting, one_step
 from theorems.elasticity import elasticity_reference
 from theorems.elasticity.elasticity_reference import bivariate_expectation, neuron_laws

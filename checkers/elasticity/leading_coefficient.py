@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from checkers.check import Budget
+from checkers.budget import Budget
 from checkers.convergence import bounded_extrapolation, require_small_expansion_parameter
 from checkers.onestep.draws import require_extrapolable_step
 from checkers.onestep.simulation import OneStepSetting, one_step

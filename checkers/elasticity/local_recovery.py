@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from checkers.check import Budget, Checker, Exact
+from checkers.budget import Budget
+from checkers.checker import Checker, Exact
 from checkers.convergence import settled_limit
 from checkers.elasticity.recovery import local_start, run_stages
 from checkers.shared_draws import cached

@@ -27,8 +27,8 @@ import math
 import numpy as np
 
 from checkers.arrays import activation_value, to_backend, to_numpy
-from checkers.budget import Fidelity
-from checkers.check import Budget, Checker, Pooled
+from checkers.budget import Budget, Fidelity
+from checkers.checker import Checker, Pooled
 from checkers.convergence import bounded_extrapolation, require_small_expansion_parameter
 from checkers.cost import Cost, over_stages
 from checkers.equivalence.exact_risk import readout_risk

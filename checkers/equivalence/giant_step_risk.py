@@ -18,8 +18,8 @@ import math
 
 import numpy as np
 
-from checkers.budget import PAPER, Fidelity
-from checkers.check import Budget, Checker
+from checkers.budget import PAPER, Budget, Fidelity
+from checkers.checker import Checker
 from checkers.convergence import bounded_extrapolation, require_small_expansion_parameter
 from checkers.cost import Cost, over_stages
 from checkers.equivalence.exact_risk import readout_risk

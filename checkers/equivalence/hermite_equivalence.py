@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from checkers.check import Budget, Checker, Unresolved
+from checkers.budget import Budget
+from checkers.checker import Checker, Unresolved
 from checkers.convergence import bounded_extrapolation, require_decaying_correction
 from checkers.equivalence.feature_maps import hermite_surrogate_map
 from checkers.equivalence.ridge import readout

@@ -10,8 +10,8 @@ import mpmath
 import numpy as np
 import scipy.special
 
-from checkers.budget import FIDELITIES
-from checkers.check import Budget, Checker, Exact, Measured, Pooled, Tightness
+from checkers.budget import FIDELITIES, Budget
+from checkers.checker import Checker, Exact, Measured, Pooled, Tightness
 from checkers.equivalence.feature_maps import gaussian_equivalent_map
 from checkers.equivalence.ridge import readout
 from checkers.onestep.draws import setting_for

@@ -7,7 +7,8 @@ import math
 
 import numpy as np
 
-from checkers.check import Budget, Checker
+from checkers.budget import Budget
+from checkers.checker import Checker
 from checkers.convergence import bounded_extrapolation
 from checkers.equivalence.mixture_readout import mixture_errors
 from checkers.shared_draws import draw_key, memoized

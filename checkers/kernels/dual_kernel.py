@@ -12,7 +12,8 @@ import numpy as np
 import sympy
 from hypothesis import strategies as st
 
-from checkers.check import Budget, Checker, Exact, Tightness
+from checkers.budget import Budget
+from checkers.checker import Checker, Exact, Tightness
 from checkers.convergence import settled_limit
 from checkers.qmc import rqmc_gaussian_mean
 from checkers.search import search_counterexample

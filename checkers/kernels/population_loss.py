@@ -8,7 +8,8 @@ import math
 import mpmath
 import numpy as np
 
-from checkers.check import Budget, Checker, Exact
+from checkers.budget import Budget
+from checkers.checker import Checker, Exact
 from checkers.qmc import rqmc_gaussian_mean
 from theorems.kernels import population_loss
 from theorems.statement import Instance

@@ -7,8 +7,8 @@ import math
 
 import numpy as np
 
-from checkers.budget import Fidelity
-from checkers.check import Budget, Checker
+from checkers.budget import Budget, Fidelity
+from checkers.checker import Checker
 from checkers.cost import Cost, over_stages
 from checkers.onestep.draws import draw_generators
 from checkers.onestep.simulation import GaussianMixture, first_layer_gradient, operator_norm

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from checkers.check import Budget, Checker
+from checkers.budget import Budget
+from checkers.checker import Checker
 from checkers.convergence import bounded_extrapolation
 from checkers.onestep.draws import draw_generators, setting_for
 from checkers.onestep.simulation import one_step, spike_direction_overlap

@@ -10,8 +10,8 @@ import numpy as np
 import numpy.polynomial.hermite_e as numpy_hermite
 import scipy.sparse.linalg
 
-from checkers.budget import Fidelity
-from checkers.check import Budget, Checker, Exact, Unresolved
+from checkers.budget import Budget, Fidelity
+from checkers.checker import Checker, Exact, Unresolved
 from checkers.convergence import bounded_extrapolation, require_small_expansion_parameter
 from checkers.cost import Cost, over_stages
 from checkers.onestep.draws import require_extrapolable_step, step_cost

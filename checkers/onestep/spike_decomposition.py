@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from checkers.budget import Fidelity
-from checkers.check import Budget, Checker, Draws, Fitted
+from checkers.budget import Budget, Fidelity
+from checkers.checker import Checker, Draws, Fitted
 from checkers.cost import Cost, over_stages
 from checkers.onestep.draws import draw_generators, setting_for, step_cost
 from checkers.onestep.simulation import one_step, operator_norm

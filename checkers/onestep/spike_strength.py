@@ -8,8 +8,8 @@ from dataclasses import replace
 import numpy as np
 
 from checkers.arrays import to_numpy
-from checkers.budget import Fidelity
-from checkers.check import Budget, Checker, Unresolved
+from checkers.budget import Budget, Fidelity
+from checkers.checker import Checker, Unresolved
 from checkers.convergence import require_small_expansion_parameter
 from checkers.cost import Cost, over_stages
 from checkers.onestep.draws import draw_generators, setting_for, step_cost

@@ -1,16 +1,22 @@
-"""checkers.check: the tightness measures an inequality's observation carries, and the power it claims against
-mutants."""
+"""checkers.engine: a prediction's claim, measurement and comparison; the errors table; the power against mutants."""
 
+import ast
 import math
+import subprocess
+import sys
+from pathlib import Path
 
 import mpmath
 import pytest
 
 from checkers import registry
+from checkers.budget import FIDELITIES
 from checkers.calibrate import _power_at_offset
-from checkers.check import FIDELITIES, Budget, Checker, Exact, Tightness, _tightness, run_check
-from checkers.stats import Estimate
-from theorems.errors import CheckError, DeclarationError, NumericalError
+from checkers.checker import Checker, Exact, Tightness, Unresolved
+from checkers.engine import Settled, Unmeetable, _tightness, power_at_shift, run_check, settle
+from checkers.outcome import INCONCLUSIVE, SKIPPED
+from checkers.stats import Estimate, power_beyond
+from theorems.errors import CheckError, DeclarationError, InvalidInput, NumericalError
 
 
 def test_a_non_finite_ratio_is_not_recorded():
@@ -54,66 +60,6 @@ def test_a_power_from_a_mutants_target_carries_the_signed_shift_it_was_computed_
         target = rows[name].target("monte-carlo")
         assert shift == (float(target.lower) - upper if shift > 0 else float(target.upper) - lower)
         assert _power_at_offset(result.to_dict(), name, 0.0, math.nan) == pytest.approx(result.power[name], rel=1e-12)
-
-
-def test_a_prediction_may_resolve_below_its_check_and_only_below():
-    """giant-step-risk's network readings resolve at default fidelity, its sRF's only at paper; a prediction's own
-    fidelity must name one of its predictions and lie no higher than the check's."""
-    giant = registry.checker("giant-step-risk")
-    resolved = {p.name: giant.resolved_at(p) for p in giant.theorem.predictions}
-    assert resolved["srf-test-error"] == "paper" and resolved["realized-test-error"] == "default"
-    for wrong in ({"no-such-prediction": "default"}, {"test-error": "nowhere"}):
-        with pytest.raises(DeclarationError, match="prediction_resolves_at"):
-            Checker(theorem=giant.theorem, simulation="", readers=giant.readers, resolves_at="paper",
-                    prediction_resolves_at=wrong)
-    with pytest.raises(DeclarationError, match="no higher than resolves_at"):
-        Checker(theorem=giant.theorem, simulation="", readers=giant.readers, resolves_at="default",
-                prediction_resolves_at={"test-error": "high"})
-
-
-class _Version:
-    """A stand-in instance whose constant `c1` raises the given error."""
-
-    def __init__(self, error: Exception):
-        self.error = error
-
-    def constant(self, name):
-        raise self.error
-
-
-def test_a_constant_out_of_numeric_reach_counts_as_changed_and_any_other_error_propagates():
-    plain = registry.checker("dual-kernel")
-    reading = Checker(theorem=plain.theorem, simulation=plain.simulation, readers=plain.readers,
-                      simulation_constants={"monte-carlo": ("c1",)})
-    truth = plain.theorem.instance({"activation": "tanh", "rho": "0.7"})
-    out_of_reach = _Version(NumericalError("quadrature did not converge"))
-    assert reading.simulations_changed(truth, out_of_reach) == ["monte-carlo"]
-    with pytest.raises(ZeroDivisionError):  # a bug, not an undefined value: exit 4, never a withheld claim
-        reading.simulations_changed(truth, _Version(ZeroDivisionError("division by zero")))
-
-
-@pytest.mark.parametrize("per_level", [math.sqrt(2), 2 ** (1 / 3)])
-def test_a_scaled_budget_grows_at_every_stage_of_every_fidelity(per_level):
-    """Each sequential stage must draw more than the one before it (a repeat is a second roll, not more power);
-    2^(level // 2), which this replaces, repeats quick's two stages and default's first two."""
-    for fidelity in FIDELITIES.values():
-        budgets = [Budget(fidelity, stage).scaled(16, per_level) for stage in range(fidelity.stages)]
-        assert all(later > earlier for earlier, later in zip(budgets, budgets[1:])), (fidelity.name, budgets)
-    assert Budget(FIDELITIES["default"], 0).scaled(32, math.sqrt(2)) == 64
-    assert Budget(FIDELITIES["quick"], 0).scaled(32, math.sqrt(2)) == 32
-
-
-def test_a_budget_that_does_not_grow_is_refused():
-    with pytest.raises(ValueError, match="must grow"):
-        Budget(FIDELITIES["quick"], 1).scaled(16, 1.0)
-
-
-def test_a_budget_doubled_per_stage_starts_each_fidelity_at_sqrt_2_per_level_and_doubles_at_each_stage():
-    expected = {"quick": [1, 2], "default": [2, 4, 8], "high": [4, 8, 16, 32]}
-    for name, factors in expected.items():
-        fidelity = FIDELITIES[name]
-        assert [Budget(fidelity, stage).doubled_per_stage(16) for stage in range(fidelity.stages)] == \
-            [16 * factor for factor in factors]
 
 
 @pytest.mark.parametrize("observation", [Exact(mpmath.mpf("nan"), 1e-9, "an mpf NaN"),
@@ -182,7 +128,7 @@ def test_an_error_without_a_message_outside_the_assumptions_still_says_what_it_w
     """spike-outlier with He_3 (outside its assumptions: sigma' unbounded) divides by mu1 = 0 in its predictions;
     mpmath's ZeroDivisionError has no message, and the skip read "not evaluated outside the assumptions: " and
     nothing more."""
-    from checkers.check import _described
+    from checkers.engine import _described
 
     assert _described(ZeroDivisionError()) == "the statement divides by a quantity that is 0 here"
     assert _described(ZeroDivisionError("mu1 = 0")) == "mu1 = 0"
@@ -236,3 +182,95 @@ def test_nested_stages_read_one_seed_so_each_stage_extends_the_last(nested):
     assert len(seeds) == FIDELITIES["default"].stages
     assert (len({key for key, _ in seeds}) == 1) == nested
     assert all((later[:len(earlier)] == earlier) == nested for (_, earlier), (_, later) in zip(seeds, seeds[1:]))
+
+
+@pytest.mark.parametrize(("phase", "error", "inside", "outside"), [
+    ("claim", NumericalError("no route reaches 30 digits"), "inconclusive: prediction could not be computed",
+     "not evaluated"),
+    ("claim", ZeroDivisionError(), CheckError, "not evaluated"),
+    ("claim", InvalidInput("E sigma^2 is not finite"), InvalidInput, "not evaluated"),
+    ("claim", Unmeetable(0.0), CheckError, "not evaluated"),
+    ("claim", RuntimeError("a statement's bug"), CheckError, CheckError),
+    ("measure", NumericalError("the flow diverged"), "inconclusive: no observation",
+     "inconclusive: no observation"),
+    ("measure", Unresolved("no spike yet"), "inconclusive: not resolved at these sizes",
+     "inconclusive: not resolved at these sizes"),
+    ("measure", InvalidInput("a run of hours"), InvalidInput, "not evaluated"),
+    ("measure", RuntimeError("ARPACK error -9"), CheckError, "breaks down"),
+    ("measure", TypeError("a wrong program"), CheckError, CheckError),
+    ("measure", DeclarationError("a misnamed constant"), CheckError, CheckError),
+], ids=lambda value: type(value).__name__ if isinstance(value, Exception) else None)
+def test_the_errors_table_gives_each_error_its_outcome_by_phase_inside_and_outside(phase, error, inside, outside):
+    for where, expected in (("inside", inside), ("outside", outside)):
+        settled = settle(error, phase, where == "outside", "a-theorem", "a-prediction")
+        if isinstance(expected, type):
+            assert isinstance(settled, expected) and (expected is CheckError or settled is error), where
+        elif expected.startswith("inconclusive"):
+            assert isinstance(settled, Settled) and settled.outcome == INCONCLUSIVE, where
+            assert settled.message == f"{expected.split(': ', 1)[1]}: {error}"
+        else:
+            assert isinstance(settled, Settled) and settled.outcome == SKIPPED, where
+            assert settled.message.startswith("not evaluated outside the assumptions: " + (
+                "the simulation breaks down here (" if expected == "breaks down" else ""))
+
+
+def test_a_bug_the_table_advises_on_carries_the_advice():
+    settled = settle(Unmeetable(0.0), "claim", False, "a-theorem", "a-prediction")
+    assert "its resolution is 0 here, which no number of samples can meet; a statement must give" in str(settled)
+
+
+def test_the_power_at_an_offset_toward_a_mutant_is_the_power_at_a_nearer_shift():
+    """check and calibrate compute a power through one function: an offset of the reading's mean toward the
+    mutant's side is the same as a mutant that much nearer, and one away from it the same as one farther."""
+    reading = Estimate(0.0, 0.01, 40, 41)
+    interval, rate = (-0.02, 0.02), 1e-6
+    nearer, farther = power_at_shift(0.04, reading, interval, rate), power_at_shift(-0.06, reading, interval, rate)
+    assert power_at_shift(0.05, reading, interval, rate, offset=0.01) == pytest.approx(nearer, rel=1e-12)
+    assert power_at_shift(-0.05, reading, interval, rate, offset=0.01) == pytest.approx(farther, rel=1e-12)
+    assert nearer < power_at_shift(0.05, reading, interval, rate) < farther
+    assert power_at_shift(0.05, reading, interval, rate) == power_beyond(0.05, reading, *interval, rate)
+
+
+def _engine_graph() -> dict[str, set[str]]:
+    """The project's checkers modules and the checkers modules each imports, lazily or not (from its source)."""
+    root = Path(__file__).resolve().parent.parent
+    modules = {}
+    for path in (root / "checkers").rglob("*.py"):
+        parts = path.relative_to(root).with_suffix("").parts
+        modules[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
+    graph = {}
+    for name, path in modules.items():
+        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+        found = set()
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    base = ".".join(package.split(".")[: len(package.split(".")) - node.level + 1] + [base])
+                found.update(f"{base}.{alias.name}" if f"{base}.{alias.name}" in modules else base
+                             for alias in node.names)
+            elif isinstance(node, ast.Import):
+                found.update(alias.name for alias in node.names)
+        graph[name] = {module for module in found if module in modules and module != name}
+    return graph
+
+
+def test_no_module_of_checkers_imports_itself_through_another():
+    graph = _engine_graph()
+    assert {"checkers.registry", "checkers.checker"} <= graph["checkers.offers"]
+    assert "checkers.checker" in graph["checkers.registry"]
+
+    def reaches(start: str, goal: str, seen: set[str]) -> bool:
+        return any(module == goal or (module not in seen and not seen.add(module) and reaches(module, goal, seen))
+                   for module in graph[start])
+    circles = [module for module in graph if reaches(module, module, set())]
+    assert circles == []
+
+
+def test_the_engine_reads_straight():
+    """Every function of the engine at McCabe complexity 12 or less (the linter holds the rest to 15)."""
+    engine = Path(__file__).resolve().parent.parent / "checkers" / "engine.py"
+    result = subprocess.run([sys.executable, "-m", "ruff", "check", "--select", "C901", "--config",
+                             "lint.mccabe.max-complexity = 12", "--output-format", "concise", str(engine)],
+                            capture_output=True, text=True)
+    assert result.returncode == 0, result.stdout

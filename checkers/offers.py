@@ -1,0 +1,51 @@
+"""What a check offers before it runs: its fidelities, its backends and its estimated cost, each refused as bad input
+where the check lacks it, with the checks that offer it named from the registry."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from checkers import arrays, registry
+from checkers.budget import FIDELITIES, PAPER, Fidelity
+from checkers.checker import Checker
+from checkers.cost import Cost, refusal
+from theorems.errors import InvalidInput, WorkRefused
+
+
+def fidelity_for(checker: Checker, name: str) -> Fidelity:
+    """The fidelity `name` for `checker`; bad input where there is none by that name, or where it is paper and the check
+    declares no paper scale."""
+    if name not in FIDELITIES:
+        raise InvalidInput(f"fidelity must be one of {', '.join(FIDELITIES)}, got {name!r}")
+    if name == PAPER and not checker.paper_scale:
+        offered = [other.id for other in registry.all_checkers() if other.paper_scale]
+        raise InvalidInput(f"{checker.id} has no paper-scale setting; fidelity paper is offered by "
+                           f"{', '.join(offered) or 'no check'}")
+    return FIDELITIES[name]
+
+
+def backend_for(checker: Checker, name: str) -> str:
+    """The backend `name` for `checker`; bad input where it is unknown or not installed, or where the check's
+    simulation runs on numpy only."""
+    arrays.require(name)
+    if name != arrays.DEFAULT and not checker.array_api:
+        offered = [other.id for other in registry.all_checkers() if other.array_api]
+        raise InvalidInput(f"{checker.id} runs on numpy only; backend {name} is offered by {', '.join(offered)}")
+    return name
+
+
+def estimated_cost(checker: Checker, parameters: Mapping[str, Any] | None = None, *, fidelity: str = "default",
+                   mutant: str | None = None, max_minutes: float | None = None) -> Cost | None:
+    """The most a check at these parameters may spend (`Checker.cost`), before any draw; None where its checker
+    declares no cost. With `max_minutes`, a cost beyond it (or beyond the memory available) is refused, as the check
+    itself would refuse it (`WorkRefused`). Bad parameters raise `InvalidInput`, as the check would."""
+    if checker.cost is None:
+        return None
+    given = dict(parameters or {})
+    parameters = checker.theorem.mutant_parameters(mutant, given) if mutant is not None else given
+    cost = checker.cost(checker.theorem.instance(parameters), fidelity_for(checker, fidelity))
+    what = f"{checker.id} at {', '.join(f'{k}={v}' for k, v in given.items())}" if given else checker.id
+    if max_minutes is not None and (reason := refusal(what, cost, 60 * max_minutes)):
+        raise WorkRefused(reason)
+    return cost
