@@ -40,7 +40,7 @@ RECORDS = ROOT / "docs" / "calibration.json"
 DOCUMENT = ROOT / "docs" / "calibration.md"
 ENGINE = ("theorems.statement", "theorems.errors")  # and every top-level module of `checkers`
 # keyed by the constants' snapshot
-EXACT_NUMERICS = ("theorems.hermite", "theorems.arb_quadrature")
+EXACT_NUMERICS = ("theorems.hermite", "theorems.quantity", "theorems.arb_quadrature")
 SNAPSHOTS = ROOT / "tests" / "snapshots"
 PROJECT_PACKAGES = ("theorems", "checkers")
 FIDELITY_ORDER = ("quick", "default", "high", "paper")

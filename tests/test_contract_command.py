@@ -63,7 +63,9 @@ def test_a_plugin_whose_mutant_moves_nothing_fails_naming_it(tmp_path):
 THEOREM = '''
     """mean-of-square: E[Z^2 sigma(Z)] = 2 c_2 + c_0, stated for thmcheck (docs/derivation.md#mean-of-square)."""
 
-    from theorems.hermite import combine, hermite_coefficients
+    from theorems.hermite import hermite_coefficients
+
+    from theorems.quantity import combine
     from theorems.statement import Constant, Mutant, Parameter, Prediction, ResolutionReason, Target, Theorem
 
     def _moment(parameters, digits):

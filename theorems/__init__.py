@@ -1,7 +1,8 @@
 """What is claimed: theorems about two-layer networks as statements, with no randomness and no I/O.
 
-The statement model (`Theorem`, `Parameter`, `Assumption`, `Constant`, `Prediction`, `Mutant`, `Target`),
-the exact Hermite and Gaussian algebra (`hermite_coefficients`, `second_moment`, `Quantity`), activations
+The statement model (`Theorem`, `Parameter`, `Assumption`, `Constant`, `Prediction` with its `ResolutionReason`,
+`Mutant`, `Nearness`, `Target`), the exact Hermite and Gaussian algebra (`hermite_coefficients`, `second_moment`), the
+numbers they derive (`Quantity`, `combine`), activations
 (`activation`) and the errors a user can meet. One package per family holds the theorems themselves
 (`theorems.onestep.spike_outlier.THEOREM`, ...); `checkers.registry` finds them.
 
@@ -15,9 +16,10 @@ _EXPORTS = {
     "theorems.activations": ("Activation", "activation"),
     "theorems.errors": ("CheckError", "DeclarationError", "InvalidInput", "NumericalError", "ThmcheckError",
                         "UnknownName"),
-    "theorems.hermite": ("Quantity", "hermite_coefficients", "second_moment"),
-    "theorems.statement": ("PROVENANCES", "Assumption", "Constant", "Instance", "Kind", "Mutant", "Parameter",
-                           "Prediction", "Target", "Theorem"),
+    "theorems.hermite": ("hermite_coefficients", "second_moment"),
+    "theorems.quantity": ("Quantity", "combine"),
+    "theorems.statement": ("PROVENANCES", "Assumption", "Constant", "Instance", "Kind", "Mutant", "Nearness",
+                           "Parameter", "Prediction", "ResolutionReason", "Target", "Theorem"),
 }
 _MODULE_OF = {name: module for module, names in _EXPORTS.items() for name in names}
 

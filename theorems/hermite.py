@@ -15,7 +15,7 @@ Contents
 --------
 Tables:     `hermite_coefficients`, `HermiteTable` (c_k, mu_k, decimal strings, routes)
 Moments:    `second_moment` (E sigma^2), `mu_star_squared`, `derivative_variance` (Var sigma'(Z)),
-            `Quantity` (a number with its exact form and route)
+            (each a `theorems.quantity.Quantity`: a number with its exact form and route)
 Quadrature: `gauss_hermite_rule` (float64 points and weights for E f(Z), shared by the float64 readers),
             `gauss_hermite_rule_mpmath` (the same rule at any number of digits)
 Scale:      `hermite_coefficients(activation.scaled(b), ...)` gives E[sigma(bZ) He_k(Z)] / k!
@@ -58,35 +58,9 @@ from theorems.domains import MAX_DEGREE, MAX_DIGITS
 from theorems.errors import InvalidInput, NumericalError
 from theorems.formula import to_mpf
 from theorems.gaussian import hermite_moment
+from theorems.quantity import Quantity, combine, decimal_string
 
 CONVENTION = "probabilists"
-
-
-@dataclass(frozen=True, kw_only=True)
-class Quantity:
-    """A number with the route that produced it, its exact sympy form if any, and its accuracy."""
-
-    name: str
-    value: mpmath.mpf
-    route: str
-    digits: int
-    exact: sympy.Expr | None = None
-
-    def __post_init__(self):
-        if isinstance(self.value, (int, float)):  # a float64 result: hold it as an mpf (exactly), as every route does
-            object.__setattr__(self, "value", mpmath.mpf(self.value))
-
-    @classmethod
-    def exactly(cls, name: str, value, digits: int) -> "Quantity":
-        """A constant known in closed form (a sympy number, int or rational): route "exact", value to `digits`."""
-        value = sympy.sympify(value) if isinstance(value, int) else value
-        return cls(name=name, value=to_mpf(value, digits), route="exact", digits=digits, exact=value)
-
-    def decimal(self, digits: int | None = None) -> str:
-        return _decimal(self.value, digits or self.digits)
-
-    def __float__(self) -> float:
-        return float(self.value)
 
 
 @dataclass(frozen=True)
@@ -109,18 +83,12 @@ class HermiteTable:
             return tuple(mpmath.sqrt(mpmath.factorial(k)) * c for k, c in enumerate(self.coefficients))
 
     def decimals(self, digits: int | None = None) -> list[str]:
-        return [_decimal(c, digits or self.digits) if e != 0 else "0"
+        return [decimal_string(c, digits or self.digits) if e != 0 else "0"
                 for c, e in zip(self.coefficients, self.exact)]
 
     def quantity(self, k: int) -> Quantity:
         return Quantity(name=f"c{k}", value=self.coefficients[k], route=self.routes[k], digits=self.digits,
                         exact=self.exact[k])
-
-
-def _decimal(value: mpmath.mpf, digits: int) -> str:
-    if value == 0:
-        return "0"
-    return mpmath.nstr(value, digits, strip_zeros=False, min_fixed=-4, max_fixed=digits)
 
 
 def _check_options(degree: int, digits: int, route: str) -> None:
@@ -228,23 +196,6 @@ def derivative_variance(sigma: Activation | str, *, digits: int = 30) -> Quantit
     table = hermite_coefficients(sigma, 1, digits=digits)
     moment = derivative_second_moment(sigma, digits=digits)
     return combine("derivative_variance", digits, [moment, table.quantity(1)], lambda m, c1: m - c1**2)
-
-
-def combine(name: str, digits: int, parts: list[Quantity], formula) -> Quantity:
-    """A Quantity computed from others by `formula` (arithmetic and `**`, valid for sympy and mpmath
-    numbers alike): exact when every part is exact, else numeric with the weakest route of its parts
-    ("override" and "mutant" parts pass their label on)."""
-    routes = {part.route for part in parts}
-    route = next((label for label in ("mutant", "override", "float64", "mpmath") if label in routes), "exact")
-    if route in ("mutant", "override") and any(part.exact is None for part in parts):
-        exact = None
-    else:
-        exact = formula(*[part.exact for part in parts]) if all(part.exact is not None for part in parts) else None
-    with mpmath.workdps(digits + 10):
-        value = to_mpf(exact, digits) if exact is not None else formula(*[part.value for part in parts])
-    if route in ("exact", "override") and exact is not None:
-        exact = sympy.simplify(exact) if route == "exact" else exact
-    return Quantity(name=name, value=value, route=route, digits=digits, exact=exact)
 
 
 # --- routes -----------------------------------------------------------------------------------

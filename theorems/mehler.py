@@ -30,7 +30,8 @@ import sympy
 from theorems.activations import Activation
 from theorems.errors import InvalidInput
 from theorems.formula import exact_number, to_mpf, z
-from theorems.hermite import HermiteTable, Quantity
+from theorems.hermite import HermiteTable
+from theorems.quantity import Quantity
 
 rho = sympy.Symbol("rho", real=True)
 

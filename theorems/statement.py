@@ -39,7 +39,7 @@ import sympy
 from theorems.activations import Activation, activation
 from theorems.errors import DeclarationError, InvalidInput, UnknownName
 from theorems.formula import exact_number, parse_number, to_mpf
-from theorems.hermite import Quantity, combine
+from theorems.quantity import Quantity, combine
 
 if TYPE_CHECKING:
     from theorems.claims import ClaimsTable

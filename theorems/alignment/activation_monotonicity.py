@@ -31,7 +31,7 @@ from theorems.alignment.common import (
     orthogonal_separability,
     reference_data,
 )
-from theorems.hermite import Quantity
+from theorems.quantity import Quantity
 from theorems.statement import (
     Assumption,
     Constant,

@@ -26,7 +26,7 @@ import math
 
 import sympy
 
-from theorems.hermite import Quantity
+from theorems.quantity import Quantity
 from theorems.statement import Constant, Mutant, Parameter, Prediction, ResolutionReason, Target, Theorem
 
 CONSTANTS = (

@@ -31,7 +31,7 @@ from __future__ import annotations
 import math
 
 from theorems.alignment.common import SEPARABLE, class_directions, flow_parameters, instance_data
-from theorems.hermite import Quantity
+from theorems.quantity import Quantity
 from theorems.statement import Constant, Mutant, Prediction, ResolutionReason, Target, Theorem
 
 CONSTANTS = (Constant.exactly("t1_slope", 0, "d t1 / d log(1/epsilon)"),

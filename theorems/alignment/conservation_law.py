@@ -33,7 +33,7 @@ import sympy
 
 from theorems.activations import z
 from theorems.alignment.common import LINEAR_EPSILON_LOWER, flow_parameters, separable_data
-from theorems.hermite import Quantity
+from theorems.quantity import Quantity
 from theorems.statement import (
     Assumption,
     Constant,

@@ -26,7 +26,7 @@ from __future__ import annotations
 import sympy
 
 from theorems.alignment.common import MARGIN_LOSS, SEPARABLE, flow_parameters
-from theorems.hermite import Quantity
+from theorems.quantity import Quantity
 from theorems.statement import Assumption, Constant, Mutant, Prediction, ResolutionReason, Target, Theorem
 
 CONSTANTS = (Constant.exactly("alignment_exponent", sympy.Rational(4, 3)),)

@@ -34,7 +34,7 @@ import sympy
 
 from theorems.collapse.balancedness_identity import BETWEEN, LINEAR_LINK, WIDTH
 from theorems.formula import exact_number, to_mpf
-from theorems.hermite import Quantity
+from theorems.quantity import Quantity
 from theorems.statement import (
     Constant,
     Instance,

@@ -45,7 +45,7 @@ import mpmath
 import numpy as np
 
 from theorems.collapse import bounds as collapse
-from theorems.hermite import Quantity
+from theorems.quantity import Quantity
 from theorems.statement import Assumption, Constant, Mutant, Parameter, Prediction, ResolutionReason, Target, Theorem
 
 HEADS = {2: (8, 4), 3: (16, 8, 4), 5: (16, 12, 8, 6, 4)}

@@ -34,8 +34,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from theorems.hermite import combine, derivative_second_moment, gauss_hermite_rule, hermite_coefficients
+from theorems.hermite import derivative_second_moment, gauss_hermite_rule, hermite_coefficients
 from theorems.onestep import common as onestep
+from theorems.quantity import combine
 from theorems.statement import (
     Assumption,
     Constant,

@@ -46,8 +46,9 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from theorems.hermite import combine, derivative_second_moment, hermite_coefficients
+from theorems.hermite import derivative_second_moment, hermite_coefficients
 from theorems.onestep import common as onestep
+from theorems.quantity import combine
 from theorems.statement import (
     Assumption,
     Constant,

@@ -46,7 +46,7 @@ import numpy as np
 import sympy
 
 from theorems.errors import InvalidInput
-from theorems.hermite import Quantity
+from theorems.quantity import Quantity
 from theorems.statement import (
     Assumption,
     Constant,

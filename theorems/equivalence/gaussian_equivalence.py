@@ -43,8 +43,9 @@ import numpy as np
 
 from theorems.deterministic_equivalent import ridge_errors
 from theorems.equivalence.gaussian_equivalent_oracle import small_step_limit, spectrum_from_gram
-from theorems.hermite import Quantity, combine, hermite_coefficients, mu_star_squared, second_moment, square_root
+from theorems.hermite import hermite_coefficients, mu_star_squared, second_moment, square_root
 from theorems.onestep import common as onestep
+from theorems.quantity import Quantity, combine
 from theorems.statement import (
     Assumption,
     Constant,

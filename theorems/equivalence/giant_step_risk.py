@@ -39,8 +39,8 @@ import mpmath
 from theorems.activations import unbounded_derivative
 from theorems.equivalence import srf_constants
 from theorems.equivalence.giant_step_oracle import limit_errors
-from theorems.hermite import Quantity
 from theorems.onestep import common as onestep
+from theorems.quantity import Quantity
 from theorems.statement import Constant, Instance, Mutant, Parameter, Prediction, ResolutionReason, Target, Theorem
 
 ACCURACY_DIGITS = 9  # the fixed point's relative accuracy is about 1e-10 (Gauss-Hermite 121 x 101, tolerance 1e-11)

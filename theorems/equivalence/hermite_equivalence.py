@@ -43,8 +43,9 @@ from __future__ import annotations
 import math
 from dataclasses import replace
 
-from theorems.hermite import Quantity, combine, hermite_coefficients, second_moment
+from theorems.hermite import hermite_coefficients, second_moment
 from theorems.onestep import common as onestep
+from theorems.quantity import Quantity, combine
 from theorems.statement import (
     Assumption,
     Constant,

@@ -45,7 +45,8 @@ import mpmath
 import sympy
 
 from theorems.activations import Activation, from_expression, z
-from theorems.hermite import Quantity, combine, hermite_coefficients, second_moment, square_root
+from theorems.hermite import hermite_coefficients, second_moment, square_root
+from theorems.quantity import Quantity, combine
 from theorems.statement import (
     Assumption,
     Constant,

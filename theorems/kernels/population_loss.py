@@ -32,8 +32,9 @@ from dataclasses import replace
 import mpmath
 import numpy as np
 
-from theorems.hermite import Quantity, hermite_coefficients, second_moment
+from theorems.hermite import hermite_coefficients, second_moment
 from theorems.mehler import arc_cosine_kernel_mp
+from theorems.quantity import Quantity
 from theorems.statement import Constant, Instance, Mutant, Parameter, Prediction, ResolutionReason, Target, Theorem
 
 GOLDEN = (1 + math.sqrt(5)) / 2

@@ -23,7 +23,8 @@ from dataclasses import replace
 import mpmath
 
 from theorems.activations import unbounded_derivative
-from theorems.hermite import combine, derivative_second_moment, hermite_coefficients, second_moment, square_root
+from theorems.hermite import derivative_second_moment, hermite_coefficients, second_moment, square_root
+from theorems.quantity import combine
 from theorems.statement import Assumption, Constant, Instance, Parameter, parameter_quantity
 
 

@@ -27,8 +27,8 @@ import sympy
 
 from theorems.activation_assumptions import not_constant
 from theorems.formula import exact_number
-from theorems.hermite import Quantity
 from theorems.onestep import common as onestep
+from theorems.quantity import Quantity
 from theorems.statement import Constant, Mutant, Parameter, Prediction, ResolutionReason, Target, Theorem
 
 CONSTANTS = (

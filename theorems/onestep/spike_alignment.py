@@ -12,8 +12,9 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from theorems.hermite import Quantity, second_moment
+from theorems.hermite import second_moment
 from theorems.onestep import common as onestep
+from theorems.quantity import Quantity
 from theorems.statement import Mutant, Prediction, ResolutionReason, Target, Theorem
 
 CONSTANTS = onestep.base_constants() + (onestep.alignment_limit(),)

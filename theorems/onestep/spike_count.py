@@ -37,8 +37,9 @@ import mpmath
 import sympy
 
 from theorems.formula import exact_number
-from theorems.hermite import Quantity, hermite_coefficients
+from theorems.hermite import hermite_coefficients
 from theorems.onestep import common as onestep
+from theorems.quantity import Quantity
 from theorems.statement import Constant, Instance, Mutant, Prediction, ResolutionReason, Target, Theorem
 
 HIGHEST_SPIKE = 3

@@ -30,8 +30,9 @@ from __future__ import annotations
 import mpmath
 import sympy
 
-from theorems.hermite import Quantity, combine, square_root
+from theorems.hermite import square_root
 from theorems.onestep import common as onestep
+from theorems.quantity import Quantity, combine
 from theorems.statement import (
     Constant,
     Instance,
