@@ -35,8 +35,10 @@ def main_job(tree: Path, workers: int) -> tuple[float, dict[str, dict]]:
 
 
 def _numbers(verdict: dict) -> dict:
-    """A verdict without its elapsed time: what must not change."""
-    return {key: value for key, value in verdict.items() if key != "elapsed_seconds"}
+    """A verdict without its elapsed time: what must not change (an earlier tree's JSON names the outcome's key
+    `verdict`)."""
+    return {("outcome" if key == "verdict" else key): value for key, value in verdict.items()
+            if key != "elapsed_seconds"}
 
 
 def main() -> None:

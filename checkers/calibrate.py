@@ -52,10 +52,11 @@ from checkers.outcome import ERROR, FAIL, INCONCLUSIVE, OUTSIDE, PASS, miscalibr
 from checkers.stats import Estimate, beyond_either_side, critical_value, pooled_mean
 from checkers.store import ResultStore
 from checkers.sweep import Task, plan, sweep
-from theorems.claims import NEAR_RESOLUTIONS
+from checkers.verdict import PredictionResult, Verdict
+from theorems.claims import NEAR_RESOLUTIONS, STATED
 from theorems.errors import UnknownName
 
-AS_STATED = "as stated"
+AS_STATED = STATED
 
 
 def point_label(theorem: str, parameters: dict[str, str]) -> str:
@@ -138,18 +139,18 @@ class PooledOffset:
         return {**asdict(self), "z": self.z, "in_resolutions": self.in_resolutions}
 
 
-def pooled_offsets(verdicts: list[dict]) -> tuple[PooledOffset, ...]:
+def pooled_offsets(verdicts: list[Verdict]) -> tuple[PooledOffset, ...]:
     """The pooled offset of every prediction that carries a Monte Carlo estimate (a positive standard error) and a
-    point target in the runs' verdicts (as stored: `Verdict.to_dict()`), in the order the predictions appear."""
+    point target in the runs' verdicts, in the order the predictions appear."""
     readings: dict[str, list[tuple[float, float, float, float]]] = {}
     for verdict in verdicts:
-        for prediction in verdict.get("predictions", []):
+        for prediction in verdict.predictions:
             offset = _point_offset(prediction)
-            error, resolution = prediction.get("standard_error"), prediction.get("resolution")
+            error, resolution = prediction.standard_error, prediction.resolution
             if offset is None or not error or error <= 0 or resolution is None:
                 continue
-            readings.setdefault(prediction["name"], []).append(
-                (offset, error, prediction.get("systematic") or 0.0, resolution))
+            readings.setdefault(prediction.name, []).append(
+                (offset, error, prediction.systematic or 0.0, resolution))
     pooled = []
     for name, rows in readings.items():
         offsets, errors, bounds, resolutions = zip(*rows)
@@ -230,25 +231,26 @@ class Standardized:
                 "spread_interval": list(self.spread_interval), "miscalibrated": self.miscalibrated}
 
 
-def standardized(verdicts: list[dict]) -> tuple[Standardized, ...]:
+def standardized(verdicts: list[Verdict]) -> tuple[Standardized, ...]:
     """The standardized discrepancies of every prediction with a Monte Carlo estimate and a point target in the
-    runs' verdicts (as stored), in the order they appear; a prediction with fewer than three runs is left out."""
+    runs' verdicts, in the order they appear; a prediction with fewer than three runs is left out."""
     import scipy.stats
 
     readings: dict[str, list[tuple[float, float, float, float]]] = {}
     for verdict in verdicts:
-        for prediction in verdict.get("predictions", []):
-            offset, error = _point_offset(prediction), prediction.get("standard_error")
+        for prediction in verdict.predictions:
+            offset, error = _point_offset(prediction), prediction.standard_error
             if offset is None or not error or error <= 0:
                 continue
-            dof = prediction.get("degrees_of_freedom")
+            dof = prediction.degrees_of_freedom
             dof = math.inf if dof is None or not math.isfinite(float(dof)) else float(dof)
             # a prediction's stated rate is its share of the check's, over every stage its fidelity allows
-            stages = FIDELITIES.get(verdict.get("fidelity"), FIDELITIES["quick"]).stages
-            rate = float(prediction.get("false_fail_rate") or DEFAULT_FALSE_FAIL_RATE) / stages
-            threshold = critical_value(rate, dof) + (prediction.get("systematic") or 0.0) / error
-            readings.setdefault((prediction["name"], int(prediction.get("stages") or 1)), []).append(
-                (offset / error, dof, threshold, (prediction.get("systematic") or 0.0) / error, rate))
+            stages = FIDELITIES.get(verdict.fidelity, FIDELITIES["quick"]).stages
+            rate = float(prediction.false_fail_rate or DEFAULT_FALSE_FAIL_RATE) / stages
+            systematic = prediction.systematic or 0.0
+            threshold = critical_value(rate, dof) + systematic / error
+            readings.setdefault((prediction.name, int(prediction.stages or 1)), []).append(
+                (offset / error, dof, threshold, systematic / error, rate))
     summaries = []
     for name in dict.fromkeys(name for name, _ in readings):
         stage, rows = max(((stage, rows) for (own, stage), rows in readings.items() if own == name),
@@ -299,10 +301,10 @@ class MeasuredMove:
         return asdict(self)
 
 
-def _point_offset(prediction: dict) -> float | None:
-    """observed - target of a stored prediction whose target is a finite point and whose reading is finite; None
-    otherwise (JSON keeps infinities as text)."""
-    interval, observed = prediction.get("predicted_interval"), prediction.get("observed")
+def _point_offset(prediction: PredictionResult) -> float | None:
+    """observed - target of a prediction whose target is a finite point and whose reading is finite; None
+    otherwise."""
+    interval, observed = prediction.predicted_interval, prediction.observed
     if interval is None or observed is None or None in interval:
         return None
     observed, low, high = float(observed), float(interval[0]), float(interval[1])
@@ -311,18 +313,18 @@ def _point_offset(prediction: dict) -> float | None:
     return observed - low
 
 
-def _offsets(verdict: dict) -> dict[str, tuple[float, float]]:
-    """Each point-target prediction's (observed - target, resolution) in one stored verdict."""
+def _offsets(verdict: Verdict) -> dict[str, tuple[float, float]]:
+    """Each point-target prediction's (observed - target, resolution) in one verdict."""
     offsets = {}
-    for prediction in verdict.get("predictions", []):
-        offset, resolution = _point_offset(prediction), prediction.get("resolution")
+    for prediction in verdict.predictions:
+        offset, resolution = _point_offset(prediction), prediction.resolution
         if offset is not None and resolution:
-            offsets[prediction["name"]] = (offset, float(resolution))
+            offsets[prediction.name] = (offset, float(resolution))
     return offsets
 
 
-def measured_moves(stated: dict[int, dict], mutants: dict[str, dict[int, dict]]) -> tuple[MeasuredMove, ...]:
-    """Every mutant's `MeasuredMove` on every prediction, from the verdicts (as stored) by seed index of the true
+def measured_moves(stated: dict[int, Verdict], mutants: dict[str, dict[int, Verdict]]) -> tuple[MeasuredMove, ...]:
+    """Every mutant's `MeasuredMove` on every prediction, from the verdicts by seed index of the true
     statement and of each mutant; a pair read on fewer than two seeds is left out."""
     moves = []
     for mutant, by_seed in mutants.items():
@@ -340,7 +342,7 @@ def measured_moves(stated: dict[int, dict], mutants: dict[str, dict[int, dict]])
     return tuple(sorted(moves, key=lambda move: (move.mutant, move.prediction)))
 
 
-def predicted_kill_rates(verdicts: list[dict], offsets: dict[str, float] | None = None) -> dict[str, float]:
+def predicted_kill_rates(verdicts: list[Verdict], offsets: dict[str, float] | None = None) -> dict[str, float]:
     """Per mutant, the kill rate the claims table predicts from the true statement's runs: the mean over the runs of
     1 - prod over predictions of (1 - the power reported against it), the predictions taken as independent.
 
@@ -351,28 +353,26 @@ def predicted_kill_rates(verdicts: list[dict], offsets: dict[str, float] | None 
     chances: dict[str, list[float]] = {}
     for verdict in verdicts:
         survive: dict[str, float] = {}
-        for prediction in verdict.get("predictions", []):
-            for mutant, power in (prediction.get("power") or {}).items():
+        for prediction in verdict.predictions:
+            for mutant, power in (prediction.power or {}).items():
                 if offsets is not None:
-                    power = _power_at_offset(prediction, mutant, offsets.get(prediction["name"]), float(power))
+                    power = _power_at_offset(prediction, mutant, offsets.get(prediction.name), power)
                 survive[mutant] = survive.get(mutant, 1.0) * (1.0 - float(power))
         for mutant, chance in survive.items():
             chances.setdefault(mutant, []).append(1.0 - chance)
     return {mutant: statistics.fmean(values) for mutant, values in chances.items()}
 
 
-def _power_at_offset(prediction: dict, mutant: str, offset: float | None, reported: float) -> float:
+def _power_at_offset(prediction: PredictionResult, mutant: str, offset: float | None, reported: float) -> float:
     """The power of one run's test of `prediction` against `mutant` with the reading's mean `offset` from the
     target; the `reported` power where the run gives no shift for the mutant or there is no offset."""
-    shift = (prediction.get("mutant_shifts") or {}).get(mutant)
+    shift = (prediction.mutant_shifts or {}).get(mutant)
     if shift is None or offset is None:
         return reported
-    interval = tuple(float(end) for end in prediction["predicted_interval"])
-    reading = Estimate(value=float(prediction["observed"]), standard_error=float(prediction["standard_error"]),
-                       degrees_of_freedom=float(prediction["degrees_of_freedom"]),
-                       samples=int(prediction.get("samples") or 0),
-                       systematic=float(prediction.get("systematic") or 0.0))
-    return power_at_shift(shift, reading, interval, float(prediction["stage_false_fail_rate"]), offset)
+    reading = Estimate(value=prediction.observed, standard_error=prediction.standard_error,
+                       degrees_of_freedom=prediction.degrees_of_freedom, samples=prediction.samples or 0,
+                       systematic=prediction.systematic or 0.0)
+    return power_at_shift(shift, reading, prediction.predicted_interval, prediction.stage_false_fail_rate, offset)
 
 
 def power_withheld(theorem: str, parameters: dict[str, str]) -> tuple[str, ...]:
@@ -573,7 +573,7 @@ def calibrate(theorems: list[str], store: str | Path, *, seeds: int, fidelity: s
         sweep(tasks, store, executor=executor, workers=workers, scheduler=scheduler, progress=progress)
         wanted = {task.key: task.mutant or AS_STATED for task in tasks}
         by_version: dict[str, list[str]] = {version: [] for version in dict.fromkeys(wanted.values())}
-        verdicts: dict[str, dict[int, dict]] = {version: {} for version in by_version}
+        verdicts: dict[str, dict[int, Verdict]] = {version: {} for version in by_version}
         with ResultStore(store) as opened:
             for record in opened.records([theorem]):
                 if record.task_key in wanted:

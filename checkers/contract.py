@@ -38,7 +38,7 @@ from checkers.checker import Checker
 from checkers.engine import run_check
 from checkers.outcome import FAIL, INCONCLUSIVE, PASS
 from checkers.verdict import Verdict
-from theorems.claims import NEAR_RESOLUTIONS
+from theorems.claims import NEAR_RESOLUTIONS, STATED
 from theorems.errors import InvalidInput
 from theorems.statement import PROVENANCES
 
@@ -63,7 +63,7 @@ def _declared(checker: Checker, **_) -> list[str]:
 
 def _builds(checker: Checker, **_) -> list[str]:
     theorem, problems = checker.theorem, []
-    versions = [("as stated", theorem, {})] + [(m.name, theorem.mutated(m.name), dict(m.parameters))
+    versions = [(STATED, theorem, {})] + [(m.name, theorem.mutated(m.name), dict(m.parameters))
                                                for m in theorem.mutants]
     for name, version, parameters in versions:
         instance = version.instance(parameters)

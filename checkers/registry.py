@@ -242,3 +242,19 @@ def builtin_checkers() -> list["Checker"]:
     """The checks that ship with thmcheck, in id order (the contract suite runs each of them)."""
     _REGISTRY.load()
     return [_REGISTRY.checkers[key] for key in sorted(_REGISTRY.builtin)]
+
+
+def selection(ids: list[str], every: bool, *, required: bool = True) -> list[str] | None:
+    """The theorem ids a command names, or None for its --all (`every`): both is bad input, and so is neither where
+    a command needs one."""
+    if every and ids:
+        raise InvalidInput("give theorem ids or --all, not both")
+    if required and not every and not ids:
+        raise InvalidInput("name at least one theorem id, or --all (see thmcheck list)")
+    return None if every else list(ids)
+
+
+def selected(ids: list[str], every: bool) -> list["Checker"]:
+    """The checkers a command names (`selection`): those of `ids`, or every registered one."""
+    chosen = selection(ids, every)
+    return all_checkers() if chosen is None else [checker(theorem_id) for theorem_id in chosen]

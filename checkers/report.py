@@ -23,10 +23,10 @@ from pathlib import Path
 
 from checkers import registry
 from checkers.engine import run_check
-from checkers.outcome import FAIL, PASS, SKIPPED, Claim, claim_of, pooled_outcome, reading
+from checkers.outcome import FAIL, PASS, SKIPPED, Claim, pooled_outcome, reading
 from checkers.report_figures import AS_STATED, figures, label, number
 from checkers.store import ResultStore, code_version
-from checkers.verdict import shown
+from checkers.verdict import PredictionResult, shown
 from theorems.errors import EnvironmentFault, InvalidInput, ThmcheckError
 from theorems.statement import PROVENANCES
 
@@ -90,7 +90,7 @@ def _source(store, records: list[dict], fidelity: str, seed: int) -> str:
     if not store:
         return (f"checks run now: fidelity <b>{html.escape(fidelity)}</b>, seed <b>{seed}</b>, each theorem at its "
                 "defaults")
-    fidelities = Counter(r["verdict"].get("fidelity", "?") for r in records)
+    fidelities = Counter(r["verdict"].fidelity for r in records)
     indices = sorted({r["seed_index"] for r in records})
     seeds = f"seed indices {indices[0]} to {indices[-1]}" if len(indices) > 1 else f"seed index {indices[0]}"
     return (f"the sweep store {html.escape(str(store))}: fidelity <b>"
@@ -115,8 +115,8 @@ def _from_checks(theorem_ids, fidelity, seed) -> dict[str, list[dict]]:
     checkers = registry.all_checkers() if not theorem_ids else [registry.checker(i) for i in theorem_ids]
     groups = {}
     for checker in checkers:
-        verdict = run_check(checker, seed=seed, fidelity=fidelity).to_dict()
-        groups[checker.id] = [{"parameters": verdict["parameters"], "seed_index": 0, "verdict": verdict}]
+        verdict = run_check(checker, seed=seed, fidelity=fidelity)
+        groups[checker.id] = [{"parameters": verdict.parameters, "seed_index": 0, "verdict": verdict}]
     return groups
 
 
@@ -125,16 +125,16 @@ def _from_checks(theorem_ids, fidelity, seed) -> dict[str, list[dict]]:
 def _version(record: dict) -> str:
     """Which statement a stored run tested: the theorem as stated, a conjecture (--set), or a named mutant."""
     verdict = record["verdict"]
-    label = f"mutant {verdict['mutant']}" if verdict.get("mutant") else ""
-    if verdict.get("overrides"):
+    label = f"mutant {verdict.mutant}" if verdict.mutant else ""
+    if verdict.overrides:
         label = (label + ", " if label else "") + "conjecture " + ", ".join(
-            f"{name}={value}" for name, value in sorted(verdict["overrides"].items()))
+            f"{name}={value}" for name, value in sorted(verdict.overrides.items()))
     return label or AS_STATED
 
 
 def _claim(record: dict) -> Claim:
     """The claim a stored run tested (`checkers.outcome.claim_of`)."""
-    return claim_of(record["verdict"].get("mutant"), record["verdict"].get("overrides"))
+    return record["verdict"].claim
 
 
 def _versions(records: list[dict]) -> list[tuple[str, list[dict]]]:
@@ -155,7 +155,7 @@ def _theorem_facts(theorem_id: str, records: list[dict]) -> dict:
         return {"title": theorem.title, "provenance": theorem.provenance, "statement": theorem.statement,
                 "source": theorem.source, "expected_failure": theorem.expected_failure}
     except ThmcheckError:  # stored by a plugin that is not loaded here
-        return {"title": verdict.get("title", theorem_id), "provenance": verdict.get("provenance", "?"),
+        return {"title": verdict.title, "provenance": verdict.provenance,
                 "statement": "(theorem not registered in this session)", "source": ""}
 
 
@@ -163,11 +163,10 @@ def _run_outcome(record: dict) -> str:
     """A run's outcome, where a run in which no prediction applied (a bug's row aside) is "not applicable": nothing
     was under-resolved there, so it is no inconclusive run."""
     verdict = record["verdict"]
-    predictions = verdict.get("predictions") or []
-    if predictions and not verdict.get("error") and all(p["outcome"] == SKIPPED for p in predictions) \
-            and not verdict.get("assumption_failures"):
+    if verdict.predictions and not verdict.error and all(p.outcome == SKIPPED for p in verdict.predictions) \
+            and not verdict.assumption_failures:
         return NOT_APPLICABLE
-    return verdict["verdict"]
+    return verdict.outcome
 
 
 def _summary_row(theorem_id: str, version: str, records: list[dict]) -> str:
@@ -223,28 +222,27 @@ def _version_block(theorem_id: str, version: str, records: list[dict]) -> str:
     parts = [f"<h3>{html.escape(heading)}</h3>",
              "<p>" + html.escape(", ".join(f"{count} {outcome}" for outcome, count in sorted(outcomes.items())))
              + f" of {len(records)} runs.</p>"]
-    errors = [r for r in records if r["verdict"].get("error")]
+    errors = [r for r in records if r["verdict"].error]
     parts += [f"<p class=\"fail\">{html.escape(label(r['parameters']))}, seed {r['seed_index']}: error in the "
-              f"check: {html.escape(r['verdict']['error'])}</p>" for r in errors[:MAX_ROWS]]
-    failures = {f["assumption"]: f["reason"] for r in records for f in r["verdict"].get("assumption_failures", [])}
+              f"check: {html.escape(r['verdict'].error)}</p>" for r in errors[:MAX_ROWS]]
+    failures = {name: reason for r in records for name, reason in r["verdict"].assumption_failures}
     if failures:
         parts.append("<p><b>Outside the assumptions in some runs:</b> " + html.escape("; ".join(
             f"{name}: {reason}" for name, reason in sorted(failures.items()))) + "</p>")
-    names = list(dict.fromkeys(p["name"] for r in records for p in r["verdict"].get("predictions", [])))
+    names = list(dict.fromkeys(p.name for r in records for p in r["verdict"].predictions))
     for name in names:
         parts.append(_prediction_table(theorem_id, version, name, records))
     return "\n".join(parts)
 
 
 def _prediction_table(theorem_id: str, version: str, name: str, records: list[dict]) -> str:
-    runs = [(r, next(p for p in r["verdict"]["predictions"] if p["name"] == name)) for r in records
-            if any(p["name"] == name for p in r["verdict"].get("predictions", []))]
+    runs = [(r, next(p for p in r["verdict"].predictions if p.name == name)) for r in records
+            if any(p.name == name for p in r["verdict"].predictions)]
     first = runs[0][1]
-    applied = [(r, p) for r, p in runs if p["outcome"] != SKIPPED]
-    skipped = Counter(p.get("message") or "no reason given" for _, p in runs if p["outcome"] == SKIPPED)
-    reason = next((p.get("resolution_reason") for _, p in applied if p.get("resolution_reason")), None)
-    lines = [f"<h4>{html.escape(name)} ({html.escape(first.get('kind', ''))}): "
-             f"{html.escape(first.get('statement', ''))}</h4>"]
+    applied = [(r, p) for r, p in runs if p.outcome != SKIPPED]
+    skipped = Counter(p.message or "no reason given" for _, p in runs if p.outcome == SKIPPED)
+    reason = next((p.resolution_reason for _, p in applied if p.resolution_reason), None)
+    lines = [f"<h4>{html.escape(name)} ({html.escape(first.kind)}): {html.escape(first.statement)}</h4>"]
     if reason:
         basis = html.escape(reason["basis"].replace("-", " "))
         lines.append(f"<details><summary>why its resolution is what it is ({basis})</summary>"
@@ -254,12 +252,12 @@ def _prediction_table(theorem_id: str, version: str, name: str, records: list[di
         for record, p in applied[:MAX_ROWS]:
             rows.append("<tr class=\"{css}\"><td>{parameters}</td><td>{seed}</td><td>{predicted}</td>"
                         "<td>{observed}</td><td>{detectable}</td><td>{resolution}</td><td>{verdict}</td></tr>".format(
-                            css="other" if version != AS_STATED else _css(p["outcome"]),
+                            css="other" if version != AS_STATED else _css(p.outcome),
                             parameters=html.escape(label(record["parameters"])), seed=record["seed_index"],
                             predicted=html.escape(_claimed(p)), observed=html.escape(_observed(p)),
-                            detectable=_value(p.get("detectable")), resolution=_value(p.get("resolution")),
-                            verdict=html.escape(p["outcome"] if version == AS_STATED
-                                                else reading(p["outcome"], _claim(record), False))))
+                            detectable=_value(p.detectable), resolution=_value(p.resolution),
+                            verdict=html.escape(p.outcome if version == AS_STATED
+                                                else reading(p.outcome, _claim(record), False))))
         more = f"<tr><td colspan=\"7\">{len(applied) - MAX_ROWS} more runs in the store</td></tr>" \
             if len(applied) > MAX_ROWS else ""
         lines.append('<table class="evidence"><tr><th>parameters</th><th>seed</th><th>predicted</th><th>observed</th>'
@@ -278,24 +276,24 @@ def _value(value) -> str:
     return "" if number_ is None else f"{number_:.2g}"
 
 
-def _claimed(prediction: dict) -> str:
-    interval = prediction.get("predicted_interval")
-    scale = number(prediction.get("standard_error")) or number(prediction.get("tolerance"))
+def _claimed(prediction: PredictionResult) -> str:
+    interval = prediction.predicted_interval
+    scale = number(prediction.standard_error) or number(prediction.tolerance)
     if interval and number(interval[0]) != number(interval[1]):
         return f"[{shown(number(interval[0]), scale)}, {shown(number(interval[1]), scale)}]"
-    return "" if prediction.get("predicted") is None else shown(number(prediction["predicted"]), scale)
+    return "" if prediction.predicted is None else shown(number(prediction.predicted), scale)
 
 
-def _observed(prediction: dict) -> str:
-    if prediction.get("observed") is None:
-        return prediction.get("message") or ""
-    error = number(prediction.get("standard_error"))
-    text = shown(number(prediction["observed"]), error or number(prediction.get("tolerance")))
+def _observed(prediction: PredictionResult) -> str:
+    if prediction.observed is None:
+        return prediction.message
+    error = number(prediction.standard_error)
+    text = shown(number(prediction.observed), error or number(prediction.tolerance))
     if error:
         text += f" ± {error:.2g}"
-        if prediction.get("systematic"):
-            text += f" (systematic ± {number(prediction['systematic']):.2g})"
-    tightness = prediction.get("tightness")
+        if prediction.systematic:
+            text += f" (systematic ± {number(prediction.systematic):.2g})"
+    tightness = prediction.tightness
     if tightness:
         text += f"; best ratio of the two sides {number(tightness['best_ratio']):.3g}"
     return text
@@ -311,16 +309,16 @@ def _stated_value(theorem_id: str, name: str, parameters: dict) -> float | None:
         return None
 
 
-def _told_apart(theorem_id: str, name: str, version: str, applied: list[tuple[dict, dict]]) -> str:
+def _told_apart(theorem_id: str, name: str, version: str, applied: list[tuple[dict, PredictionResult]]) -> str:
     """Whether these runs tell the version apart from the statement: at how many of its runs its claim differs from
     the statement's by more than the smallest discrepancy the run could detect, and how many rejected it."""
     gaps = []
     for record, prediction in applied:
-        stated, claimed = _stated_value(theorem_id, name, record["parameters"]), number(prediction.get("predicted"))
-        detectable = number(prediction.get("detectable"))
+        stated, claimed = _stated_value(theorem_id, name, record["parameters"]), number(prediction.predicted)
+        detectable = number(prediction.detectable)
         if stated is not None and claimed is not None and detectable and math.isfinite(detectable):
             gaps.append(abs(claimed - stated) / detectable)
-    rejected = sum(p["outcome"] == FAIL for _, p in applied)
+    rejected = sum(p.outcome == FAIL for _, p in applied)
     verdicts = f"its runs rejected it at {rejected} of {len(applied)}"
     if not gaps:
         return f"Whether these runs tell {version} apart from the statement cannot be said here; {verdicts}."

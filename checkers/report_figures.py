@@ -19,19 +19,19 @@ from pathlib import Path
 
 from checkers import registry
 from checkers.stats import critical_value
+from checkers.verdict import PredictionResult
+from theorems.claims import STATED
 from theorems.errors import ThmcheckError
 
 MAX_PANELS = 8
 MAX_SERIES = 6
 THEORY_POINTS = 25
 THEORY_SECONDS = 6.0  # per curve: a prediction too slow to evaluate on a fine grid is drawn at the runs only
-AS_STATED = "as stated"
+AS_STATED = STATED
 
 
 def number(value):
-    if value is None:
-        return None
-    return float(value)  # "inf", "-inf", "nan" as JSON writes them, too
+    return None if value is None else float(value)
 
 
 def label(parameters: dict) -> str:
@@ -62,29 +62,28 @@ def points(records: list[dict], xs: list, series_of: list, key, name: str) -> li
     """The observations of one prediction in one series, one point per value of x: the seeds at one setting are
     pooled (mean, standard error sqrt(sum se^2)/k, summed degrees of freedom) for a Monte Carlo estimate; a
     deterministic observation (a computed value or the smallest margin a search found) keeps its worst value."""
-    by_x: dict[float, list[dict]] = defaultdict(list)
+    by_x: dict[float, list[PredictionResult]] = defaultdict(list)
     for x, record, own in zip(xs, records, series_of):
-        match = next((p for p in record["verdict"]["predictions"] if p["name"] == name), None)
-        if own == key and match is not None and match.get("observed") is not None \
-                and match.get("predicted") is not None:
+        match = next((p for p in record["verdict"].predictions if p.name == name), None)
+        if own == key and match is not None and match.observed is not None and match.predicted is not None:
             by_x[x].append(match)
     found = []
     for x, matches in sorted(by_x.items()):
         first = matches[0]
-        interval = first.get("predicted_interval") or [first["predicted"], first["predicted"]]
-        observed = [number(m["observed"]) for m in matches]
-        errors = [number(m.get("standard_error")) for m in matches]
-        point = {"x": x, "predicted": number(first["predicted"]), "lower": number(interval[0]),
-                 "upper": number(interval[1]), "kind": first.get("kind"), "statement": first.get("statement", ""),
+        interval = first.predicted_interval or (first.predicted, first.predicted)
+        observed = [number(m.observed) for m in matches]
+        errors = [number(m.standard_error) for m in matches]
+        point = {"x": x, "predicted": number(first.predicted), "lower": number(interval[0]),
+                 "upper": number(interval[1]), "kind": first.kind, "statement": first.statement,
                  "seeds": len(matches)}
         if all(e is not None and math.isfinite(e) for e in errors):
-            dof = sum(number(m.get("degrees_of_freedom")) or math.inf for m in matches)
+            dof = sum(number(m.degrees_of_freedom) or math.inf for m in matches)
             point.update(observed=sum(observed) / len(observed), deterministic=False,
                          bar=_critical(dof) * math.sqrt(sum(e * e for e in errors)) / len(errors))
         else:
             worst = min(observed) if math.isfinite(point["lower"]) else max(observed)
             point.update(observed=worst, deterministic=True,
-                         bar=max((number(m.get("tolerance")) or 0.0) for m in matches))
+                         bar=max((number(m.tolerance) or 0.0) for m in matches))
         found.append(point)
     return found
 
@@ -100,9 +99,9 @@ def theory_curve(theorem_id: str, name: str, version_record: dict, axis_name: st
     try:
         theorem = registry.checker(theorem_id).theorem
         parameters = dict(version_record["parameters"])
-        if verdict.get("mutant"):
-            parameters = theorem.mutant_parameters(verdict["mutant"], parameters)
-            theorem = theorem.mutated(verdict["mutant"])
+        if verdict.mutant:
+            parameters = theorem.mutant_parameters(verdict.mutant, parameters)
+            theorem = theorem.mutated(verdict.mutant)
         prediction = theorem.prediction(name)
         parameter = theorem.parameter(axis_name)
     except ThmcheckError:
@@ -117,8 +116,7 @@ def theory_curve(theorem_id: str, name: str, version_record: dict, axis_name: st
         if time.perf_counter() > deadline:
             return None
         try:
-            instance = theorem.instance({**parameters, axis_name: repr(x)}, verdict.get("overrides") or {},
-                                        digits=15)
+            instance = theorem.instance({**parameters, axis_name: repr(x)}, verdict.overrides, digits=15)
             if instance.assumption_failures():
                 continue
             tested = prediction.applies(instance) is None
@@ -154,8 +152,7 @@ def figures(plt, directory: Path, theorem_id: str, versions: list[tuple[str, lis
     series_of = [(version, label({k: v for k, v in r["parameters"].items() if k != axis_name}))
                  for version, r in zip(version_of, records)]
     series = list(dict.fromkeys(series_of))[:MAX_SERIES]
-    names = list(dict.fromkeys(p["name"] for r in records for p in r["verdict"]["predictions"]
-                               if p.get("observed") is not None))
+    names = list(dict.fromkeys(p.name for r in records for p in r["verdict"].predictions if p.observed is not None))
     written = []
     for index, name in enumerate(names[:MAX_PANELS]):
         figure, axes = plt.subplots(figsize=(6.6, 4.2))

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from checkers import registry
-from checkers.report_figures import axis, draw_series, points, theory_curve, wrapped
+from checkers.report_figures import AS_STATED, axis, draw_series, points, theory_curve, wrapped
 from checkers.store import ResultStore
 from checkers.sweep import plan, sweep
 from checkers.verdict import json_safe
@@ -92,12 +92,12 @@ def reproduce(theorem_id: str, out: str | Path, *, fidelity: str = "default", se
                    for r in opened.records([theorem_id]) if r.task_key in wanted]
     plt = pyplot("reproduce")
     axis_name, xs = axis(records)
-    series = [("as stated", "")] * len(records)
+    series = [(AS_STATED, "")] * len(records)
     drawn = {}
     caption = (f"this project's simulation at the paper's setting: {fidelity} fidelity, "
                f"{seeds} seed{'s' if seeds > 1 else ''} a point")
     for name in figure.predictions:
-        found = points(records, xs, series, ("as stated", ""), name)
+        found = points(records, xs, series, (AS_STATED, ""), name)
         if not found:
             continue
         curve = theory_curve(theorem_id, name, records[0], axis_name, xs, count=THEORY_POINTS,

@@ -19,6 +19,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+from checkers.verdict import Verdict
 from theorems.errors import EnvironmentFault
 
 SCHEMA = """
@@ -78,7 +79,7 @@ class Record:
     seed: int
     fidelity: str
     outcome: str
-    verdict: dict
+    verdict: Verdict
     code_version: str
     finished_at: float
 
@@ -161,7 +162,7 @@ class ResultStore:
             return {row[0] for row in self._connection.execute(query, (version,) if version else ())}
 
     def add(self, key: str, theorem: str, parameters: Mapping[str, Any], seed_index: int, seed: int,
-            fidelity: str, verdict: dict, version: str) -> bool:
+            fidelity: str, verdict: Verdict, version: str) -> bool:
         """Store one finished task in its own transaction; False if it was already there with a verdict of this code
         version (a stored error, or a result of other code, is replaced)."""
         with self._faults("write to"), self._connection:  # commits, or rolls back on error
@@ -170,7 +171,8 @@ class ResultStore:
             cursor = self._connection.execute(
                 "INSERT OR IGNORE INTO results VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (key, theorem, json.dumps(dict(parameters), sort_keys=True), seed_index, seed, fidelity,
-                 verdict["verdict"], json.dumps(verdict, sort_keys=True, allow_nan=False), version, time.time()))
+                 verdict.outcome, json.dumps(verdict.to_dict(), sort_keys=True, allow_nan=False), version,
+                 time.time()))
         return cursor.rowcount == 1
 
     def records(self, theorems: Iterable[str] | None = None) -> list[Record]:
@@ -183,11 +185,12 @@ class ResultStore:
     def _record(self, row) -> Record:
         try:
             parameters, verdict = json.loads(row[2]), json.loads(row[7])
-            if not isinstance(parameters, dict) or not isinstance(verdict, dict) or "verdict" not in verdict:
+            if not isinstance(parameters, dict) or not isinstance(verdict, dict) or not (
+                    {"outcome", "verdict"} & set(verdict)):
                 raise ValueError("its parameters or verdict is not a thmcheck record")
-            return Record(row[0], row[1], parameters, int(row[3]), int(row[4]), row[5], row[6], verdict, row[8],
-                          float(row[9]))
-        except (ValueError, TypeError) as error:
+            return Record(row[0], row[1], parameters, int(row[3]), int(row[4]), row[5], row[6],
+                          Verdict.from_dict(verdict), row[8], float(row[9]))
+        except (ValueError, TypeError, KeyError) as error:
             raise EnvironmentFault(f"the store {str(self.path)!r} has a corrupted row (task {str(row[0])[:80]}): "
                                    f"{error}") from None
 

@@ -116,8 +116,8 @@ class Task:
         return (int(state[0]) << 31) | (int(state[1]) >> 1)
 
 
-def run_task(task: Task) -> tuple[str, dict]:
-    """Run one task (in whatever process) and return (key, verdict as a JSON-safe dict).
+def run_task(task: Task) -> tuple[str, Verdict]:
+    """Run one task (in whatever process) and return (key, verdict).
 
     A bug in a theorem or a checker (`CheckError`, `DeclarationError`) is stored as outcome "error" with its
     message, never as a verdict: a sweep that meets one says so, and a later run retries the task."""
@@ -132,10 +132,10 @@ def run_task(task: Task) -> tuple[str, dict]:
                           parameters=dict(task.parameters), overrides=dict(task.overrides), seed=task.seed,
                           fidelity=task.fidelity, false_fail_rate=task.false_fail_rate, mutant=task.mutant,
                           error=str(error))
-    return task.key, verdict.to_dict()
+    return task.key, verdict
 
 
-def run_tasks(tasks: Sequence[Task]) -> list[tuple[str, dict]]:
+def run_tasks(tasks: Sequence[Task]) -> list[tuple[str, Verdict]]:
     """Run tasks that share a seed one after another in this process (so they share memoized draws)."""
     return [run_task(task) for task in tasks]
 
@@ -212,7 +212,7 @@ def sweep(tasks: Sequence[Task], store_path: str | Path, *, executor: str = "pro
         by_key = {task.key: task for task in pending}
         bar = progress_bar(len(pending), progress)
 
-        def record(results: list[tuple[str, dict]]) -> None:
+        def record(results: list[tuple[str, Verdict]]) -> None:
             for key, verdict in results:
                 task = by_key[key]
                 store.add(key, task.theorem, task.parameters, task.seed_index, task.seed, task.fidelity, verdict,

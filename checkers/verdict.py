@@ -144,7 +144,7 @@ class Verdict:
             "theorem": self.theorem,
             "title": self.title,
             "provenance": self.provenance,
-            "verdict": self.outcome,
+            "outcome": self.outcome,
             "expected_failure": self.expected_failure or None,
             "mutant": self.mutant,
             "parameters": self.parameters,
@@ -163,10 +163,11 @@ class Verdict:
 
     @classmethod
     def from_dict(cls, data: dict) -> "Verdict":
-        """The verdict `to_dict` wrote (a sweep store's row, a `--json` result); infinities come back as floats."""
+        """The verdict `to_dict` wrote (a sweep store's row, a `--json` result); infinities come back as floats. A
+        row stored before the outcome's key was named `outcome` names it `verdict`."""
         return cls(
             theorem=data["theorem"], title=data.get("title", data["theorem"]), provenance=data.get("provenance", "?"),
-            outcome=Outcome(data["verdict"]),
+            outcome=Outcome(data["outcome"] if "outcome" in data else data["verdict"]),
             predictions=tuple(PredictionResult.from_dict(p) for p in data.get("predictions", [])),
             parameters=dict(data.get("parameters", {})), overrides=dict(data.get("overrides") or {}),
             assumption_failures=tuple((f["assumption"], f["reason"]) for f in data.get("assumption_failures", [])),

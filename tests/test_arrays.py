@@ -139,5 +139,5 @@ def test_a_sweep_on_a_backend_draws_numpys_seeds_and_keeps_its_own_store_key(tmp
     with ResultStore(store, readonly=True) as opened:
         verdicts = [record.verdict for record in opened.records(["spike-strength"])]
     assert len(verdicts) == 2
-    (first,), (second,) = (verdict["predictions"] for verdict in verdicts)
-    assert abs(first["observed"] - second["observed"]) <= AGREEMENT * abs(first["observed"])
+    (first,), (second,) = (verdict.predictions for verdict in verdicts)
+    assert abs(first.observed - second.observed) <= AGREEMENT * abs(first.observed)

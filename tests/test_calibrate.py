@@ -20,6 +20,7 @@ from checkers.calibrate import (
 )
 from checkers.cli import main
 from checkers.store import ResultStore
+from checkers.verdict import Verdict
 
 
 def test_a_calibration_counts_the_true_statement_and_every_mutant_and_resumes(tmp_path):
@@ -118,15 +119,21 @@ def test_a_mutant_that_acts_on_the_simulation_is_near_by_its_measured_move():
     assert Calibration(**{**measured.__dict__, "moves": several}).nearest_measured()["m"].prediction == "b"
 
 
+def _stored(run: dict) -> Verdict:
+    """A verdict as a store gives it back, from the fields a test names (the others at their defaults)."""
+    predictions = [{"kind": "limit", "statement": "", "outcome": "pass", **p} for p in run.get("predictions", [])]
+    return Verdict.from_dict({"theorem": "t", "outcome": "pass", **run, "predictions": predictions})
+
+
 def _run(*predictions):
-    return {"predictions": [dict(zip(("name", "predicted_interval", "observed", "standard_error", "resolution"), p))
-                            for p in predictions]}
+    return _stored({"predictions": [dict(zip(("name", "predicted_interval", "observed", "standard_error",
+                                              "resolution"), p)) for p in predictions]})
 
 
 def test_offsets_are_pooled_by_inverse_variance_over_the_runs():
     """Offsets 0.1 and 0.3 with standard errors 0.1: mean 0.2, standard error 0.1/sqrt(2), chi-square
     (0.1^2 + 0.1^2)/0.1^2 = 2; a bound, a deterministic value and an unresolved reading are left out."""
-    runs = [_run(("x", [1.0, 1.0], 1.1, 0.1, 0.5), ("bound", [0.0, None], 3.0, 0.1, 0.5),
+    runs = [_run(("x", [1.0, 1.0], 1.1, 0.1, 0.5), ("bound", [0.0, "inf"], 3.0, 0.1, 0.5),
                  ("exact", [2.0, 2.0], 2.0, None, 1e-9), ("unresolved", [1.0, 1.0], None, None, 0.5)),
             _run(("x", [1.0, 1.0], 1.3, 0.1, 0.5))]
     (pooled,) = pooled_offsets(runs)
@@ -143,8 +150,9 @@ def test_a_run_with_a_systematic_bound_does_not_outweigh_the_others_through_its_
     and bound 0.1 (cohesion-separability's seed 28 in docs/calibration.md's reading): by standard errors alone that run
     would carry 100/103 of the weight; with its bound (weight 1/(1e-6 + 0.01), against 1e4 for each other run) it
     carries a third of a percent. The median bound is reported."""
-    runs = [_run(("x", [0.0, 0.0], 0.0, 0.01, 0.5))] * 3 + [_run(("x", [0.0, 0.0], 0.1, 0.001, 0.5))]
-    runs[3]["predictions"][0]["systematic"] = 0.1
+    bounded = {"name": "x", "predicted_interval": [0.0, 0.0], "observed": 0.1, "standard_error": 0.001,
+               "resolution": 0.5, "systematic": 0.1}
+    runs = [_run(("x", [0.0, 0.0], 0.0, 0.01, 0.5))] * 3 + [_stored({"predictions": [bounded]})]
     (pooled,) = pooled_offsets(runs)
     assert pooled.offset == pytest.approx(0.1 * 99.99 / (3e4 + 99.99), rel=1e-6)
     assert pooled.systematic == 0.0 and not pooled.within_systematic  # median of (0, 0, 0, 0.1)
@@ -170,8 +178,8 @@ def test_a_paired_calibration_reads_each_seeds_draws_for_every_version_with_one_
     numbers."""
     def observed(path):
         with ResultStore(path) as store:
-            return {(json.loads(r.task_key)["mutant"], r.seed_index): [(p["observed"], p["stages"])
-                                                                       for p in r.verdict["predictions"]]
+            return {(json.loads(r.task_key)["mutant"], r.seed_index): [(p.observed, p.stages)
+                                                                       for p in r.verdict.predictions]
                     for r in store.records()}
     (serial,) = calibrate(["population-loss"], tmp_path / "s.sqlite", seeds=2, executor="serial", progress=False,
                           paired=True)
@@ -204,7 +212,7 @@ def test_a_calibration_at_a_parameter_point_runs_every_version_there_and_says_so
     (result,) = json.loads(capsys.readouterr().out)
     assert code == 0 and result["parameters"] == {"width": "12", "learning_rate": "0.1"}
     with ResultStore(tmp_path / "s.sqlite") as opened:
-        stored = [record.verdict["parameters"] for record in opened.records(["balancedness-recurrence"])]
+        stored = [record.verdict.parameters for record in opened.records(["balancedness-recurrence"])]
     assert len(stored) == 1 + len(result["mutants"])
     assert all(p["width"] == "12" and p["learning_rate"] == "0.1" for p in stored)
     assert main(["calibrate", "balancedness-recurrence", "--param", "nope=1", "--seeds", "1"]) == 2
@@ -306,7 +314,8 @@ def test_the_command_exits_1_on_a_halved_standard_error(monkeypatch, capsys, tmp
 def test_a_kill_rate_outside_what_the_reported_power_predicts_is_named():
     """The power each run reports against a mutant predicts its kill rate (1 - prod(1 - power) over the predictions);
     a rate whose exact interval excludes the prediction says the power, or the claims table's move, is off."""
-    runs = [{"predictions": [{"name": "a", "power": {"m": 0.5, "n": 0.99}}, {"name": "b", "power": {"m": 0.5}}]}] * 4
+    runs = [_stored({"predictions": [{"name": "a", "power": {"m": 0.5, "n": 0.99}},
+                                     {"name": "b", "power": {"m": 0.5}}]})] * 4
     predicted = predicted_kill_rates(runs)
     assert predicted == {"m": pytest.approx(0.75), "n": pytest.approx(0.99)}
     killed = VersionRates(version="m", runs=50, passed=48, failed=2, inconclusive=0, outside=0, errors=0)
@@ -325,7 +334,7 @@ def test_a_power_from_a_target_is_recomputed_at_the_readings_measured_offset():
                "degrees_of_freedom": "inf", "systematic": 0.0, "samples": 100, "stage_false_fail_rate": 1e-6,
                "power": {"above": 0.5, "below": 0.5, "drawn": 0.3},
                "mutant_shifts": {"above": 0.05, "below": -0.05}}
-    runs = [{"predictions": [reading]}]
+    runs = [_stored({"predictions": [reading]})]
     critical = scipy.stats.norm.isf(0.5e-6)
 
     def power(centre):
@@ -365,16 +374,16 @@ def test_a_kill_rate_predicted_without_the_predictions_that_read_the_mutant_is_a
     assert Calibration.from_dict(bounded.to_dict()).predicted_at_least == ("m",)
 
 
-def _runs_with_spread(spread: float, degrees_of_freedom: float, runs: int = 200) -> list[dict]:
+def _runs_with_spread(spread: float, degrees_of_freedom: float, runs: int = 200) -> list[Verdict]:
     """Stored verdicts of one prediction whose z over the runs are evenly spaced normal quantiles times `spread`, each
     read on `degrees_of_freedom`."""
     from statistics import NormalDist
 
     zs = [spread * NormalDist().inv_cdf((index + 0.5) / runs) for index in range(runs)]
-    return [{"fidelity": "quick", "predictions": [{"name": "limit", "predicted_interval": [1.0, 1.0],
-                                                   "observed": 1.0 + 0.01 * z, "standard_error": 0.01,
-                                                   "degrees_of_freedom": degrees_of_freedom, "stages": 1,
-                                                   "false_fail_rate": 1e-7}]} for z in zs]
+    return [_stored({"fidelity": "quick", "predictions": [{"name": "limit", "predicted_interval": [1.0, 1.0],
+                                                           "observed": 1.0 + 0.01 * z, "standard_error": 0.01,
+                                                           "degrees_of_freedom": degrees_of_freedom, "stages": 1,
+                                                           "false_fail_rate": 1e-7}]}) for z in zs]
 
 
 def test_a_spread_is_judged_against_the_t_law_the_check_assumes():

@@ -83,7 +83,7 @@ def test_check_passes_and_conjecture_fails(capsys):
                        "--set", "c1=0.51", "--json")
     assert code == 1
     result = json.loads(out)["results"][0]
-    assert result["theorem"] == "dual-kernel" and result["verdict"] == "fail"
+    assert result["theorem"] == "dual-kernel" and result["outcome"] == "fail"
     assert {p["name"] for p in result["predictions"]} == {"closed-form", "monte-carlo", "tail-bound"}
 
 
@@ -213,7 +213,7 @@ def test_json_is_strict(capsys):
 def test_set_on_a_named_constant_flips_the_verdict(capsys):
     code, out, _ = run(capsys, "check", "srf-constants", "--set", "gamma=0.85", "--fidelity", "quick", "--json")
     assert code == 1, out                                        # the derived gamma is 0.8065
-    assert json.loads(out)["results"][0]["verdict"] == "fail"
+    assert json.loads(out)["results"][0]["outcome"] == "fail"
 
 
 def test_a_closed_pipe_ends_quietly(tmp_path):

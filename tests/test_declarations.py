@@ -103,7 +103,7 @@ def test_a_sweep_stores_an_error_as_an_error_and_retries_it(monkeypatch, tmp_pat
     from checkers.store import ResultStore
     with ResultStore(store) as opened:
         [record] = opened.records()
-        assert record.outcome == ERROR and "spike_strenght" in record.verdict["error"]
+        assert record.outcome == ERROR and "spike_strenght" in record.verdict.error
         assert opened.keys(finished_only=True) == set()
     summary = sweep(tasks, store, executor="serial", progress=False)
     assert summary.ran == 1  # an error is retried, not skipped as done

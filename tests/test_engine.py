@@ -59,7 +59,7 @@ def test_a_power_from_a_mutants_target_carries_the_signed_shift_it_was_computed_
     for name, shift in result.mutant_shifts.items():
         target = rows[name].target("monte-carlo")
         assert shift == (float(target.lower) - upper if shift > 0 else float(target.upper) - lower)
-        assert _power_at_offset(result.to_dict(), name, 0.0, math.nan) == pytest.approx(result.power[name], rel=1e-12)
+        assert _power_at_offset(result, name, 0.0, math.nan) == pytest.approx(result.power[name], rel=1e-12)
 
 
 @pytest.mark.parametrize("observation", [Exact(mpmath.mpf("nan"), 1e-9, "an mpf NaN"),

@@ -16,7 +16,7 @@ EXAMPLE = ROOT / "examples" / "stein_plugin.py"
 def test_example_plugin_by_path_through_the_cli(capsys):
     code = main(["--plugin", str(EXAMPLE), "check", "stein-lemma", "--param", "activation=relu", "--json"])
     result = json.loads(capsys.readouterr().out)["results"][0]
-    assert code == 0 and result["verdict"] == "pass"
+    assert code == 0 and result["outcome"] == "pass"
     code = main(["check", "stein-lemma", "--plugin", str(EXAMPLE), "--mutant", "c1-doubled"])
     capsys.readouterr()
     assert code == 1

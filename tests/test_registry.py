@@ -10,7 +10,7 @@ import pytest
 
 from checkers import registry
 from checkers.cli.listing import markdown_table
-from theorems.errors import DeclarationError
+from theorems.errors import DeclarationError, InvalidInput
 
 ROOT = Path(__file__).resolve().parent.parent
 BUILTIN = registry.builtin_checkers()
@@ -88,3 +88,12 @@ def test_loading_a_plugin_leaves_sys_path_alone():
     before = list(sys.path)
     registry.load_plugin(str(ROOT / "examples" / "stein_plugin.py"))
     assert sys.path == before
+
+
+def test_a_command_names_ids_or_all_never_both_and_a_report_from_a_store_may_name_neither():
+    assert registry.selection(["dual-kernel"], False) == ["dual-kernel"] and registry.selection([], True) is None
+    assert registry.selection([], False, required=False) == []
+    for ids, every in ((["dual-kernel"], True), ([], False)):
+        with pytest.raises(InvalidInput, match="--all"):
+            registry.selected(ids, every)
+    assert [c.id for c in registry.selected(["dual-kernel"], False)] == ["dual-kernel"]

@@ -1,5 +1,6 @@
 """Reports: the HTML page has the verdict table, one section per theorem and existing figure files."""
 
+import math
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -10,6 +11,7 @@ from checkers.cli import main
 from checkers.report import build_report
 from checkers.report_figures import THEORY_POINTS, points, theory_curve, wrapped
 from checkers.sweep import plan, sweep
+from checkers.verdict import PredictionResult, Verdict
 from theorems.errors import EnvironmentFault
 
 
@@ -77,11 +79,17 @@ def test_report_from_fresh_checks_and_errors(tmp_path, capsys):
     assert main(["report", "--out", str(tmp_path / "y")]) == 2
 
 
-def _record(x: float, observed: float, standard_error=None, tolerance=None, kind="limit") -> dict:
-    prediction = {"name": "p", "kind": kind, "statement": "s", "outcome": "pass", "predicted": 1.0,
-                  "predicted_interval": [1.0, 1.0], "observed": observed, "standard_error": standard_error,
-                  "degrees_of_freedom": None, "tolerance": tolerance}
-    return {"parameters": {"x": str(x)}, "seed_index": 0, "verdict": {"predictions": [prediction]}}
+def _verdict(**fields) -> Verdict:
+    return Verdict(**{"theorem": "t", "title": "t", "provenance": "derived", "outcome": "pass", "predictions": (),
+                      "parameters": {}, **fields})
+
+
+def _record(x: float, observed: float, standard_error=None, tolerance=None, kind="limit", predicted=1.0,
+            interval=(1.0, 1.0)) -> dict:
+    prediction = PredictionResult(name="p", kind=kind, statement="s", outcome="pass", predicted=predicted,
+                                  predicted_interval=interval, observed=observed, standard_error=standard_error,
+                                  tolerance=tolerance)
+    return {"parameters": {"x": str(x)}, "seed_index": 0, "verdict": _verdict(predictions=(prediction,))}
 
 
 def test_seeds_at_one_setting_are_pooled_into_one_point_with_a_computed_bar():
@@ -95,24 +103,22 @@ def test_seeds_at_one_setting_are_pooled_into_one_point_with_a_computed_bar():
 
 
 def test_a_deterministic_observation_is_a_margin_with_its_stated_accuracy_not_an_error_bar():
-    records = [_record(0.5, 3e-42, tolerance=1e-27, kind="inequality"),
-               _record(0.5, -2e-42, tolerance=1e-27, kind="inequality")]
-    for record in records:  # a margin's claim: at least 0
-        record["verdict"]["predictions"][0].update(predicted=0.0, predicted_interval=[0.0, "inf"])
+    records = [_record(0.5, margin, tolerance=1e-27, kind="inequality", predicted=0.0, interval=(0.0, math.inf))
+               for margin in (3e-42, -2e-42)]  # a margin's claim: at least 0
     (point,) = points(records, [0.5, 0.5], ["", ""], "", "p")
     assert point["deterministic"] and point["bar"] == 1e-27 and point["observed"] == -2e-42  # the worst seed
 
 
 def test_the_theory_curve_is_the_statement_evaluated_on_a_fine_grid_with_the_runs_overrides():
     theorem = registry.checker("dual-kernel").theorem
-    stated = {"parameters": {"activation": "tanh", "rho": "0.3"}, "verdict": {}}
+    stated = {"parameters": {"activation": "tanh", "rho": "0.3"}, "verdict": _verdict()}
     curve = theory_curve("dual-kernel", "monte-carlo", stated, "rho", [0.3, 0.9])
     assert len(curve) == THEORY_POINTS and curve[0][0] == pytest.approx(0.3) and curve[-1][0] == pytest.approx(0.9)
     prediction = next(p for p in theorem.predictions if p.name == "monte-carlo")
     middle = curve[THEORY_POINTS // 2]
     expected = prediction.predict(theorem.instance({"activation": "tanh", "rho": repr(middle[0])}))
     assert middle[1] == pytest.approx(float(expected.value), rel=1e-12)
-    conjecture = {"parameters": {"activation": "tanh", "rho": "0.3"}, "verdict": {"overrides": {"c1": "0.52"}}}
+    conjecture = {"parameters": {"activation": "tanh", "rho": "0.3"}, "verdict": _verdict(overrides={"c1": "0.52"})}
     moved = theory_curve("dual-kernel", "monte-carlo", conjecture, "rho", [0.3, 0.9])
     assert moved[-1][1] != pytest.approx(curve[-1][1], rel=1e-3)
     # a prediction constant along the axis (the margin's bound 0), or a non-numeric axis, has no curve
@@ -147,7 +153,7 @@ def test_a_run_where_nothing_applies_is_not_applicable_not_inconclusive(tmp_path
     assert "1 not applicable, 1 pass" in summary and "inconclusive" not in summary
     assert "<td>pass</td></tr>" in summary
     # the theory is drawn over the whole range: where the overlap is not tested, the statement still predicts 0
-    curve = theory_curve("spike-outlier", "spike-overlap", {"parameters": {"learning_rate": "0.5"}, "verdict": {}},
-                         "learning_rate", [0.5, 4.0])
+    below = {"parameters": {"learning_rate": "0.5"}, "verdict": _verdict()}
+    curve = theory_curve("spike-outlier", "spike-overlap", below, "learning_rate", [0.5, 4.0])
     untested = [point for point in curve if not point[5]]
     assert untested and all(point[1] == 0 for point in untested) and all(point[5] for point in curve[-3:])

@@ -12,8 +12,10 @@ from pathlib import Path
 import pytest
 
 from checkers.cli import main
+from checkers.outcome import Outcome
 from checkers.store import ResultStore
 from checkers.sweep import Task, parse_grid, plan, seed_groups, split_values, sweep
+from checkers.verdict import Verdict
 from theorems.errors import InvalidInput
 
 GRID = {"rho": ["0.1", "0.5", "0.9"], "activation": ["relu", "tanh"]}
@@ -22,7 +24,7 @@ GRID = {"rho": ["0.1", "0.5", "0.9"], "activation": ["relu", "tanh"]}
 def _numbers(path) -> dict:
     """task key -> (seed, observed and standard error of every prediction)."""
     with ResultStore(path) as store:
-        return {r.task_key: (r.seed, [(p["observed"], p["standard_error"]) for p in r.verdict["predictions"]])
+        return {r.task_key: (r.seed, [(p.observed, p.standard_error) for p in r.verdict.predictions])
                 for r in store.records()}
 
 
@@ -63,11 +65,28 @@ def test_a_paired_mutant_takes_the_seed_of_the_statement_and_runs_beside_it():
 
 def test_store_keeps_each_task_once(tmp_path):
     task = Task("dual-kernel", {"rho": "0.5"}, 0, "quick", 1e-6)
-    verdict = {"verdict": "pass", "predictions": []}
+    verdict = Verdict(theorem="dual-kernel", title="", provenance="derived", outcome=Outcome.PASS, predictions=(),
+                      parameters={"rho": "0.5"}, fidelity="quick")
     with ResultStore(tmp_path / "s.sqlite") as store:
         assert store.add(task.key, task.theorem, task.parameters, 0, task.seed, "quick", verdict, "v")
         assert not store.add(task.key, task.theorem, task.parameters, 0, task.seed, "quick", verdict, "v")
         assert store.count() == 1
+        (record,) = store.records()
+        assert record.outcome == "pass" and record.verdict == verdict
+
+
+def test_a_row_stored_before_the_outcome_key_was_renamed_still_reads(tmp_path):
+    """Rows written when a verdict's outcome was stored under the key `verdict` read as the same Verdict."""
+    task = Task("dual-kernel", {"rho": "0.5"}, 0, "quick", 1e-6)
+    verdict = Verdict(theorem="dual-kernel", title="", provenance="derived", outcome=Outcome.FAIL, predictions=(),
+                      parameters={"rho": "0.5"}, fidelity="quick")
+    with ResultStore(tmp_path / "s.sqlite") as store:
+        store.add(task.key, task.theorem, task.parameters, 0, task.seed, "quick", verdict, "v")
+        old = json.dumps({("verdict" if key == "outcome" else key): value for key, value in verdict.to_dict().items()})
+        store._connection.execute("UPDATE results SET verdict = ?", (old,))
+        store._connection.commit()
+        (record,) = store.records()
+    assert "outcome" not in json.loads(old) and record.verdict == verdict
 
 
 def test_serial_and_process_pool_store_identical_numbers_and_a_rerun_skips(tmp_path):
@@ -152,8 +171,9 @@ def test_dask_sweep_killed_midway_resumes_with_every_task_once_and_serial_number
 def _every_number(path) -> dict:
     """task key -> every number a stored verdict holds (all prediction fields), for a bit-for-bit comparison."""
     with ResultStore(path) as store:
-        return {r.task_key: (r.seed, [{key: value for key, value in p.items() if isinstance(value, (int, float))}
-                                      for p in r.verdict["predictions"]]) for r in store.records()}
+        return {r.task_key: (r.seed, [{key: value for key, value in p.to_dict().items()
+                                       if isinstance(value, (int, float))} for p in r.verdict.predictions])
+                for r in store.records()}
 
 
 def test_dask_workers_that_ran_other_theorems_store_the_serial_numbers_bit_for_bit(tmp_path):

@@ -14,11 +14,7 @@ PROJECT_SNAPSHOTS = Path(__file__).resolve().parents[2] / "tests" / "snapshots"
 
 
 def contract_command(arguments) -> int:
-    if arguments.all and arguments.theorems:
-        raise InvalidInput("give theorem ids or --all, not both")
-    if not arguments.all and not arguments.theorems:
-        raise InvalidInput("name at least one theorem id, or --all (see thmcheck list)")
-    checkers = registry.all_checkers() if arguments.all else [registry.checker(i) for i in arguments.theorems]
+    checkers = registry.selected(arguments.theorems, arguments.all)
     given = Path(arguments.snapshots) if arguments.snapshots else None
     if given is not None and not given.is_dir():
         raise InvalidInput(f"--snapshots {arguments.snapshots!r} is not a folder")

@@ -56,11 +56,7 @@ def check(arguments) -> int:
     not depend on how many), then the evidence of what did not pass (of every check with --verbose), then one line
     of counts and the time taken. Ctrl-C keeps what finished: it is printed, and the exit is 130."""
     started = time.perf_counter()
-    if arguments.all and arguments.theorems:
-        raise InvalidInput("give theorem ids or --all, not both")
-    if not arguments.all and not arguments.theorems:
-        raise InvalidInput("name at least one theorem id, or --all (see thmcheck list)")
-    checkers = registry.all_checkers() if arguments.all else [registry.checker(i) for i in arguments.theorems]
+    checkers = registry.selected(arguments.theorems, arguments.all)
     jobs = _check_jobs(checkers, dict(arguments.param), dict(arguments.overrides))
     for checker in checkers:  # every check can run on the backend asked for, before any runs
         backend_for(checker, arguments.backend)
@@ -320,12 +316,7 @@ def calibrate_command(arguments) -> int:
             print("thmcheck: every recorded row is current")
             return EXIT_PASS
     else:
-        if arguments.all and arguments.theorems:
-            raise InvalidInput("give theorem ids or --all, not both")
-        if not arguments.all and not arguments.theorems:
-            raise InvalidInput("name at least one theorem id, or --all (see thmcheck list)")
-        theorems = [c.id for c in registry.all_checkers()] if arguments.all else \
-            [registry.checker(i).id for i in arguments.theorems]
+        theorems = [c.id for c in registry.selected(arguments.theorems, arguments.all)]
         runs = [(theorems, dict(fidelity=arguments.fidelity, seeds=arguments.seeds, paired=arguments.paired,
                                 parameters=dict(arguments.param)))]
     plugins = arguments.plugins_before + arguments.plugin
@@ -395,11 +386,9 @@ def _record(results, records_path: Path) -> None:
 
 
 def report(arguments) -> int:
-    if arguments.all and arguments.theorems:
-        raise InvalidInput("give theorem ids or --all, not both")
     if not arguments.all and not arguments.theorems and not arguments.store:
         raise InvalidInput("name theorem ids, --all, or --from STORE")
-    ids = None if arguments.all or not arguments.theorems else arguments.theorems
+    ids = registry.selection(arguments.theorems, arguments.all, required=False) or None
     if arguments.store and not Path(arguments.store).is_file():
         raise InvalidInput(f"no sweep store at {arguments.store!r}")
     page = build_report(arguments.out, ids, store=arguments.store, fidelity=arguments.fidelity, seed=arguments.seed,
