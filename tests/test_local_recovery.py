@@ -129,3 +129,21 @@ def test_a_flipped_neuron_recovers_its_teacher_as_the_reference_states():
     flipped = population_loss_and_gradient(reference["a"], reference["weights"], reference["a_star"],
                                            reference["teacher"])[0]
     assert abs(flipped) < 1e-15
+
+
+def test_the_mass_deficit_judged_is_the_teachers_farthest_from_each_versions_own_claim():
+    """The statement, not the checker, says which teacher's deficit is read: the one farthest from its claim. The
+    truth's run then rejects a deficit nudged 2% (two resolutions) on the same measured deficits."""
+    from checkers import registry
+    from checkers.engine import run_check
+    from theorems.elasticity.local_recovery import THEOREM, farthest_deficit
+
+    truth = THEOREM.instance({})
+    claim = float(truth.constant("deficit"))
+    measured = {"deficits": (claim * 0.999, claim * 1.004)}
+    assert farthest_deficit(truth, measured) == claim * 1.004
+    relu = THEOREM.mutated("relu-deficit").instance({})  # claims 2: the deficit nearer 2 is now the farther one
+    assert farthest_deficit(relu, measured) == claim * 1.004 and farthest_deficit(relu, {"deficits": (2.5, 30.0)}) == 30
+    result = next(p for p in run_check(registry.checker("local-recovery"), fidelity="quick").predictions
+                  if p.name == "mass-deficit")
+    assert result.outcome == "pass" and result.power["deficit-two-percent-high"] == 1.0

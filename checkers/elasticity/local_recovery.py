@@ -73,14 +73,16 @@ def _statement_at_the_last_stage(a_star, records, instance, observable):
 
 
 def _mass_deficit(a_star, records, instance, observable):
-    """The deficit of the teacher farthest from the claim: each teacher must meet it, not only their mean."""
+    """Each teacher's settled deficit (a*_i - s_i)/lambda; the statement's observable picks the one it judges, whose
+    accuracy is the reading's."""
     last = records[-1]
     scale = float(np.max(np.abs(a_star))) / last.regularization
     settled = [_settle(*(float(value) for value in values), scale) for values in
                zip((a_star - last.mass) / last.regularization, (a_star - last.mass_before) / last.regularization,
                    (a_star - last.mass_halfway) / last.regularization)]
-    claim = float(instance.constant("deficit"))
-    return (*max(settled, key=lambda pair: abs(pair[0] - claim)), {})
+    measured = {"deficits": tuple(value for value, _ in settled)}
+    value = observable(measured)
+    return value, settled[measured["deficits"].index(value)][1], {"the last stage's end": measured}
 
 
 def _excess_loss(a_star, records, instance, observable):

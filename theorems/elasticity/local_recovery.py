@@ -132,6 +132,18 @@ def far_mass(instance: Instance, measured) -> float:
                             near_angle=measured["near_angle"], up_to_sign=instance.definition("up_to_sign"))[1]
 
 
+def farthest_deficit(instance: Instance, measured) -> float:
+    """(a) on measured per-teacher deficits (a*_i - s_i)/lambda: the one farthest from this version's `deficit`, so
+    every teacher must meet the claim, not only their mean."""
+    claim = float(instance.constant("deficit"))
+    return max(measured["deficits"], key=lambda deficit: abs(deficit - claim))
+
+
+def deficit_at_the_claim(instance: Instance):
+    """Every teacher's deficit at the claimed one: what a run that met the statement exactly would measure."""
+    return {"every teacher at the claim": {"deficits": (float(instance.constant("deficit")),) * 2}}
+
+
 def flipped_teacher(instance: Instance):
     """One neuron at -w*_1 carrying a*_1: the debiased ReLU neuron is even, so it computes w*_1's neuron exactly and
     the network is recovered; its signed angle to w*_1 is pi."""
@@ -236,6 +248,7 @@ THEOREM = Theorem(
                    statement="(a) (a*_i - mass near w*_i) / lambda at the last stage: deficit",
                    predict=lambda instance: Target.point(instance.constant("deficit"),
                                                      note="observed: the teacher farthest from it"),
+                   observable=farthest_deficit, references=deficit_at_the_claim,
                    resolution_reason=ResolutionReason("nearest-error",
                                                       "1% of the deficit: the deficit 2% too large (the kept near "
                                                       "mutant) lies two resolutions away, 5% too large five; the run "
