@@ -225,6 +225,12 @@ def power_at_shift(shift: float, reading: Estimate, interval: tuple[float, float
     return power_beyond(abs(shift) - nearer, reading, *interval, rate)
 
 
+def judges_mutants(prediction: Prediction, reading: Estimate | Exact) -> bool:
+    """Whether a reading can reject a mutant: a Monte Carlo one always; an exact one only on witnesses of a prediction
+    that owns its observable (its value is the tested version's alone)."""
+    return not isinstance(reading, Exact) or bool(reading.witnesses and prediction.observable)
+
+
 def mutant_power(run: Run, prediction: Prediction, row: Row, measurement: Measurement, reading: Estimate | Exact,
                  interval: tuple[float, float]) -> tuple[float, float | None] | None:
     """The power of this prediction's test against mutant `row`, and the shift it was computed at where it comes from
@@ -235,10 +241,10 @@ def mutant_power(run: Run, prediction: Prediction, row: Row, measurement: Measur
     observable reads (draws), the row's own reading on the same draws is compared with its own target, against how
     far the statement's lies outside the statement's. Otherwise the reading is one number for every version, and
     the row's target is compared with the tested interval, the reading's mean taken on the statement's target."""
+    if not judges_mutants(prediction, reading):
+        return None
     try:
         if isinstance(reading, Exact):
-            if not (reading.witnesses and prediction.observable):
-                return None
             shift = max(row.claimed(prediction.name, measured) for measured in reading.witnesses.values())
             return (1.0, None) if shift > reading.tolerance else None
         target = row.target(prediction.name)
@@ -274,7 +280,8 @@ def power_fields(run: Run, prediction: Prediction, measurement: Measurement, rea
     it lies beyond the tested interval, from which the power at any other mean follows; `stage_false_fail_rate`,
     the rate those powers are computed at."""
     powers, shifts = {}, {}
-    for name, row in run.checker.observed_mutants(run.claims, prediction):
+    rows = run.checker.observed_mutants(run.claims, prediction) if judges_mutants(prediction, reading) else ()
+    for name, row in rows:
         found = mutant_power(run, prediction, row, measurement, reading, interval)
         if found is not None:
             powers[name], shift = found
