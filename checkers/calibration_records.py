@@ -33,6 +33,7 @@ from checkers.calibrate import (
     pooled_column,
     table_near,
 )
+from checkers.files import locked, writable, write_atomically
 from theorems.errors import InvalidInput
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -236,7 +237,27 @@ def save(records: list[Record], path: Path | None = None) -> None:
     path = RECORDS if path is None else path
     ordered = sorted(records, key=_order)
     text = json.dumps({"records": [r.to_dict() for r in ordered]}, indent=1, allow_nan=False)
-    path.write_text(text + "\n")
+    write_atomically(path, text + "\n")
+
+
+def record(calibrations: list[Calibration], path: Path | None = None) -> list[Record]:
+    """Add the calibrations' rows to the records in `path` (default `RECORDS`), each in place of its key's row, and
+    return them all: read, merged and rewritten under a lock, so that two runs recording at once keep both rows."""
+    path = RECORDS if path is None else path
+    new = [record_of(calibration) for calibration in calibrations]
+    with locked(path):
+        records = merged(load(path), new)
+        save(records, path)
+    return records
+
+
+def check_records_file(path: Path, *, must_exist: bool) -> None:
+    """Refuse, before any run, a records file that is not one (`load`), is missing where rows are to be read from
+    it, or could not be rewritten."""
+    if must_exist and not path.is_file():
+        raise InvalidInput(f"no calibration records file at {str(path)!r}")
+    writable(path, "the records file")
+    load(path)
 
 
 def _fidelity_rank(record: Record) -> int:
@@ -300,7 +321,7 @@ def write_tables(document: Path, records: list[Record]) -> None:
             raise InvalidInput(f"{document} has no table '{which}' between the markers {start!r} and {TABLE_END!r}")
         before, rest = text.split(start, 1)
         text = before + start + "\n" + table + "\n" + TABLE_END + rest.split(TABLE_END, 1)[1]
-    document.write_text(text)
+    write_atomically(document, text)
 
 
 def tables_in(document: Path) -> dict[str, str]:

@@ -1,6 +1,9 @@
 """checkers.calibration_records and `thmcheck calibration`: records keyed by content, stale rows, generated tables."""
 
 import json
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -9,6 +12,8 @@ from checkers import catalog, registry
 from checkers.calibrate import Calibration, MeasuredMove, VersionRates, calibrate
 from checkers.cli import main
 from theorems.errors import InvalidInput
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def _calibration(theorem="nc2-bracket"):
@@ -190,3 +195,27 @@ def test_the_hash_reads_names_from_the_engine_not_the_module_that_holds_them(tmp
     code = [records._code("checkers.onestep.example", path) for path in (held, moved, renamed, family)]
     assert code[0] == code[1]
     assert code[2] != code[0] and code[3] != code[0]  # a name's alias, or a family module's, is the code's
+
+
+def test_two_calibrations_recording_at_once_keep_both_rows(tmp_path):
+    """Two `calibrate --record` runs into one records file, started together: each row is merged into the file as it
+    is when the run ends, under a lock, so neither is lost."""
+    path = tmp_path / "rec.json"
+    command = [sys.executable, "-m", "checkers.cli", "calibrate", "--seeds", "1", "--executor", "serial", "--record",
+               "--records", str(path)]
+    runs = [subprocess.Popen([*command, theorem], cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            for theorem in ("balanced-collapse", "balancedness-identity")]
+    assert [run.wait(timeout=300) for run in runs] == [0, 0]
+    assert sorted(r.theorem for r in records.load(path)) == ["balanced-collapse", "balancedness-identity"]
+
+
+@pytest.mark.parametrize("records_file, message", [
+    ("missing.json", "no calibration records file"), ("folder", "is a folder"), ("text.json", "is not a calibration")])
+def test_a_bad_records_file_is_refused_before_any_run(tmp_path, records_file, message):
+    (tmp_path / "folder").mkdir()
+    (tmp_path / "text.json").write_text("not json")
+    arguments = ["--stale"] if records_file == "missing.json" else ["balanced-collapse", "--seeds", "1", "--record"]
+    result = subprocess.run([sys.executable, "-m", "checkers.cli", "calibrate", *arguments, "--records",
+                             str(tmp_path / records_file)], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 2 and message in result.stderr and len(result.stderr.strip().splitlines()) == 1
+    assert result.stdout == ""  # nothing ran

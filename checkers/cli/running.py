@@ -310,6 +310,8 @@ def calibrate_command(arguments) -> int:
     from checkers.calibrate import calibrate, calibration_tasks, format_calibration, markdown_calibration
 
     records_path = Path(arguments.records) if arguments.records else calibration_records.RECORDS
+    if arguments.record or arguments.stale:  # what the runs' rows go into is checked before any run
+        calibration_records.check_records_file(records_path, must_exist=arguments.stale)
     if arguments.stale:
         runs = _stale_runs(arguments, records_path)
         if not runs:
@@ -377,9 +379,7 @@ def _record(results, records_path: Path) -> None:
     generated tables too."""
     from checkers import calibration_records
 
-    records = calibration_records.merged(calibration_records.load(records_path),
-                                         [calibration_records.record_of(c) for c in results])
-    calibration_records.save(records, records_path)
+    records = calibration_records.record(results, records_path)
     if records_path == calibration_records.RECORDS:
         calibration_records.write_tables(calibration_records.DOCUMENT, records)
     print(f"thmcheck: recorded {len(results)} calibration(s) in {records_path}", file=sys.stderr)
