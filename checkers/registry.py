@@ -153,11 +153,12 @@ def load_plugin(module: str) -> list["Checker"]:
     _REGISTRY.load()
     if not module.strip():
         raise InvalidInput("--plugin needs a module name or a .py path, got an empty one")
+    if module.endswith(".py") and not Path(module).is_file():  # the user's path, not the plugin's doing
+        raise InvalidInput(f"plugin file {module!r} does not exist" if not Path(module).exists() else
+                           f"plugin {module!r} is not a file")
     try:
         if module.endswith(".py"):
             path = Path(module).resolve()
-            if not path.is_file():
-                raise InvalidInput(f"plugin file {module!r} does not exist")
             name = f"thmcheck_plugin_{path.stem}"
             loaded = sys.modules.get(name)
             if loaded is None or Path(getattr(loaded, "__file__", "")).resolve() != path:

@@ -101,6 +101,17 @@ def test_bad_plugins_are_the_users_and_named(tmp_path):
     assert_users_fault(thmcheck("--plugin", "", "list"), "empty")
     assert_users_fault(thmcheck("--plugin", str(exits), "list"), str(exits), "sys.exit(0)")
     assert_users_fault(thmcheck("--plugin", str(raises), "list"), str(raises), "RuntimeError", "boom", ":2)")
+    missing = thmcheck("--plugin", str(tmp_path / "missing.py"), "list")  # the user's path, not the plugin's error
+    assert_users_fault(missing, "missing.py", "does not exist")
+    assert "raised" not in missing.stderr
+    assert_users_fault(thmcheck("--plugin", str(tmp_path), "list"))  # a folder: no .py, so not importable by name
+
+
+def test_a_fidelity_a_check_lacks_is_refused_before_any_estimate_or_table():
+    """spike-outlier at paper fidelity prints its estimate; dual-kernel has no paper scale: one line, nothing else."""
+    result = thmcheck("check", "dual-kernel", "spike-outlier", "--fidelity", "paper")
+    assert_users_fault(result, "dual-kernel has no paper-scale setting")
+    assert result.stdout == ""
 
 
 def test_a_repeated_parameter_is_refused_not_overwritten():

@@ -16,7 +16,7 @@ from checkers.cost import describe, duration, machine_rate
 from checkers.engine import run_check
 from checkers.executors import INTERRUPTS
 from checkers.executors import workers as pool_of
-from checkers.offers import backend_for, estimated_cost
+from checkers.offers import backend_for, estimated_cost, fidelity_for
 from checkers.outcome import (
     ERROR,
     EXIT_INTERRUPTED,
@@ -58,7 +58,8 @@ def check(arguments) -> int:
     started = time.perf_counter()
     checkers = registry.selected(arguments.theorems, arguments.all)
     jobs = _check_jobs(checkers, dict(arguments.param), dict(arguments.overrides))
-    for checker in checkers:  # every check can run on the backend asked for, before any runs
+    for checker in checkers:  # every check offers the fidelity and the backend asked for, before any estimate or run
+        fidelity_for(checker, arguments.fidelity)
         backend_for(checker, arguments.backend)
     costs = _weigh(arguments, jobs)
     options = dict(seed=arguments.seed, fidelity=arguments.fidelity, false_fail_rate=arguments.false_fail_rate,
