@@ -23,7 +23,7 @@ from pathlib import Path
 
 from checkers import registry
 from checkers.engine import run_check
-from checkers.outcome import FAIL, PASS, SKIPPED, Claim, pooled_outcome, reading
+from checkers.outcome import FAIL, PASS, SKIPPED, Claim, pooled_outcome, reading, standing
 from checkers.report_figures import AS_STATED, figures, label, number
 from checkers.store import ResultStore, code_version
 from checkers.verdict import PredictionResult, shown
@@ -50,11 +50,38 @@ def build_report(out_dir: str | Path, theorem_ids: list[str] | None = None, *, s
     """Write out_dir/index.html and out_dir/figures/*.png; return the page's path. `command` is the command line
     that made it, printed at the top. A folder that cannot be made or written is an `EnvironmentFault` naming it; a
     report that fails leaves no folder it made behind."""
-    plt = pyplot("reports")
+    pyplot("reports")
+    output_folder(out_dir)
+    return write_report(out_dir, reported_runs(theorem_ids, store=store, fidelity=fidelity, seed=seed), store=store,
+                        fidelity=fidelity, seed=seed, command=command)
+
+
+def output_folder(out_dir: str | Path) -> Path:
+    """The report's folder, refused before any run where it is a file (`EnvironmentFault`)."""
     out = Path(out_dir)
     if out.exists() and not out.is_dir():
         raise EnvironmentFault(f"--out {str(out)!r} is a file; give a folder (it is made if it does not exist)")
-    groups = _from_store(store, theorem_ids) if store else _from_checks(theorem_ids, fidelity, seed)
+    return out
+
+
+def reported_runs(theorem_ids: list[str] | None = None, *, store: str | Path | None = None, fidelity: str = "quick",
+                  seed: int = 0) -> dict[str, list[dict]]:
+    """What a report reads, by theorem: each run's parameters, seed index and `Verdict`, from the store or from
+    checks run now."""
+    return _from_store(store, theorem_ids) if store else _from_checks(theorem_ids, fidelity, seed)
+
+
+def run_standings(groups: dict[str, list[dict]]) -> list:
+    """Each run's standing for the exit code, read for its claim as `thmcheck check` reads its checks."""
+    return [standing(r["verdict"].outcome, r["verdict"].claim, bool(r["verdict"].expected_failure))
+            for records in groups.values() for r in records]
+
+
+def write_report(out_dir: str | Path, groups: dict[str, list[dict]], *, store: str | Path | None = None,
+                 fidelity: str = "quick", seed: int = 0, command: str = "") -> Path:
+    """Write the report of `groups` (`reported_runs`) to out_dir, as `build_report` says."""
+    plt = pyplot("reports")
+    out = output_folder(out_dir)
     made = not out.exists()
     try:
         return _write_report(out, plt, groups, store, fidelity, seed, command)

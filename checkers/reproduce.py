@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import shlex
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -117,15 +118,20 @@ def reproduce(theorem_id: str, out: str | Path, *, fidelity: str = "default", se
                        "theory": None if curve is None else [
                            {"x": x, "value": value, "lower": lower, "upper": upper, "resolution": resolution,
                             "tested": tested} for x, value, lower, upper, resolution, tested in curve]}
+    runs = [{axis_name: x, "seed_index": record["seed_index"], "outcome": str(record["verdict"].outcome),
+             "predictions": {p.name: str(p.outcome) for p in record["verdict"].predictions}}
+            for x, record in sorted(zip(xs, records), key=lambda pair: (pair[0], pair[1]["seed_index"]))]
     result = {"theorem": theorem_id, "paper": figure.paper, "caption": caption, "fidelity": fidelity,
               "seeds": seeds, "axis": axis_name, "values": grid[figure.axis], "fixed": figure.fixed,
-              "command": command, "predictions": drawn}
+              "command": command, "runs": runs, "predictions": drawn}
     (out / f"{theorem_id}.json").write_text(json.dumps(json_safe(result), indent=1, allow_nan=False) + "\n")
     return result
 
 
 def reproduce_command(arguments) -> int:
-    from checkers.outcome import EXIT_PASS
+    """Run and draw the figure; print each point's verdicts and a summary line. The exit code reads the runs as
+    `thmcheck check` reads its checks (3 where some are inconclusive and none fails)."""
+    from checkers.outcome import Claim, exit_code, standing
 
     values = None
     if arguments.values:
@@ -143,6 +149,24 @@ def reproduce_command(arguments) -> int:
             print(f"{name}: {Path(arguments.out) / drawn['figure']}"
                   + ("" if drawn["theory"] else " (theory at the runs' points only)"))
         print(f"points and theory: {Path(arguments.out) / (arguments.theorem + '.json')}")
+        for point in _by_point(result):
+            print(point)
+        outcomes = Counter(run["outcome"] for run in result["runs"])
+        print(f"{len(result['runs'])} runs: " + ", ".join(f"{count} {outcome}" for outcome, count in
+                                                           sorted(outcomes.items())))
     if not result["predictions"]:
         raise InvalidInput(f"no prediction of {arguments.theorem} had a reading to draw at these settings")
-    return EXIT_PASS
+    return exit_code(standing(run["outcome"], Claim.STATED, False) for run in result["runs"])
+
+
+def _by_point(result: dict) -> list[str]:
+    """One line per value of the swept parameter: each seed's verdict, with the predictions that did not pass."""
+    lines, axis_name = [], result["axis"]
+    for x in dict.fromkeys(run[axis_name] for run in result["runs"]):
+        runs = [run for run in result["runs"] if run[axis_name] == x]
+        said = []
+        for run in runs:
+            others = [f"{name} {outcome}" for name, outcome in run["predictions"].items() if outcome != "pass"]
+            said.append(run["outcome"] + (f" ({', '.join(others)})" if others and run["outcome"] != "pass" else ""))
+        lines.append(f"  {axis_name} = {x:g}: {'; '.join(said)}")
+    return lines

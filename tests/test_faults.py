@@ -234,3 +234,17 @@ def test_calibrate_validates_every_theorem_before_it_runs_any(tmp_path):
     assert_users_fault(thmcheck("calibrate", "dual-kernel", "balancedness-identity", "--param", "rho=0.5", "--seeds",
                                 "1", "--executor", "serial", "--store", str(store)), "balancedness-identity", "rho")
     assert not store.exists()  # dual-kernel's tasks did not run first
+
+
+@pytest.mark.parametrize("arguments", [
+    ("reproduce", "giant-step-risk", "--out", "OUT", "--values", ""), ("reproduce", "giant-step-risk", "--out", ""),
+    ("report", "dual-kernel", "--out", ""), ("notebooks", "--out", ""),
+    ("sweep", "dual-kernel", "--scheduler", "", "--store", "STORE"), ("sweep", "dual-kernel", "--store", " "),
+    ("calibrate", "dual-kernel", "--record", "--records", "")], ids=lambda arguments: " ".join(arguments[:1]))
+def test_an_empty_value_is_refused_never_read_as_not_given(tmp_path, arguments):
+    """--values '' ran the figure's defaults, --out '' wrote into the current folder and --scheduler '' ran on local
+    processes."""
+    arguments = [str(tmp_path / word.lower()) if word in ("OUT", "STORE") else word for word in arguments]
+    result = thmcheck(*arguments)
+    assert_users_fault(result, "an empty value was given")
+    assert list(tmp_path.iterdir()) == []

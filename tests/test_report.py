@@ -151,6 +151,8 @@ def test_a_run_where_nothing_applies_is_not_applicable_not_inconclusive(tmp_path
     text = build_report(tmp_path / "out", store=store).read_text(encoding="utf-8")
     summary = text[text.index('<table class="verdicts">'):text.index("</table>")]
     assert "1 not applicable, 1 pass" in summary and "inconclusive" not in summary
+    # the command's exit code reads the runs as `check` does: nothing applied is undecided (3), not a pass
+    assert main(["report", "--from", str(store), "--out", str(tmp_path / "again")]) == 3
     assert "<td>pass</td></tr>" in summary
     # the theory is drawn over the whole range: where the overlap is not tested, the statement still predicts 0
     below = {"parameters": {"learning_rate": "0.5"}, "verdict": _verdict()}

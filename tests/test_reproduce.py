@@ -24,8 +24,9 @@ def test_the_bbp_figure_draws_the_theory_and_the_runs(tmp_path, capsys):
     out = tmp_path / "figures"
     code = main(["reproduce", "spike-outlier", "--out", str(out), "--fidelity", "quick", "--seeds", "1",
                  "--values", "1,4", "--executor", "serial"])
-    assert code == 0
+    assert code == 3  # below the threshold nothing applies: undecided, as `check` reads it
     data = json.loads((out / "spike-outlier.json").read_text())
+    assert [(run["learning_rate"], run["outcome"]) for run in data["runs"]] == [(1.0, "inconclusive"), (4.0, "pass")]
     assert data["fidelity"] == "quick" and data["values"] == ["1", "4"] and data["axis"] == "learning_rate"
     assert "this project's simulation at the paper's setting" in data["caption"]
     overlap = data["predictions"]["spike-overlap"]
@@ -35,10 +36,12 @@ def test_the_bbp_figure_draws_the_theory_and_the_runs(tmp_path, capsys):
     assert theory[0]["x"] == 1.0 and theory[-1]["x"] == 4.0
     assert not theory[0]["tested"] and theory[-1]["tested"]  # below the BBP threshold at eta = 1, above at 4
     assert theory[0]["value"] == 0 < theory[-1]["value"]
-    assert str(out / overlap["figure"]) in capsys.readouterr().out
+    printed = capsys.readouterr().out
+    assert str(out / overlap["figure"]) in printed and "learning_rate = 4: pass" in printed
+    assert "2 runs: 1 inconclusive, 1 pass" in printed
     again = main(["reproduce", "spike-outlier", "--out", str(out), "--fidelity", "quick", "--seeds", "1",
                   "--values", "1,4", "--executor", "serial", "--json"])
-    assert again == 0 and json.loads(capsys.readouterr().out)["predictions"]["spike-overlap"]["points"] == \
+    assert again == 3 and json.loads(capsys.readouterr().out)["predictions"]["spike-overlap"]["points"] == \
         overlap["points"]  # resumed from the store: the same numbers
 
 

@@ -28,6 +28,13 @@ class _Parser(argparse.ArgumentParser):
                            .replace("thmcheck thmcheck", "thmcheck").replace("  ", " "))
 
 
+def _given(text: str) -> str:
+    """A path, address or list the user typed: an empty one is refused, never read as "not given"."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("an empty value was given")
+    return text
+
+
 def _key_value(text: str) -> tuple[str, str]:
     name, separator, value = text.partition("=")
     if not separator or not name.strip() or not value.strip():
@@ -195,7 +202,7 @@ def build_parser() -> argparse.ArgumentParser:
                        help="default: dask with --scheduler, else a local process pool")
     tasks.add_argument("--workers", type=_bounded_int("workers", 1, 4096),
                        help="worker processes (default: the CPU count; 2 for --scheduler local)")
-    tasks.add_argument("--scheduler", metavar="ADDRESS",
+    tasks.add_argument("--scheduler", metavar="ADDRESS", type=_given,
                        help="a running dask scheduler (tcp://host:port), or 'local' to start a LocalCluster")
     _max_minutes(tasks, MAX_CHECK_MINUTES, "a task")
 
@@ -213,14 +220,14 @@ def build_parser() -> argparse.ArgumentParser:
     sweep.add_argument("--mutant", metavar="NAME", help="sweep a named wrong version of the theorem")
     sweep.add_argument("--backend", choices=list(BACKENDS), default=DEFAULT_BACKEND,
                        help="the array library of the matrix work, on the same draws (as for check; default: numpy)")
-    sweep.add_argument("--store", default="thmcheck-results.sqlite", metavar="PATH",
+    sweep.add_argument("--store", default="thmcheck-results.sqlite", metavar="PATH", type=_given,
                        help="SQLite result store; tasks this code already stored in it are skipped, those other code "
                             "stored are rerun (default thmcheck-results.sqlite)")
     sweep.add_argument("--json", action="store_true", help="print a JSON summary (and no progress bar)")
 
     # the committed calibration records, read by calibrate and calibration
     records = argparse.ArgumentParser(add_help=False)
-    records.add_argument("--records", metavar="PATH",
+    records.add_argument("--records", metavar="PATH", type=_given,
                          help="the records file (default: the project's docs/calibration.json)")
 
     calibrate = commands.add_parser("calibrate", parents=[common, tasks, records],
@@ -232,7 +239,7 @@ def build_parser() -> argparse.ArgumentParser:
                                 "theorem named must take it)")
     calibrate.add_argument("--seeds", type=_bounded_int("seeds", 1, MAX_TASKS), default=DEFAULT_SEEDS,
                            help=f"seeds per version (default {DEFAULT_SEEDS})")
-    calibrate.add_argument("--store", metavar="PATH",
+    calibrate.add_argument("--store", metavar="PATH", type=_given,
                            help="SQLite store, so a calibration resumes (default: a temporary file, not kept)")
     calibrate.add_argument("--paired", action="store_true",
                            help="run each mutant on the true statement's seeds, so simulations that do not depend "
@@ -262,13 +269,13 @@ def build_parser() -> argparse.ArgumentParser:
                                          "simulations, as PNG and JSON")
     reproduce.add_argument("theorem", metavar="ID", help="giant-step-risk (Cui et al.), mixture-equivalence (Demir "
                                                          "and Dogan) or spike-outlier (Ba et al.)")
-    reproduce.add_argument("--out", required=True, metavar="DIR",
+    reproduce.add_argument("--out", required=True, metavar="DIR", type=_given,
                            help="the folder for the figures, the JSON and the runs (runs.sqlite: a rerun resumes)")
     reproduce.add_argument("--fidelity", choices=list(FIDELITIES), default="default", help="(default: default)")
     reproduce.add_argument("--seeds", type=_bounded_int("seeds", 1, 1000), help="seeds a point (default: the "
                                                                                  "figure's, 3)")
-    reproduce.add_argument("--values", metavar="V1,V2,...", help="the swept parameter's values instead of the "
-                                                                 "figure's")
+    reproduce.add_argument("--values", metavar="V1,V2,...", type=_given,
+                           help="the swept parameter's values instead of the figure's")
     reproduce.add_argument("--executor", choices=[e for e in EXECUTORS if e != "dask"],
                            help="default: a local process pool")
     reproduce.add_argument("--workers", type=_bounded_int("workers", 1, 4096),
@@ -302,7 +309,8 @@ def build_parser() -> argparse.ArgumentParser:
                         help="gaussian-equivalence: d of the drawn step (n = psi1 d, N = psi2 d; default 200)")
     oracle.add_argument("--seed", type=_bounded_int("seed", 0, 2**63 - 1), default=0,
                         help="gaussian-equivalence: seed of the drawn step (default 0)")
-    oracle.add_argument("--plot", metavar="FILE", help="also draw the curve to a PNG file (needs matplotlib)")
+    oracle.add_argument("--plot", metavar="FILE", type=_given,
+                        help="also draw the curve to a PNG file (needs matplotlib)")
     oracle.add_argument("--json", action="store_true", help="print the curve as JSON")
 
     contract = commands.add_parser("contract", parents=[common],
@@ -312,7 +320,7 @@ def build_parser() -> argparse.ArgumentParser:
     contract.add_argument("--all", action="store_true", help="every registered theorem")
     contract.add_argument("--no-runs", action="store_true",
                           help="the declarations only: leave out the quick check and the mutants' runs (seconds)")
-    contract.add_argument("--snapshots", metavar="DIR",
+    contract.add_argument("--snapshots", metavar="DIR", type=_given,
                           help="compare the constants with the snapshots in DIR (default for the built-ins: the "
                                "project's tests/snapshots, where it is there)")
     contract.add_argument("--update-snapshots", action="store_true",
@@ -323,13 +331,14 @@ def build_parser() -> argparse.ArgumentParser:
                                     help="static pages of the teaching notebooks, which open with no network")
     notebooks.add_argument("notebooks", nargs="*", metavar="NOTEBOOK",
                            help="notebook files (default: every notebook in the project's notebooks/)")
-    notebooks.add_argument("--out", required=True, metavar="DIR", help="the folder to write NAME.html to")
+    notebooks.add_argument("--out", required=True, metavar="DIR", type=_given, help="the folder to write NAME.html to")
 
     report = commands.add_parser("report", parents=[common], help="a static HTML page of verdicts and plots")
     report.add_argument("theorems", nargs="*", metavar="ID", help="theorem ids to check now (without --from)")
     report.add_argument("--all", action="store_true", help="check every registered theorem now")
-    report.add_argument("--from", dest="store", metavar="STORE", help="read verdicts from a sweep store")
-    report.add_argument("--out", required=True, metavar="DIR", help="the folder to write index.html and figures to")
+    report.add_argument("--from", dest="store", metavar="STORE", type=_given, help="read verdicts from a sweep store")
+    report.add_argument("--out", required=True, metavar="DIR", type=_given,
+                        help="the folder to write index.html and figures to")
     report.add_argument("--fidelity", choices=list(FIDELITIES), default="quick",
                         help="fidelity of the checks run when there is no store (default quick)")
     report.add_argument("--seed", type=_bounded_int("seed", 0, 2**63 - 1), default=0,

@@ -30,7 +30,7 @@ from checkers.outcome import (
     failed_as_expected,
     standing,
 )
-from checkers.report import build_report
+from checkers.report import output_folder, pyplot, reported_runs, run_standings, write_report
 from checkers.store import ResultStore
 from checkers.sweep import parse_grid, plan, progress_bar, sweep
 from checkers.verdict import Verdict, format_header, format_table, format_verdict_row, table_widths, tested_name
@@ -392,10 +392,13 @@ def report(arguments) -> int:
     ids = registry.selection(arguments.theorems, arguments.all, required=False) or None
     if arguments.store and not Path(arguments.store).is_file():
         raise InvalidInput(f"no sweep store at {arguments.store!r}")
-    page = build_report(arguments.out, ids, store=arguments.store, fidelity=arguments.fidelity, seed=arguments.seed,
-                        command=shlex.join(["thmcheck", *arguments.argv]))
+    pyplot("reports")  # matplotlib and the folder before any check runs
+    output_folder(arguments.out)
+    groups = reported_runs(ids, store=arguments.store, fidelity=arguments.fidelity, seed=arguments.seed)
+    page = write_report(arguments.out, groups, store=arguments.store, fidelity=arguments.fidelity,
+                        seed=arguments.seed, command=shlex.join(["thmcheck", *arguments.argv]))
     if arguments.json:
         print(json.dumps({"report": str(page), "out": str(arguments.out)}, indent=2))
     else:
         print(f"report written to {page}")
-    return EXIT_PASS
+    return exit_code(run_standings(groups))
