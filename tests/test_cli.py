@@ -497,12 +497,3 @@ def test_numbers_are_shown_at_the_digits_their_errors_support():
     assert shown(-1.53e-10, 1e-9) == "-1.5e-10"
     assert shown(0.375045204626635, 1e-30) == "0.375045204627"  # float64 evidence: 12 digits at most
     assert shown(0.5, None) == "0.5"
-
-
-def test_a_sine_teacher_is_exact_and_its_check_runs(capsys):
-    """Cui et al.'s theory notebook uses a sin teacher: mu1* = E sin'(Z) = e^{-1/2}, exactly, and the check runs."""
-    code, out, _ = run(capsys, "show", "spike-alignment", "--param", "teacher=sin(z)", "--json")
-    constants = {c["name"]: c for c in json.loads(out)["constants"]}
-    assert code == 0 and constants["mu1_star"]["exact"] == "exp(-1/2)" and constants["mu1_star"]["route"] == "exact"
-    code, _, _ = run(capsys, "check", "spike-alignment", "--param", "teacher=sin(z)", "--fidelity", "quick")
-    assert code == 0

@@ -41,13 +41,6 @@ def _sigmoid(u: sympy.Expr) -> sympy.Expr:
     return sympy.Rational(1, 2) + sympy.tanh(u / 2) / 2
 
 
-def _hermite(degree: sympy.Expr, u: sympy.Expr) -> sympy.Expr:
-    """He_degree(u), the probabilists' Hermite polynomial, for a whole degree from 0 to MAX_POWER."""
-    if not (degree.is_Integer and 0 <= degree <= MAX_POWER):
-        raise InvalidInput(f"He(k, u) takes a whole degree k from 0 to {MAX_POWER}, got {degree}")
-    return sympy.expand(sympy.hermite_prob(int(degree), u))
-
-
 FUNCTIONS: dict[str, tuple[int, Callable[..., sympy.Expr]]] = {
     "exp": (1, sympy.exp),
     "log": (1, sympy.log),
@@ -59,12 +52,6 @@ FUNCTIONS: dict[str, tuple[int, Callable[..., sympy.Expr]]] = {
     "relu": (1, lambda u: sympy.Max(u, 0)),
     "max": (2, sympy.Max),
     "min": (2, sympy.Min),
-    "sin": (1, sympy.sin),
-    "cos": (1, sympy.cos),
-    "sinh": (1, sympy.sinh),
-    "cosh": (1, sympy.cosh),
-    "arctan": (1, sympy.atan),
-    "He": (2, _hermite),
 }
 
 _TOKEN = re.compile(

@@ -15,10 +15,7 @@ Rules, tried in order (`hermite_moment` returns None when none applies, never a 
 6. erf(a z): m_{2j+1} = (2j+1)! (2a/sqrt(pi)) (1+2a^2)^(-1/2) (-a^2/(1+2a^2))^j / (j! (2j+1)),
    even moments zero (generating function E[exp(-a^2 Z^2) exp(tZ - t^2/2)], see
    docs/derivations/kernels.md#hermite-convention);
-7. erf(a z) erf(b z) at k = 0: (2/pi) arcsin(2ab / sqrt((1+2a^2)(1+2b^2)));
-8. exponentials of u = a z + b, from E[exp(tZ) He_k(Z)] = t^k exp(t^2/2) at t = a and t = i a:
-   m_k(exp u) = e^b a^k e^{a^2/2}; m_k(sin u) = a^k e^{-a^2/2} sin(b + k pi/2), m_k(cos u) the same with cos;
-   sinh and cosh as half the difference and the sum of exp(u) and exp(-u).
+7. erf(a z) erf(b z) at k = 0: (2/pi) arcsin(2ab / sqrt((1+2a^2)(1+2b^2))).
 """
 
 from __future__ import annotations
@@ -98,43 +95,6 @@ def _erf_argument(expression: sympy.Expr) -> sympy.Expr | None:
     return None
 
 
-def _linear(argument: sympy.Expr) -> tuple[sympy.Expr, sympy.Expr] | None:
-    """(a, b) where the argument is a z + b with a and b z-free, else None."""
-    if not argument.is_polynomial(z):
-        return None
-    polynomial = sympy.Poly(argument, z)
-    if polynomial.degree() != 1:
-        return None
-    a, b = polynomial.all_coeffs()
-    return a, b
-
-
-_HALF_ANGLE = {sympy.sin: lambda u: (1 - sympy.cos(2 * u)) / 2, sympy.cos: lambda u: (1 + sympy.cos(2 * u)) / 2,
-               sympy.sinh: lambda u: (sympy.cosh(2 * u) - 1) / 2, sympy.cosh: lambda u: (sympy.cosh(2 * u) + 1) / 2}
-
-
-def _exponential_moment(expression: sympy.Expr, k: int) -> sympy.Expr | None:
-    """m_k of exp, sin, cos, sinh or cosh of a linear argument (rule 8), or of the square of one of the last four
-    (written at the double angle, so a second moment is exact too), else None."""
-    if isinstance(expression, sympy.Pow) and expression.exp == 2 and type(expression.base) in _HALF_ANGLE:
-        halved = _HALF_ANGLE[type(expression.base)](expression.base.args[0])
-        return hermite_moment(sympy.expand(halved), k) if _linear(expression.base.args[0]) else None
-    kinds = (sympy.exp, sympy.sin, sympy.cos, sympy.sinh, sympy.cosh)
-    if not isinstance(expression, kinds):
-        return None
-    linear = _linear(expression.args[0])
-    if linear is None:
-        return None
-    a, b = linear
-    if isinstance(expression, (sympy.sin, sympy.cos)):
-        return a**k * sympy.exp(-a**2 / 2) * type(expression)(b + k * sympy.pi / 2)
-    grow = a**k * sympy.exp(a**2 / 2)
-    if isinstance(expression, sympy.exp):
-        return sympy.exp(b) * grow
-    sign = -1 if isinstance(expression, sympy.sinh) else 1
-    return (sympy.exp(b) + sign * (-1) ** k * sympy.exp(-b)) * grow / 2
-
-
 def _erf_moment(a: sympy.Expr, k: int) -> sympy.Expr:
     if k % 2 == 0:
         return sympy.Integer(0)
@@ -177,9 +137,6 @@ def hermite_moment(expression: sympy.Expr, k: int) -> sympy.Expr | None:
     a = _erf_argument(expression)
     if a is not None:
         return _erf_moment(a, k)
-    exponential = _exponential_moment(expression, k)
-    if exponential is not None:
-        return exponential
     if expression.is_polynomial(z):
         return _polynomial_moment(sympy.Poly(expression, z), k, -sympy.oo, sympy.oo)
     return _piecewise_polynomial_moment(expression, k)
