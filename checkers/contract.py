@@ -36,10 +36,11 @@ import mpmath
 from checkers import calibration_records, catalog
 from checkers.checker import Checker
 from checkers.engine import run_check
+from checkers.files import write_atomically
 from checkers.outcome import FAIL, INCONCLUSIVE, PASS
 from checkers.verdict import Verdict
 from theorems.claims import NEAR_RESOLUTIONS, STATED
-from theorems.errors import InvalidInput
+from theorems.errors import EnvironmentFault, InvalidInput
 from theorems.statement import PROVENANCES
 
 MIN_REASON_WORDS = 5
@@ -206,13 +207,28 @@ def _constants(checker: Checker, *, snapshots: Path | None = None, **_) -> list[
         if not path.is_file():
             problems.append(f"no snapshot {path} (write it with thmcheck contract {checker.id} --update-snapshots)")
         else:
-            problems += snapshot_differences(json.loads(path.read_text()), snapshot_of(checker))
+            problems += snapshot_differences(read_snapshot(path), snapshot_of(checker))
     return problems
+
+
+def read_snapshot(path: Path) -> dict[str, dict]:
+    """A constants snapshot as `write_snapshot` wrote it; a file that is not one is the user's (`EnvironmentFault`
+    naming it), never an internal error."""
+    try:
+        stored = json.loads(path.read_text())
+    except (OSError, ValueError) as error:
+        raise EnvironmentFault(f"the snapshot {str(path)!r} cannot be read as one ({type(error).__name__}: "
+                               f"{error})") from None
+    if not isinstance(stored, dict) or not all(isinstance(entry, dict) and {"value", "route", "exact"} <= set(entry)
+                                                for entry in stored.values()):
+        raise EnvironmentFault(f"the snapshot {str(path)!r} is not a constants snapshot (each constant needs its "
+                               "value, route and exact form)")
+    return stored
 
 
 def write_snapshot(checker: Checker, folder: Path) -> Path:
     path = Path(folder) / f"constants-{checker.id}.json"
-    path.write_text(json.dumps(snapshot_of(checker), indent=1, sort_keys=True) + "\n")
+    write_atomically(path, json.dumps(snapshot_of(checker), indent=1, sort_keys=True) + "\n")
     return path
 
 

@@ -248,3 +248,10 @@ def test_an_empty_value_is_refused_never_read_as_not_given(tmp_path, arguments):
     result = thmcheck(*arguments)
     assert_users_fault(result, "an empty value was given")
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("content", ["{", "[1, 2]", '{"c1": 3}'], ids=("truncated", "a list", "no fields"))
+def test_a_corrupt_snapshot_is_the_users_file_not_an_internal_error(tmp_path, content):
+    (tmp_path / "constants-dual-kernel.json").write_text(content)
+    result = thmcheck("contract", "dual-kernel", "--no-runs", "--snapshots", str(tmp_path))
+    assert_users_fault(result, "constants-dual-kernel.json")
