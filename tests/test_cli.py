@@ -497,3 +497,12 @@ def test_numbers_are_shown_at_the_digits_their_errors_support():
     assert shown(-1.53e-10, 1e-9) == "-1.5e-10"
     assert shown(0.375045204626635, 1e-30) == "0.375045204627"  # float64 evidence: 12 digits at most
     assert shown(0.5, None) == "0.5"
+
+
+def test_more_workers_than_usable_cores_are_clamped_with_a_note(capsys, monkeypatch):
+    """sweep --workers 1000 started a process per task on two cores and passed 4 GB."""
+    import checkers.cli
+
+    monkeypatch.setattr(checkers.cli, "usable_cores", lambda: 2)
+    code, _, error = run(capsys, "check", "dual-kernel", "--fidelity", "quick", "--workers", "1000")
+    assert code == 0 and "--workers 1000 is more than the 2 usable cores here; running 2" in error

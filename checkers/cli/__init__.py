@@ -23,7 +23,7 @@ import threading
 import traceback
 
 from checkers import registry
-from checkers.cli.parser import build_parser, formula_as_positional
+from checkers.cli.parser import build_parser, formula_as_positional, usable_cores
 from checkers.executors import Terminated
 from checkers.outcome import EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_TERMINATED, EXIT_USAGE
 from theorems.errors import CheckError, DeclarationError, EnvironmentFault, ThmcheckError
@@ -49,11 +49,23 @@ def main(argv: list[str] | None = None) -> int:
             signal.signal(signal.SIGTERM, previous)
 
 
+def _clamp_workers(arguments) -> None:
+    """More local worker processes than usable cores only contend for them (and each holds its own memory): clamp
+    to the cores, with a note. A remote dask scheduler's workers are its own to count."""
+    workers, scheduler = getattr(arguments, "workers", None), getattr(arguments, "scheduler", None)
+    cores = usable_cores()
+    if workers is not None and workers > cores and scheduler in (None, "local"):
+        print(f"thmcheck: --workers {workers} is more than the {cores} usable cores here; running {cores}",
+              file=sys.stderr)
+        arguments.workers = cores
+
+
 def _main(argv: list[str] | None, debug: bool) -> int:
     try:
         given = list(sys.argv[1:] if argv is None else argv)
         arguments = build_parser().parse_args(formula_as_positional(given))
         arguments.argv = given  # for a command that says how to resume
+        _clamp_workers(arguments)
         debug = debug or arguments.debug
         for module in arguments.plugins_before + arguments.plugin:
             registry.load_plugin(module)
