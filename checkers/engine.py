@@ -360,13 +360,25 @@ def _next_stage(run: Run, prediction: Prediction, reading: Estimate, target: Tar
     return plan.next_stage, plan.note
 
 
+def _from_stated(run: Run, prediction: Prediction, target: Target) -> dict:
+    """For a conjecture, how far its claimed interval lies from the statement's (the claims table's, before any
+    draw); nothing where the statement's is not evaluable here."""
+    if run.claims.conjecture is None:
+        return {}
+    try:
+        stated = run.claims.stated.target(prediction.name)
+    except (ThmcheckError, ArithmeticError):
+        return {}
+    return {"from_stated": float(max(target.lower - stated.upper, stated.lower - target.upper, 0))}
+
+
 def check_prediction(run: Run, prediction: Prediction, stages: int | None = None) -> PredictionResult:
     """One prediction's result: its claim, then its measurements and their comparison."""
     common = dict(name=prediction.name, kind=prediction.kind, statement=prediction.statement,
                   resolution_reason=prediction.resolution_reason and prediction.resolution_reason.to_dict())
     try:
         target, resolution = claim(run, prediction)
-        return staged(run, prediction, target, resolution, stages, common)
+        return staged(run, prediction, target, resolution, stages, common | _from_stated(run, prediction, target))
     except Settled as settled:
         return PredictionResult(outcome=settled.outcome, message=settled.message, **common)
 

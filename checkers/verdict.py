@@ -31,7 +31,8 @@ def _number(value) -> float | str | None:
 
 # the fields of a PredictionResult that are numbers (JSON writes their infinities as strings)
 NUMBERS = ("predicted", "observed", "standard_error", "systematic", "degrees_of_freedom", "distance", "statistic",
-           "p_value", "detectable", "resolution", "false_fail_rate", "tolerance", "stage_false_fail_rate")
+           "p_value", "detectable", "resolution", "false_fail_rate", "tolerance", "stage_false_fail_rate",
+           "from_stated")
 
 
 def json_safe(value):
@@ -80,6 +81,15 @@ class PredictionResult:
     # for an inequality: best_ratio of its two sides attained in the search (1 = equality), witness, and the ratio
     # a known construction attains (attainable, construction), where one is known
     tightness: dict | None = None
+    # for a conjecture: how far its claimed interval lies from the statement's (0 where they meet), known before any
+    # draw; below `detectable`, a run cannot tell the two apart, whatever it reads
+    from_stated: float | None = None
+
+    @property
+    def indistinguishable(self) -> bool:
+        """A conjecture's claim nearer the statement's than this run could detect: its reading says nothing between
+        the two."""
+        return self.from_stated is not None and self.detectable is not None and self.from_stated < self.detectable
 
     def to_dict(self) -> dict:
         return json_safe(asdict(self))
@@ -189,7 +199,10 @@ class Verdict:
         for name, reason in self.assumption_failures:
             lines.append(f"  assumption {name} fails: {reason}")
         for p in self.predictions:
-            lines.append(f"  - {p.name} ({p.kind}): {p.outcome}")
+            lines.append(f"  - {p.name} ({p.kind}): {reading(p.outcome, self.claim, False)}")
+            if p.indistinguishable:
+                lines.append(f"      this run cannot tell the conjecture from the statement: their claims lie "
+                             f"{p.from_stated:.2g} apart, under the {p.detectable:.2g} it could detect")
             if p.predicted_interval is not None and p.observed is not None:
                 lower, upper = p.predicted_interval
                 scale = p.standard_error if p.standard_error else p.tolerance
@@ -288,7 +301,9 @@ def tested_name(theorem: str, mutant: str | None, overrides) -> str:
 
 
 def _row(verdict: Verdict) -> tuple[str, str, str, str]:
-    evidence = "; ".join(f"{p.name}: {p.outcome}" for p in verdict.predictions if p.outcome != SKIPPED)
+    evidence = "; ".join(f"{p.name}: {reading(p.outcome, verdict.claim, False)}"
+                         + (" (cannot be told from the statement at these samples)" if p.indistinguishable else "")
+                         for p in verdict.predictions if p.outcome != SKIPPED)
     if verdict.assumption_failures:
         evidence = "; ".join(reason for _, reason in verdict.assumption_failures)
     name = tested_name(verdict.theorem, verdict.mutant, verdict.overrides)

@@ -1,6 +1,6 @@
 """Verdicts in words: what a pass says about a loose inequality and about an improbable but allowed discrepancy."""
 
-from checkers.verdict import PredictionResult, Verdict, describe_tightness
+from checkers.verdict import PredictionResult, Verdict, describe_tightness, format_table
 
 
 def test_a_loose_inequality_says_what_its_pass_cannot_reject():
@@ -49,3 +49,21 @@ def test_a_verdict_comes_back_from_its_dict():
     again = Verdict.from_dict(verdict.to_dict())
     assert again == verdict and again.to_dict() == verdict.to_dict()
     assert again.predictions[0].predicted_interval[1] == float("inf")
+
+
+def test_a_conjecture_reads_rejected_or_not_and_says_when_the_run_cannot_tell_it_from_the_statement():
+    """mu1* = 0.61 against the stated 0.6057 moves the claim by 0.0032, under what a quick run detects: "not
+    rejected" says nothing between the two, and the terminal says so; 0.8 is rejected, in the same words."""
+    from checkers import registry
+    from checkers.engine import run_check
+
+    checker = registry.checker("spike-alignment")
+    near = run_check(checker, overrides={"mu1_star": "0.61"}, fidelity="quick")
+    (overlap,) = near.predictions
+    assert near.reading == "not rejected" and overlap.indistinguishable and 0 < overlap.from_stated < overlap.detectable
+    assert "cannot tell the conjecture from the statement" in near.explain() and ": pass" not in near.explain()
+    far = run_check(checker, overrides={"mu1_star": "0.8"}, fidelity="quick")
+    assert far.reading == "rejected" and not far.predictions[0].indistinguishable
+    assert "teacher-overlap: rejected" in format_table([far]) and "fail" not in format_table([far])
+    stated = run_check(checker, fidelity="quick")
+    assert stated.predictions[0].from_stated is None and "teacher-overlap: pass" in format_table([stated])
