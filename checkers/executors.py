@@ -120,9 +120,11 @@ def workers(executor: str, count: int | None = None, scheduler: str | None = Non
 
 
 def _unreachable(scheduler: str) -> str | None:
-    """Why nothing can answer at a TCP scheduler address, found by one connection attempt: a refused connection
-    or an unknown host is known at once, where dask's client would retry it until CONNECT_SECONDS pass. None where
-    the port accepts, or the address is not plain TCP (dask judges those)."""
+    """Why no dask scheduler answers at a TCP address, found by one connection: a refused connection or an unknown
+    host is known at once, where dask's client would retry it until CONNECT_SECONDS pass; a port that accepts but
+    sends nothing within CONNECT_SECONDS is no scheduler (one writes its handshake as soon as it accepts), and dask's
+    client would wait on it without end. None where the first bytes come, or the address is not plain TCP (dask
+    judges those)."""
     address = urllib.parse.urlsplit(scheduler if "://" in scheduler else f"tcp://{scheduler}")
     try:
         host, port = address.hostname, address.port
@@ -131,7 +133,11 @@ def _unreachable(scheduler: str) -> str | None:
     if address.scheme != "tcp" or not host or port is None:
         return None
     try:
-        socket.create_connection((host, port), timeout=CONNECT_SECONDS).close()
+        with socket.create_connection((host, port), timeout=CONNECT_SECONDS) as connection:
+            if not connection.recv(1):
+                return "it closed the connection without a dask handshake"
+    except TimeoutError:
+        return f"it accepted the connection but sent no dask handshake within {CONNECT_SECONDS} s"
     except OSError as error:
         return f"{type(error).__name__}: {error.strerror or error}"
     return None

@@ -255,3 +255,24 @@ def test_a_corrupt_snapshot_is_the_users_file_not_an_internal_error(tmp_path, co
     (tmp_path / "constants-dual-kernel.json").write_text(content)
     result = thmcheck("contract", "dual-kernel", "--no-runs", "--snapshots", str(tmp_path))
     assert_users_fault(result, "constants-dual-kernel.json")
+
+
+def test_a_port_that_accepts_and_stays_silent_is_no_scheduler(tmp_path, monkeypatch, capsys):
+    """A dask scheduler writes its handshake as soon as it accepts; a silent port held sweep waiting past 300 s."""
+    import socket
+    import threading
+
+    from checkers import executors
+    from checkers.cli import main
+
+    server = socket.create_server(("127.0.0.1", 0))
+    held = []
+    threading.Thread(target=lambda: held.append(server.accept()), daemon=True).start()
+    monkeypatch.setattr(executors, "CONNECT_SECONDS", 1)
+    started = time.perf_counter()
+    code = main(["sweep", "dual-kernel", "--scheduler", f"tcp://127.0.0.1:{server.getsockname()[1]}",
+                 "--store", str(tmp_path / "s.sqlite")])
+    error = capsys.readouterr().err
+    server.close()
+    assert code == 2 and "sent no dask handshake within 1 s" in error and time.perf_counter() - started < 30
+    assert not (tmp_path / "s.sqlite").exists()
