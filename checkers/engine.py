@@ -32,7 +32,7 @@ from threadpoolctl import threadpool_limits
 
 from checkers import arrays, planning
 from checkers.budget import DEFAULT_FALSE_FAIL_RATE, MAX_CHECK_MINUTES, Budget, Fidelity
-from checkers.checker import Checker, Exact, Measurement, Unresolved, not_a_number, stochastic
+from checkers.checker import Checker, Exact, Fitted, Measurement, Unresolved, not_a_number, stochastic
 from checkers.cost import refusal
 from checkers.offers import backend_for, fidelity_for
 from checkers.outcome import FAIL, INCONCLUSIVE, SKIPPED, overall_outcome
@@ -204,9 +204,9 @@ def measure(run: Run, prediction: Prediction, stage: int) -> tuple[Measurement, 
                 run.seed, instance.theorem.id, *scope, 0 if checker.nested_stages else stage), observable)
             if not isinstance(measurement, Measurement):
                 raise TypeError(f"the reader returned {type(measurement).__name__}, not a Measurement")
-            if getattr(measurement, "size", prediction.fitted_across) != prediction.fitted_across:
+            if isinstance(measurement, Fitted) and measurement.size != prediction.fitted_across:
                 raise DeclarationError(f"the reader fits across {measurement.size!r}, the prediction states "
-                                f"{prediction.fitted_across!r}")
+                                       f"{prediction.fitted_across!r}")
             reading = measurement.reading(observable)
         run.drawn.add(stage)
         if not_a_number(reading):  # NaN compares false with every bound, so it would pass: a reader whose
