@@ -25,6 +25,9 @@ def test_the_tutorials_theorem_passes_its_mutants_fail_and_its_test_runs(tmp_pat
     namespace["test_relu_mean"]()  # the tutorial's own pytest function: the theorem holds, every mutant fails
     override = checker.theorem.instance(overrides={"mean_at_one": "0.4"})
     assert override.changed_constants == {"mean_at_one": "overridden", "mean": "recomputed"}
+    from checkers import contract
+
+    assert all(problems == [] for problems in contract.check(checker, runs=False).values())  # its own contract
 
 
 def test_the_tutorials_commands_exit_as_it_says(tmp_path):
