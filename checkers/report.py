@@ -23,6 +23,7 @@ from pathlib import Path
 
 from checkers import registry
 from checkers.engine import run_check
+from checkers.files import write_atomically
 from checkers.outcome import FAIL, PASS, SKIPPED, Claim, pooled_outcome, reading, standing
 from checkers.report_figures import AS_STATED, figures, label, number
 from checkers.store import ResultStore, code_version
@@ -102,13 +103,12 @@ def _write_report(out: Path, plt, groups, store, fidelity: str, seed: int, comma
         drawn = figures(plt, out / "figures", theorem_id, versions)
         summary_rows += [_summary_row(theorem_id, version, own) for version, own in versions]
         sections.append(_section(theorem_id, versions, drawn))
-    page, partial = out / "index.html", out / "index.html.partial"
+    page = out / "index.html"
     everything = [record for records in groups.values() for record in records]
-    partial.write_text(_PAGE.format(
+    write_atomically(page, _PAGE.format(  # a page is there whole or not at all
         generated=html.escape(time.strftime("%Y-%m-%d %H:%M:%S")), version=html.escape(code_version()),
         source=_source(store, everything, fidelity, seed), command=html.escape(command or "(called from Python)"),
-        rows="\n".join(summary_rows), sections="\n".join(sections)), encoding="utf-8")
-    partial.replace(page)  # a page is there whole or not at all (a full disk stops the write above)
+        rows="\n".join(summary_rows), sections="\n".join(sections)))
     return page
 
 
