@@ -49,6 +49,8 @@ PROVENANCES = {
     "derived": "an explicit version derived and checked for this project",
     "secondary": "known only from secondary sources, not confirmed against the paper",
     "code": "taken from the authors' public code (the repository is named in the source)",
+    "rebuttal": "claimed by the authors or a reviewer in the paper's peer discussion, not in the paper "
+                "(its ledger entry says who and where: thmcheck papers KEY)",
 }
 
 

@@ -1,9 +1,9 @@
-"""The `thmcheck` command: list, show, hermite, check, sweep, calibrate, calibration, tightness, oracle, report,
-reproduce, contract, notebooks.
+"""The `thmcheck` command: list, papers, show, hermite, check, sweep, calibrate, calibration, tightness, oracle,
+report, reproduce, contract, notebooks.
 
-The parser is `checkers.cli.parser`; `list` is in `checkers.cli.listing`, the other inspection commands in
-`checkers.cli.inspection`, the running ones in `checkers.cli.running`, and the equivalence family's oracle beside
-the family (`checkers.equivalence.oracle_command`).
+The parser is `checkers.cli.parser`; `list` is in `checkers.cli.listing`, `papers` in `checkers.cli.papers`, the
+other inspection commands in `checkers.cli.inspection`, the running ones in `checkers.cli.running`, and the
+equivalence family's oracle beside the family (`checkers.equivalence.oracle_command`).
 Exit codes are `checkers.outcome`'s: 0 every verdict passes; 1 any fails; 2 bad input, a bad file or plugin (one
 line on stderr, no traceback); 3 inconclusive or outside assumptions, none failing; 4 an error in a theorem, a
 checker or thmcheck itself (a bug: one line naming the theorem and the prediction; `--debug` or THMCHECK_DEBUG=1
@@ -107,6 +107,7 @@ _WRITE_ERRORS = {errno.ENOSPC, errno.EDQUOT, errno.EIO, errno.EROFS, errno.EBADF
 # each command's module and function, imported only when the command is asked for
 COMMANDS = {
     "list": ("checkers.cli.listing", "list_theorems"),
+    "papers": ("checkers.cli.papers", "papers_command"),
     "show": ("checkers.cli.inspection", "show"),
     "hermite": ("checkers.cli.inspection", "hermite"),
     "tightness": ("checkers.cli.inspection", "tightness"),

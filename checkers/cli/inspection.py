@@ -10,6 +10,7 @@ import sympy
 
 from checkers import registry
 from checkers.budget import ANNOUNCE_SECONDS
+from checkers.cli.papers import discussion_claims, print_paper
 from checkers.cost import duration
 from checkers.engine import run_check
 from checkers.outcome import EXIT_PASS
@@ -19,6 +20,7 @@ from theorems.claims import near_moves
 from theorems.errors import InvalidInput, WorkRefused
 from theorems.formula import parse_number
 from theorems.hermite import CONVENTION, hermite_coefficients, quadrature_seconds, second_moment
+from theorems.papers import is_paper, papers_of
 from theorems.statement import PROVENANCES
 
 
@@ -28,6 +30,8 @@ def _shown_digits(quantity, requested: int) -> int:
 
 
 def show(arguments) -> int:
+    if is_paper(arguments.theorem):
+        return print_paper(arguments.theorem, as_json=arguments.json)
     checker = registry.checker(arguments.theorem)
     theorem = checker.theorem
     parameters = dict(arguments.param)
@@ -75,6 +79,9 @@ def show(arguments) -> int:
         "measured_near": _measured_near(theorem),
         "notes": theorem.notes,
         "expected_failure": theorem.expected_failure or None,
+        "papers": [{"key": p.key, "encodes": p.encodes[theorem.id]} for p in papers_of(theorem.id)],
+        "discussion_claims": [{"paper": key, "label": claim.label, "status": str(claim.status),
+                               "claim": claim.claim} for key, claim in discussion_claims(theorem.id)],
     }
     if arguments.json:
         print(json.dumps(json_safe(data), indent=2, allow_nan=False))
@@ -94,6 +101,11 @@ def _print_statement(theorem, data: dict) -> None:
     print(f"{theorem.id}: {theorem.title}")
     print(f"  provenance: {theorem.provenance} ({PROVENANCES[theorem.provenance]})")
     print(f"  source: {theorem.source}")
+    for source in data["papers"]:
+        print(f"  encodes {source['encodes']} of {source['key']} (thmcheck papers {source['key']})")
+    for claim in data["discussion_claims"]:
+        print(f"  answers {claim['paper']}'s discussion claim {claim['label']} ({claim['status']}): "
+              f"{claim['claim']}")
     print(f"  statement: {theorem.statement}")
     if theorem.expected_failure:
         print(f"  known to fail its check: {theorem.expected_failure}")

@@ -10,6 +10,9 @@ from checkers.outcome import EXIT_PASS
 
 
 def list_theorems(arguments) -> int:
+    if arguments.paper is not None:
+        from checkers.cli.papers import print_paper
+        return print_paper(arguments.paper, as_json=arguments.json)
     entries = registry.listing()
     if arguments.json:
         print(json.dumps([{"id": e.id, "title": e.title, "provenance": e.provenance, "source": e.source}

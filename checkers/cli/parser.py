@@ -135,9 +135,17 @@ def build_parser() -> argparse.ArgumentParser:
     listing.add_argument("--json", action="store_true", help=json_help)
     listing.add_argument("--markdown", action="store_true",
                          help="the README's table of theorems (id, family, provenance, claim, how it is checked)")
+    listing.add_argument("--paper", metavar="KEY", type=_given,
+                         help="one paper's theorems and its discussion's claims ledger (see thmcheck papers)")
+
+    papers = commands.add_parser("papers", parents=[common],
+                                 help="the source papers, their theorems and their discussions' claims")
+    papers.add_argument("paper", nargs="?", metavar="KEY", help="one paper, with every claim of its discussion")
+    papers.add_argument("--json", action="store_true", help=json_help)
 
     show = commands.add_parser("show", parents=[common], help="a theorem's statement, parameters, constants")
-    show.add_argument("theorem", metavar="ID", help="a theorem id (see thmcheck list)")
+    show.add_argument("theorem", metavar="ID", help="a theorem id (see thmcheck list), or a paper's key (see "
+                      "thmcheck papers)")
     show.add_argument("--param", action=_Assignments, type=_key_value, default=[], metavar="NAME=VALUE",
                       help="a parameter's value (repeatable; default: the theorem's defaults)")
     show.add_argument("--set", action=_Assignments, type=_key_value, default=[], metavar="CONSTANT=VALUE",

@@ -1,0 +1,99 @@
+"""The claims ledger of the discussion of Zhou and Ge (a local analysis of feature learning).
+
+The discussion holds three reviews and a reviewer's follow-up, with no reply by the authors: `where` names rev1
+(strengths, weaknesses), rev2 (summary, questions) and rev3 (comments 1-9). local-recovery is this project's own model
+of the paper's local phase.
+"""
+
+from theorems.ledger import Check, Claim, Cost, Ledger, NotCheckable, Status, Who
+
+P, R = Who.PAPER, Who.REVIEWER
+
+LEDGER = Ledger(
+    paper="zhou-ge2024",
+    document="three reviews rev1-rev3 and a reviewer's follow-up; no reply by the authors",
+    scale="none given. thmcheck's local-recovery: m* = 3 orthonormal teachers in d = 8, 6 students per teacher and "
+          "6 far neurons, start angle 0.25, lambda = 0.02 halved over 6 stages, on the exact population loss of the "
+          "debiased ReLU.",
+    claims=(
+        Claim("e1", "Once the loss is below a threshold, gradient descent on a carefully regularized objective "
+              "recovers the ground-truth directions.",
+              (P,), "rev3 item 1 (the abstract, quoted)", Status.CHECKED, Cost.MINUTES,
+              checks=(Check("local-recovery"),),
+              finding="Holds in the project's model of the local phase."),
+        Claim("e2", "Training both layers recovers the teacher exactly, which is stronger than random features (a "
+              "first layer trained a few steps, then fixed).",
+              (R,), "rev1 strengths; rev2 summary", Status.PARTLY, Cost.MINUTES,
+              checks=(Check("local-recovery", "directions"),),
+              gap="Recovery is checked; the contrast with a frozen first layer is not.",
+              proposal="Freeze W after the early stage and fit a only; compare excess loss and angular error with "
+                       "the full run."),
+        Claim("e3", "Strong recovery holds when second-layer weights may be negative.",
+              (R,), "rev2 summary", Status.OPEN, Cost.MINUTES,
+              gap="The teachers' output weights lie in [0.8, 1.2].",
+              proposal="A parameter teacher_signs (alternating); predict |a*_i| - |s_i| = deficit lambda with the "
+                       "signs matched."),
+        Claim("e4", "If the first Hermite coefficient cannot be removed (the preprocessing of eq. (3)), is strong "
+              "feature learning lost?",
+              (R,), "rev2 questions, 4th", Status.OPEN, Cost.MINUTES,
+              gap="local-recovery runs the debiased ReLU only (population-loss has both models).",
+              proposal="A parameter model = relu on local-recovery, where the teachers couple; measure directions and "
+                       "far mass (an open question)."),
+        Claim("e5", "The reviewers disagree: the information exponent is always one (the teacher has a linear part), "
+              "against the first Hermite coefficient being removed.",
+              (R,), "rev3 items 2-3; rev2 questions, 4th", Status.PARTLY, Cost.MINUTES,
+              checks=(Check("population-loss", parameters={"model": "debiased"}),),
+              gap="The debiased ReLU has c_0 = c_1 = 0 and c_2 = 1/(2 sqrt(2 pi)), information exponent 2 "
+                  "(thmcheck hermite 'relu(z) - z/2 - 1/sqrt(2*pi)'); the paper's Assumption 3 is not in the "
+                  "discussion, so which reviewer reads it right is not settled here.",
+              proposal="None beyond the exact coefficients until Assumption 3's text is available."),
+        Claim("e6", "What happens with an information exponent above 1, and with polynomially many samples?",
+              (R,), "rev3 item 3; rev2 questions, 5th", Status.OPEN, Cost.LONGER,
+              gap="local-recovery's kernel is the debiased ReLU's only.",
+              proposal="A new theorem: local-recovery with a general activation through its dual kernel (Mehler's "
+                       "series), for example a He_3-dominated teacher."),
+        Claim("e7", "Why one lambda for both layers, and lambda tending to 0 rather than lambda = 0?",
+              (R,), "rev3 item 4", Status.OPEN, Cost.MINUTES,
+              gap="One regularization for both layers; lambda near 0 is not run.",
+              proposal="Separate lambda_a and lambda_W with the derived deficit sqrt(lambda_a lambda_W)/kappa^(1); "
+                       "and regularization = 1e-6 over 2 stages as lambda near 0, where far-mass is expected not "
+                       "to vanish."),
+        Claim("e8", "Only the population loss is analysed: what is the sample complexity? Concentration fails when "
+              "n is of order d.",
+              (R,), "rev1 weaknesses; rev3 item 5", Status.OPEN, Cost.MINUTES,
+              gap="The loss is the exact population loss.",
+              proposal="A parameter samples (n = c d, c in {2, 4, 8, 16, 64}) for an empirical loss on a fixed "
+                       "sample; directions, far mass and excess population loss against n/d, d = 8-32."),
+        Claim("e9", "The algorithm is unlike practice: what does its second phase (the normalization) do?",
+              (R,), "rev3 item 6", Status.OPEN, Cost.MINUTES,
+              gap="Only the local phase is simulated.",
+              proposal="A new theorem: plain gradient descent with a small fixed weight decay from a small random "
+                       "start on the exact loss, no stages or normalization; d = 8, m* = 3, width 20-50; the "
+                       "recovery metrics."),
+        Claim("e10", "Early-phase analyses learn only the target subspace and do random features inside it.",
+              (P,), "rev3 item 7 (the reviewer doubts it)", Status.OPEN, Cost.MINUTES,
+              gap="No one-step run has a teacher of several directions.",
+              proposal="In the one-step family with 2-3 teacher directions at n = d = N = 500: each neuron's share "
+                       "inside the teacher subspace (expected high) and the concentration of directions on the "
+                       "teachers within it (expected low)."),
+        Claim("e11", "Where is the abstract's loss threshold in Theorem 2?",
+              (R,), "rev3 item 1", Status.PARTLY, Cost.MINUTES,
+              checks=(Check("local-recovery", parameters={"start_angle": "0.5"}),),
+              gap="start_angle is a parameter (the local start requires it below pi/4), but no sweep reports the "
+                  "largest start that recovers.",
+              proposal="start_angle in {0.1, 0.3, 0.5, 0.7, 0.9}: the largest start, and its initial loss, from "
+                       "which recovery works."),
+        Claim("e12", "The local landscape near the teachers is benign.",
+              (R,), "rev3 strengths", Status.PARTLY, Cost.MINUTES,
+              checks=(Check("local-recovery"),),
+              gap="One start per seed.",
+              proposal="A sweep over seeds, far_neurons and start_angle; claim success from every start."),
+    ),
+    not_checkable=(
+        NotCheckable("presentation: emphasize the landscape analysis, a schematic, page 4", "presentation"),
+        NotCheckable("missing citations (Moniri, Cui, Radhakrishnan, Beaglehole, Aubin)", "a comparison of texts"),
+        NotCheckable("the meanings of eps_0, the net and the complexity of f*", "definitions the discussion does "
+                     "not give"),
+        NotCheckable("the length of the dual-certificate discussion; the ratings", "presentation"),
+    ),
+)
