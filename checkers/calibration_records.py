@@ -260,13 +260,13 @@ def check_records_file(path: Path, *, must_exist: bool) -> None:
     load(path)
 
 
-def _fidelity_rank(record: Record) -> int:
+def fidelity_rank(record: Record) -> int:
     return FIDELITY_ORDER.index(record.fidelity) if record.fidelity in FIDELITY_ORDER else len(FIDELITY_ORDER)
 
 
 def _order(record: Record) -> tuple:
     """Records and rows by theorem, parameter point and fidelity (quick before default)."""
-    return (record.theorem, sorted(record.parameters.items()), _fidelity_rank(record))
+    return (record.theorem, sorted(record.parameters.items()), fidelity_rank(record))
 
 
 def merged(records: list[Record], new: list[Record]) -> list[Record]:
@@ -349,7 +349,7 @@ def measured_near(theorem, records: list[Record] | None = None) -> dict | None:
              and name in r.calibration.nearest_measured() and not r.stale()]
     if not found:
         return None
-    record = max(found, key=_fidelity_rank)
+    record = max(found, key=fidelity_rank)
     move = record.calibration.nearest_measured()[name]
     return {"mutant": name, "prediction": move.prediction, "mean": move.mean,
             "standard_error": move.standard_error, "runs": move.runs, "fidelity": record.fidelity,

@@ -326,3 +326,46 @@ def test_the_default_run_realizes_the_dead_neuron_of_the_early_alignment_referen
     assert dead.any() and early_alignment.misplaced_neurons(instance, measured) == 0
     wrong = early_alignment.THEOREM.mutated("every-neuron-in-its-cone").instance()
     assert early_alignment.misplaced_neurons(wrong, measured) == int(dead.sum())
+
+
+def test_from_an_unbalanced_start_theorem_1_holds_with_each_sign_read_at_t1():
+    """early-alignment at init = gaussian (the authors' claim in the discussion): on the reference data one neuron
+    changes sign during alignment, so every neuron is in the cone of sign(v_j(t1)) or dead, and the reading by the
+    initial signs (the mutant signs-from-the-start) finds it outside (docs/derivations/alignment.md#unbalanced-start).
+    """
+    from checkers import registry
+
+    checker = registry.checker("early-alignment")
+    verdict = run_check(checker, {"init": "gaussian"}, fidelity="quick")
+    assert verdict.outcome == "pass"
+    aligned = next(p for p in verdict.predictions if p.name == "aligned-by-t1")
+    assert "unbalanced start" in aligned.method and "signs [-1, -1," in aligned.method
+    mutated = run_check(checker, {}, fidelity="quick", mutant="signs-from-the-start")
+    assert next(p for p in mutated.predictions if p.name == "aligned-by-t1").outcome == "fail"
+
+
+def test_the_authors_order_for_epsilon_replaces_the_explicit_bound_only_where_asked():
+    """epsilon_condition = order takes the authors' condition (b), exp(-(n/sqrt(mu)) log n)/sqrt(h) with constant 1:
+    log epsilon -18.4 is inside it on the reference data (n = 6, h = 8, mu = 0.385: -18.38) and outside (28)."""
+    from checkers import registry
+
+    theorem = registry.theorem("early-alignment")
+    assert not theorem.instance({"epsilon_condition": "order", "log_epsilon": "-18.4"}).assumption_failures()
+    [(_, reason)] = theorem.instance({"epsilon_condition": "order", "log_epsilon": "-18.3"}).assumption_failures()
+    assert "order (b)" in reason and "-18.37" in reason
+    [(_, reason)] = theorem.instance({"log_epsilon": "-18.4"}).assumption_failures()
+    assert "(28)" in reason
+
+
+def test_the_lemmas_hold_for_the_leaky_relu_and_still_reject_a_dropped_width_factor():
+    """directional-dynamics at leak = 0.1 (the authors' claim in the discussion): Lemmas 4, 3 and 1 hold with the
+    ReLU's constants, and Lemma 1 without its sqrt(h) is rejected on the construction, where the leaky ReLU is the
+    identity."""
+    from checkers import registry
+
+    checker = registry.checker("directional-dynamics")
+    verdict = run_check(checker, {"leak": "0.1"}, fidelity="quick")
+    assert verdict.outcome == "pass"
+    assert "leak 0.1" in next(p for p in verdict.predictions if p.name == "lemma-1").method
+    mutated = run_check(checker, {"leak": "0.1"}, fidelity="quick", mutant="lemma-1-without-sqrt-h")
+    assert next(p for p in mutated.predictions if p.name == "lemma-1").outcome == "fail"

@@ -15,7 +15,7 @@ def test_papers_lists_every_paper_with_its_ledger_counts(capsys):
     code, out, _ = run(capsys, "papers", "--json")
     assert code == 0
     rows = {row["key"]: row for row in json.loads(out)}
-    assert rows["min2024"]["ledger"] == {"checked": 2, "partly checked": 3, "not yet encoded": 5, "not checkable": 4}
+    assert rows["min2024"]["ledger"] == {"checked": 4, "partly checked": 2, "not yet encoded": 4, "not checkable": 4}
     assert rows["ba2022"]["ledger"] is None
     assert "spike-decomposition" in rows["ba2022"]["theorems"]
 
@@ -49,3 +49,16 @@ def test_an_unknown_paper_is_the_users_error(capsys):
     assert code == 2 and "unknown paper 'nobody1999'" in err and err.count("\n") == 1
     code, _, err = run(capsys, "list", "--paper", "nobody1999")
     assert code == 2
+
+
+def test_each_check_shows_what_its_calibration_measured(capsys):
+    """The ledger's checks carry their calibration row's evidence: the statement's passes, and the rejections of the
+    mutant the check names (read from docs/calibration.json, not run)."""
+    _, out, _ = run(capsys, "papers", "jacot2025", "--json")
+    claim = next(c for c in json.loads(out)["claims"] if c["label"] == "b12")
+    named = next(c for c in claim["checks"] if c["mutant"] == "root-exponent-off")
+    evidence = named["calibration"]
+    assert evidence["passed"] == evidence["runs"] > 0
+    assert evidence["mutant"]["rejected"] == evidence["mutant"]["runs"] > 0
+    _, text, _ = run(capsys, "papers", "jacot2025")
+    assert "root-exponent-off rejected in" in text

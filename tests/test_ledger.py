@@ -53,9 +53,21 @@ def test_a_check_reads_as_its_command():
 
 def test_counts_and_lookups():
     book = ledger("min2024")
-    assert book.counts() == {"checked": 2, "partly checked": 3, "not yet encoded": 5, "not checkable": 4}
+    assert book.counts() == {"checked": 4, "partly checked": 2, "not yet encoded": 4, "not checkable": 4}
     assert [c.label for c in book.checked_by("conservation-law")] == ["d2", "d6"]
+    assert [c.label for c in book.checked_by("early-alignment")] == ["d1", "d4", "d7", "d9"]
     with pytest.raises(UnknownName, match="d1"):
         book.claim("d11")
     with pytest.raises(UnknownName, match="no discussion ledger"):
         ledger("ba2022")
+
+
+def test_every_parameter_point_the_ledger_names_has_a_calibration_row():
+    """A claim checked at a point other than a theorem's defaults is calibrated there: its false-fail and kill rates
+    are measured at the point the ledger names (whether the row is current is test_calibration_records' job)."""
+    from checkers.calibration_records import load
+
+    rows = {(row.theorem, tuple(sorted(row.parameters.items()))) for row in load()}
+    missing = [f"{key} {label}: {check}" for key, label, check in CHECKS
+               if check.parameters and (check.theorem, tuple(sorted(check.parameters.items()))) not in rows]
+    assert not missing, missing

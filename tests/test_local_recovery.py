@@ -140,10 +140,54 @@ def test_the_mass_deficit_judged_is_the_teachers_farthest_from_each_versions_own
 
     truth = THEOREM.instance({})
     claim = float(truth.constant("deficit"))
-    measured = {"deficits": (claim * 0.999, claim * 1.004)}
+    measured = {"gaps": (claim * 0.999, claim * 1.004), "signs": (1.0, 1.0)}
     assert farthest_deficit(truth, measured) == claim * 1.004
     relu = THEOREM.mutated("relu-deficit").instance({})  # claims 2: the deficit nearer 2 is now the farther one
-    assert farthest_deficit(relu, measured) == claim * 1.004 and farthest_deficit(relu, {"deficits": (2.5, 30.0)}) == 30
+    assert farthest_deficit(relu, measured) == claim * 1.004
+    assert farthest_deficit(relu, {"gaps": (2.5, 30.0), "signs": (1.0, 1.0)}) == 30
     result = next(p for p in run_check(registry.checker("local-recovery"), fidelity="quick").predictions
                   if p.name == "mass-deficit")
     assert result.outcome == "pass" and result.power["deficit-two-percent-high"] == 1.0
+
+
+def test_a_negative_teacher_is_recovered_with_its_sign_and_the_same_deficit():
+    """teacher_signs = alternating: the local start carries each teacher's sign, and the mass meets
+    sign(a*_i)(a*_i - s_i) = lambda / kappa^(1) for every teacher (the same law in |a*_i| and |s_i|)."""
+    a_star, teacher = teacher_layout(3, 4, "alternating")
+    assert list(np.sign(a_star)) == [1, -1, 1] and np.allclose(np.abs(a_star), [0.8, 1.0, 1.2])
+    a, weights = local_start(a_star, teacher, students_per_teacher=3, far_neurons=2, start_angle=0.2,
+                             rng=np.random.default_rng(5))
+    assert np.all(np.sign(a[3:6]) == -1) and np.all(np.sign(a[:3]) == 1)
+    records = run_stages(a, weights, a_star, teacher, regularization=0.02, stages=2, steps=3000, step_size=0.5,
+                         near_angle=0.3, up_to_sign=True)
+    for record in records:
+        np.testing.assert_allclose(np.sign(a_star) * (a_star - record.mass) / record.regularization,
+                                   1 / float(DEBIASED_KERNEL_AT_ONE), rtol=1e-8)
+
+
+def test_unequal_layer_decays_act_through_their_geometric_mean():
+    """layer_ratio r: decays lambda sqrt(r) on a and lambda / sqrt(r) on W. At the optimum each neuron is balanced
+    as lambda_a a^2 = lambda_W ||w||^2 and the deficit is sqrt(lambda_a lambda_W) / kappa^(1) = lambda / kappa^(1)."""
+    a_star, teacher = teacher_layout(2, 4)
+    a, weights = local_start(a_star, teacher, students_per_teacher=2, far_neurons=0, start_angle=0.2,
+                             rng=np.random.default_rng(3))
+    record = run_stages(a, weights, a_star, teacher, regularization=0.02, stages=1, steps=6000, step_size=0.5,
+                        near_angle=0.3, up_to_sign=True, layer_ratio=4.0)[0]
+    np.testing.assert_allclose((a_star - record.mass) / record.regularization, 1 / float(DEBIASED_KERNEL_AT_ONE),
+                               rtol=1e-8)
+    final_a, final_weights = record.states[0]
+    np.testing.assert_allclose(2 * final_a**2, 0.5 * np.linalg.norm(final_weights, axis=1) ** 2, rtol=1e-8)
+
+
+def test_the_deficits_mutants_are_void_where_their_settings_are_the_default():
+    """deficit-not-signed claims the unsigned law, equal to the truth where every a*_i > 0; arithmetic-mean-decay
+    claims (sqrt(r) + 1/sqrt(r))/2 times the deficit, equal at r = 1 and 25% above it at r = 4."""
+    from theorems.elasticity.local_recovery import THEOREM, farthest_deficit
+
+    claim = float(THEOREM.instance({}).constant("deficit"))
+    unsigned = THEOREM.mutated("deficit-not-signed").instance({"teacher_signs": "alternating"})
+    assert farthest_deficit(unsigned, {"gaps": (claim, -claim), "signs": (1.0, -1.0)}) == -claim
+    arithmetic = THEOREM.mutated("arithmetic-mean-decay")
+    assert float(arithmetic.instance({}).constant("deficit")) == pytest.approx(claim, rel=1e-15)
+    assert float(arithmetic.instance({"layer_ratio": "4"}).constant("deficit")) == pytest.approx(1.25 * claim,
+                                                                                                 rel=1e-15)

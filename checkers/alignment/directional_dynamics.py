@@ -1,4 +1,5 @@
-"""Checker of directional-dynamics: Lemma 4 searched by Hypothesis; Lemmas 1 and 3 along the polar-form flow."""
+"""Checker of directional-dynamics: Lemma 4 searched by Hypothesis; Lemmas 1 and 3 along the polar-form flow (of the
+leak-alpha leaky ReLU where `leak` > 0, `checkers.alignment.unbalanced`)."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from checkers.alignment.cones import (
 )
 from checkers.alignment.gradient_flow import balanced_start, polar_flow
 from checkers.alignment.runs import absolute_tolerance, data, data_key, polar_run, solve
+from checkers.alignment.unbalanced import unbalanced_polar_flow
 from checkers.budget import Budget
 from checkers.checker import Checker, Exact, Tightness
 from checkers.search import search_counterexample
@@ -27,13 +29,15 @@ from theorems.alignment.common import lemma3_window, negative_loss_derivative, o
 from theorems.statement import Instance
 
 
-def direction_errors(x, y, directions, log_norms, signs, loss: str):
-    """(per-neuron ||d/dt w^_j - s_j P x_a(w_j)||, max_i |f(x_i)|) at one balanced state (polar coordinates)."""
+def direction_errors(x, y, directions, log_norms, signs, loss: str, leak: float = 0.0):
+    """(per-neuron ||d/dt w^_j - s_j P x_a(w_j)||, max_i |f(x_i)|) at one balanced state (polar coordinates), for
+    sigma(z) = max(z, leak z): the indicator of eq. (4) becomes sigma' (1 where active, leak where not)."""
     pre = x @ directions.T
     active = pre > 0
-    f = np.maximum(pre, 0.0) @ (signs * np.exp(2 * log_norms))
+    f = np.where(active, pre, leak * pre) @ (signs * np.exp(2 * log_norms))
     g = negative_loss_derivative(loss, y, f)
-    exact, approximate = active.T @ (g[:, None] * x), active.T @ (y[:, None] * x)
+    slopes = np.where(active, 1.0, leak) if leak else active
+    exact, approximate = slopes.T @ (g[:, None] * x), slopes.T @ (y[:, None] * x)
     difference = exact - approximate
     projected = difference - np.sum(difference * directions, axis=1)[:, None] * directions
     return np.linalg.norm(projected, axis=1), float(np.max(np.abs(f)))
@@ -51,7 +55,7 @@ def lemma4_measurements(instance: Instance, settings: dict) -> dict:
     norms = np.linalg.norm(directions, axis=1)
     log_norms = np.log(norms) + settings["log_scale"]
     errors, largest = direction_errors(x, y, directions / norms[:, None], log_norms, rng.choice([-1.0, 1.0], width),
-                                       instance["loss"])
+                                       instance["loss"], float(instance["leak"]))
     return {"mu": mu, "error": np.max(errors), "n": len(y), "x_max": float(np.max(np.linalg.norm(x, axis=1))),
             "largest": largest}
 
@@ -109,9 +113,19 @@ def read_lemma_4(instance: Instance, budget: Budget, seed: np.random.SeedSequenc
 RUN_MARGIN_ACCURACY = 1e-9
 
 
+@cached(maxsize=4)
+def _leaky_run(key: tuple, log_epsilon: float, loss: str, times: tuple, leak: float):
+    """The balanced polar-form flow of the leaky ReLU (ratios +-1 stay +-1), at the tolerances of `polar_run`."""
+    x, y, directions, signs = data(key)
+    u, r, s = balanced_start(directions, signs, log_epsilon)
+    return solve(unbalanced_polar_flow, x, y, u, r, s, loss, np.array(times), rtol=1e-11,
+                 atol=absolute_tolerance(1e-11), leak=leak)
+
+
 def _run(instance: Instance, budget: Budget):
     """The run on Lemma 3's window [0, T], with the data and the constants both lemmas use."""
     key, loss, log_epsilon = data_key(instance), instance["loss"], float(instance["log_epsilon"])
+    leak = float(instance["leak"])
     x, y, directions, signs = data(key)
     width, n = len(signs), len(y)
     x_max = float(np.max(np.linalg.norm(x, axis=1)))
@@ -119,10 +133,10 @@ def _run(instance: Instance, budget: Budget):
     epsilon = math.exp(log_epsilon)
     window = lemma3_window(x, log_epsilon, width, w_max)
     times = tuple(np.linspace(0.0, window, 2000 * 2 ** (budget.level // 2) + 1))
-    run = polar_run(key, log_epsilon, loss, times)
-    method = f"polar flow from log epsilon {log_epsilon:g} to T = {window:.4g}"
+    run = _leaky_run(key, log_epsilon, loss, times, leak) if leak else polar_run(key, log_epsilon, loss, times)
+    method = f"polar flow from log epsilon {log_epsilon:g} to T = {window:.4g}" + (f", leak {leak:g}" if leak else "")
     return dict(run=run, x=x, y=y, signs=signs, width=width, n=n, x_max=x_max, w_max=w_max, epsilon=epsilon,
-                loss=loss, method=method)
+                loss=loss, method=method, leak=leak)
 
 
 def construction_data():
@@ -148,14 +162,14 @@ def _constructed_run(loss: str, level: int):
     times = np.linspace(0.0, window, 2000 * 2 ** (level // 2) + 1)
     run = solve(polar_flow, x, y, u, r, s, loss, times, rtol=1e-11, atol=absolute_tolerance(1e-11))
     return dict(run=run, x=x, y=y, signs=signs, width=width, n=1, x_max=1.0, w_max=1.0, epsilon=math.exp(log_epsilon),
-                loss=loss, method=f"{width} neurons at epsilon's bound to T = {window:.4g}")
+                loss=loss, method=f"{width} neurons at epsilon's bound to T = {window:.4g}", leak=0.0)
 
 
 def _lemma_3_reading(instance: Instance, r: dict) -> tuple[dict, float, str]:
     """(measurements, the larger ratio of a side to its bound, where) along a run."""
-    run, x = r["run"], r["x"]
+    run, x, leak = r["run"], r["x"], r["leak"]
     squared_norms = np.exp(2 * np.max(run.log_norms, axis=1))
-    outputs = np.max(np.abs(run.outputs(x)), axis=1)
+    outputs = np.max(np.abs(run.outputs(x, (lambda pre: np.maximum(pre, leak * pre)) if leak else None)), axis=1)
     measured = {"squared_norm": float(np.max(squared_norms)), "output": float(np.max(outputs)),
                 **{name: r[name] for name in ("epsilon", "width", "x_max", "w_max")}}
     norm_bound, output_bound = directional_dynamics.lemma_3_bounds(instance, measured)
@@ -168,7 +182,7 @@ def _lemma_3_reading(instance: Instance, r: dict) -> tuple[dict, float, str]:
 def _lemma_1_reading(instance: Instance, r: dict) -> tuple[dict, float, str]:
     """(measurements, the largest error of (4) over Lemma 1's bound, where) along a run."""
     run, x, y, signs, loss = (r[k] for k in ("run", "x", "y", "signs", "loss"))
-    errors = [float(np.max(direction_errors(x, y, run.directions[k], run.log_norms[k], signs, loss)[0]))
+    errors = [float(np.max(direction_errors(x, y, run.directions[k], run.log_norms[k], signs, loss, r["leak"])[0]))
               for k in range(len(run.times))]
     measured = {"errors": errors, **{name: r[name] for name in ("epsilon", "n", "width", "x_max", "w_max")}}
     at = int(np.argmax(errors))

@@ -1,4 +1,5 @@
-"""Checker of early-alignment: Theorem 1 along one polar-form run from epsilon below its bound (28)."""
+"""Checker of early-alignment: Theorem 1 along one polar-form run from epsilon below its bound (28), from the
+balanced start or (init = gaussian) from an unbalanced one (`checkers.alignment.unbalanced`)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,8 @@ import math
 import numpy as np
 
 from checkers.alignment.runs import (
+    RTOL,
+    absolute_tolerance,
     data,
     data_key,
     empirical_alignment_time,
@@ -14,9 +17,12 @@ from checkers.alignment.runs import (
     fine_then_geometric,
     log_domain_weights,
     polar_run,
+    solve,
 )
+from checkers.alignment.unbalanced import gaussian_ratios, unbalanced_polar_flow
 from checkers.budget import Budget
 from checkers.checker import Checker, Exact, Measured, Tightness
+from checkers.shared_draws import cached
 from theorems.alignment import early_alignment
 from theorems.alignment.common import loss_values, region_codes
 from theorems.alignment.early_alignment import constants_of
@@ -24,28 +30,51 @@ from theorems.errors import NumericalError
 from theorems.statement import Instance
 
 
+@cached(maxsize=8)
+def _unbalanced_run(key: tuple, log_epsilon: float, loss: str, times: tuple):
+    """The flow from W(0) = epsilon W0 with v_j(0) = q_j(0) ||w_j(0)||, q_j(0) = s_j |z_j| (`gaussian_ratios`)."""
+    x, y, directions, signs = data(key)
+    norms = np.linalg.norm(directions, axis=1)
+    rtol = RTOL / 10  # as the balanced run (`polar_run`)
+    return solve(unbalanced_polar_flow, x, y, directions / norms[:, None], log_epsilon + np.log(norms),
+                 gaussian_ratios(signs, key[-1]), loss, np.array(times), rtol=rtol, atol=absolute_tolerance(rtol))
+
+
 def _run(instance: Instance, budget: Budget):
-    """The check's one run, from the instance's epsilon to well past the escape, and what every reader needs."""
+    """The check's one run, from the instance's epsilon to well past the escape, and what every reader needs: with
+    `signs` each neuron's sign(v_j) at every grid time (fixed from a balanced start)."""
     key, loss, log_epsilon = data_key(instance), instance["loss"], float(instance["log_epsilon"])
     x, y, directions, signs = data(key)
     constants = constants_of(instance)
     times = fine_then_geometric(4.0, escape_end(x, y, log_epsilon, 40.0), 8000 * 2 ** (budget.level // 2),
                                 extra=(constants["t1_bound"],))
-    run = polar_run(key, log_epsilon, loss, times)
+    if instance["init"] == "gaussian":
+        run = _unbalanced_run(key, log_epsilon, loss, times)
+        signs, start = run.signs(), f"an unbalanced start (|v_j|/||w_j|| = {_ratios(run.ratios[0])})"
+    else:
+        run, start = polar_run(key, log_epsilon, loss, times), "a balanced start"
+        signs = np.broadcast_to(signs, run.log_norms.shape)
     aligned_at = empirical_alignment_time(run.times, run.directions, signs, x, y)
-    method = f"polar flow from log epsilon {log_epsilon:g} to t = {run.times[-1]:.5g}; empirical t1 = " \
+    method = f"polar flow from log epsilon {log_epsilon:g}, {start}, to t = {run.times[-1]:.5g}; empirical t1 = " \
              f"{aligned_at:.4g}, the theorem's t1 = {constants['t1_bound']:.5g}"
     return dict(run=run, x=x, y=y, directions=directions, signs=signs, constants=constants, aligned_at=aligned_at,
                 method=method, codes=region_codes(run.directions, x, y), loss=loss, log_epsilon=log_epsilon)
 
 
+def _ratios(values) -> str:
+    return ", ".join(f"{abs(value):.2f}" for value in values)
+
+
 def read_aligned_by_t1(instance: Instance, budget: Budget, seed: np.random.SeedSequence, observable) -> Measured:
-    """Each neuron's region at the theorem's t1, its sign, and whether it activated a point of its class at 0."""
+    """Each neuron's region and sign(v_j) at the theorem's t1, and whether it activated a point of that sign's
+    class at 0."""
     r = _run(instance, budget)
-    signs, y = r["signs"], r["y"]
-    at = r["codes"][int(np.searchsorted(r["run"].times, r["constants"]["t1_bound"]))]
+    y = r["y"]
+    k = int(np.searchsorted(r["run"].times, r["constants"]["t1_bound"]))
+    at, signs = r["codes"][k], np.asarray(r["signs"][k])
     activated_own = np.any((r["directions"] @ r["x"].T > 0) & ((y[None, :] * signs[:, None]) > 0), axis=1)
-    return Measured({"regions": at, "signs": signs, "activated_own": activated_own}, 0.0,
+    return Measured({"regions": at, "signs": signs, "initial_signs": np.asarray(r["signs"][0]),
+                     "activated_own": activated_own}, 0.0,
                     r["method"] + f"; regions at t1: {at.tolist()}, signs {signs.astype(int).tolist()}")
 
 
@@ -64,7 +93,8 @@ def read_stable_rank(instance: Instance, budget: Budget, seed: np.random.SeedSeq
     singular = np.linalg.svd(scaled, compute_uv=False)
     after = run.times >= r["aligned_at"]
     frobenius, operator = np.sum(singular**2, axis=1)[after], singular[after, 0] ** 2
-    extra = 4 * math.sqrt(len(r["signs"])) * np.exp(2 * (r["log_epsilon"] - top[after])) * r["constants"]["w_max"] ** 2
+    width = run.log_norms.shape[1]
+    extra = 4 * math.sqrt(width) * np.exp(2 * (r["log_epsilon"] - top[after])) * r["constants"]["w_max"] ** 2
     measured = {"operator": operator, "extra": extra, "frobenius": frobenius}
     ratios = frobenius / early_alignment.stable_rank_bound(instance, measured)
     at = int(np.argmax(ratios))
@@ -100,7 +130,7 @@ def read_final_rate(instance: Instance, budget: Budget, seed: np.random.SeedSequ
 
 CHECKER = Checker(
     theorem=early_alignment.THEOREM,
-    simulation="the polar-form flow, exact under balancedness",
+    simulation="the polar-form flow (exact: balanced, or with the ratios v_j/||w_j|| from an unbalanced start)",
     readers={"aligned-by-t1": read_aligned_by_t1, "alignment-time": read_alignment_time,
              "final-rate": read_final_rate, "stable-rank": read_stable_rank},
     shared_draws=True,

@@ -1,14 +1,16 @@
 """The papers command and a paper's page in the terminal: its citation, the theorems that encode it, and its
-discussion's claims ledger (`theorems.ledger`) with the command that checks each claim."""
+discussion's claims ledger (`theorems.ledger`) with the command that checks each claim and what that check's
+calibration measured (`checkers.calibration_records`: how often the statement passed there, how often the named
+mutant was rejected), so the page says how far each check can be trusted without running it."""
 
 from __future__ import annotations
 
 import json
 import textwrap
 
-from checkers import registry
+from checkers import calibration_records, registry
 from checkers.outcome import EXIT_PASS
-from theorems.ledger import Claim, Ledger, has_ledger, ledger, ledgers
+from theorems.ledger import Check, Claim, Ledger, has_ledger, ledger, ledgers
 from theorems.papers import PAPERS, Paper, paper
 
 
@@ -37,8 +39,9 @@ def print_paper(key: str, *, as_json: bool = False) -> int:
     discussion with its status and the checks that answer it."""
     source = paper(key)
     book = ledger(key) if has_ledger(key) else None
+    rows = _calibration_rows()
     if as_json:
-        print(json.dumps(_summary(source) | {"claims": [_claim_dict(c) for c in book.claims] if book else [],
+        print(json.dumps(_summary(source) | {"claims": [_claim_dict(c, rows) for c in book.claims] if book else [],
                                              "not_checkable": [vars(n) for n in book.not_checkable] if book else [],
                                              "discussion": book and book.document, "scale": book and book.scale},
                          indent=2))
@@ -52,11 +55,11 @@ def print_paper(key: str, *, as_json: bool = False) -> int:
     if book is None:
         print("  no peer discussion of this paper is in the project")
         return EXIT_PASS
-    _print_ledger(book)
+    _print_ledger(book, rows)
     return EXIT_PASS
 
 
-def _print_ledger(book: Ledger) -> None:
+def _print_ledger(book: Ledger, rows: dict) -> None:
     counts = book.counts()
     print(f"  discussion ({book.document}): {len(book.claims)} checkable claims, {counts['checked']} checked, "
           f"{counts['partly checked']} partly, {counts['not yet encoded']} not yet encoded")
@@ -65,6 +68,7 @@ def _print_ledger(book: Ledger) -> None:
         _wrapped(f"{claim.label} [{claim.status}; {', '.join(claim.who)}; {claim.where}] {claim.claim}", "  ")
         for check in claim.checks:
             print(f"      checked by {check}: {check.command}")  # one line, so the command can be copied
+            _wrapped(f"calibrated: {calibration_words(check, rows)}", "        ")
         if claim.gap:
             _wrapped(f"{'not covered' if claim.checks else 'why not yet'}: {claim.gap}", "      ")
         if claim.proposal and claim.status != "checked":
@@ -93,9 +97,47 @@ def _summary(source: Paper) -> dict:
             "ledger": ledger(source.key).counts() if has_ledger(source.key) else None}
 
 
-def _claim_dict(claim: Claim) -> dict:
+def _calibration_rows() -> dict:
+    """The calibration records by (theorem, point), each point's rows from the highest fidelity down."""
+    rows: dict = {}
+    for row in sorted(calibration_records.load(), key=lambda r: -calibration_records.fidelity_rank(r)):
+        rows.setdefault((row.theorem, tuple(sorted(row.parameters.items()))), []).append(row)
+    return rows
+
+
+def calibration_evidence(check: Check, rows: dict) -> dict | None:
+    """What the calibration at the check's point measured, at its highest fidelity: the statement's runs and
+    passes, every mutant's runs and rejections (the check's own mutant named), and whether the row is current."""
+    found = rows.get((check.theorem, tuple(sorted(check.parameters.items()))))
+    if not found or found[0].calibration is None:
+        return None
+    row = found[0]
+    calibration = row.calibration
+    mutants = {m.version: {"runs": m.runs, "rejected": m.failed} for m in calibration.mutants}
+    return {"fidelity": row.fidelity, "seeds": row.seeds, "measured_on": row.measured_on, "tree": row.tree,
+            "current": not row.stale(), "runs": calibration.true_statement.runs,
+            "passed": calibration.true_statement.passed, "mutants": mutants,
+            "mutant": mutants.get(check.mutant) if check.mutant else None}
+
+
+def calibration_words(check: Check, rows: dict) -> str:
+    """The calibration evidence of a check in one sentence."""
+    evidence = calibration_evidence(check, rows)
+    if evidence is None:
+        return "no calibration row at this point"
+    mutants = evidence["mutants"].values()
+    always = sum(m["rejected"] == m["runs"] for m in mutants)
+    words = (f"at {evidence['fidelity']} fidelity over {evidence['seeds']} seeds ({evidence['measured_on']}"
+             f"{'' if evidence['current'] else ', stale: the theorem changed since'}): as stated passed "
+             f"{evidence['passed']} of {evidence['runs']}; {always} of {len(mutants)} mutants rejected in every run")
+    own = evidence["mutant"]
+    return words + (f"; {check.mutant} rejected in {own['rejected']} of {own['runs']}" if own else "")
+
+
+def _claim_dict(claim: Claim, rows: dict) -> dict:
     return {"label": claim.label, "claim": claim.claim, "who": [str(w) for w in claim.who], "where": claim.where,
             "status": str(claim.status), "cost": str(claim.cost),
             "checks": [{"theorem": c.theorem, "prediction": c.prediction or None, "mutant": c.mutant or None,
-                        "parameters": dict(c.parameters), "command": c.command} for c in claim.checks],
+                        "parameters": dict(c.parameters), "command": c.command,
+                        "calibration": calibration_evidence(c, rows)} for c in claim.checks],
             "gap": claim.gap or None, "proposal": claim.proposal or None, "finding": claim.finding or None}

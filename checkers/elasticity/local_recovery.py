@@ -30,14 +30,14 @@ def _run(key: tuple, entropy: tuple, steps: int):
     """The staged run; its records' metrics take T_i up to sign, as the statement does (the predictions that own
     their observable recompute theirs from the stored networks)."""
     settings = dict(key)
-    a_star, teacher = teacher_layout(settings["teacher_width"], settings["dimension"])
+    a_star, teacher = teacher_layout(settings["teacher_width"], settings["dimension"], settings["teacher_signs"])
     rng = np.random.default_rng(np.random.SeedSequence(entropy))
     a, weights = local_start(a_star, teacher, students_per_teacher=settings["students_per_teacher"],
                              far_neurons=settings["far_neurons"], start_angle=settings["start_angle"], rng=rng)
     try:
         return a_star, run_stages(a, weights, a_star, teacher, regularization=settings["regularization"],
                                   stages=settings["stages"], steps=steps, step_size=STEP_SIZE,
-                                  near_angle=NEAR_ANGLE, up_to_sign=True)
+                                  near_angle=NEAR_ANGLE, up_to_sign=True, layer_ratio=settings["layer_ratio"])
     except FloatingPointError as error:
         raise NumericalError(str(error)) from None
 
@@ -51,9 +51,10 @@ def _reader(settle):
     """A reader of `settle(a_star, records, instance, observable) -> (value, accuracy, witnesses)` from the check's
     one staged run."""
     def read(instance: Instance, budget: Budget, seed: np.random.SeedSequence, observable=None) -> Exact:
-        key = tuple((name, float(instance[name]) if name in ("start_angle", "regularization") else int(instance[name]))
+        key = tuple((name, float(instance[name]) if name in ("start_angle", "regularization", "layer_ratio")
+                     else str(instance[name]) if name == "teacher_signs" else int(instance[name]))
                     for name in ("teacher_width", "dimension", "students_per_teacher", "far_neurons", "start_angle",
-                                 "regularization", "stages"))
+                                 "regularization", "stages", "teacher_signs", "layer_ratio"))
         steps = 2000 * 2 ** (budget.fidelity.level // 2)
         a_star, records = _run(key, (seed.entropy, *seed.spawn_key), steps)
         method = f"{len(records)} stages of {steps} GD steps (step {STEP_SIZE}), lambda " \
@@ -73,16 +74,17 @@ def _statement_at_the_last_stage(a_star, records, instance, observable):
 
 
 def _mass_deficit(a_star, records, instance, observable):
-    """Each teacher's settled deficit (a*_i - s_i)/lambda; the statement's observable picks the one it judges, whose
-    accuracy is the reading's."""
+    """Each teacher's settled mass gap (a*_i - s_i)/lambda and the sign of a*_i; the statement's observable signs
+    them and picks the one it judges, whose accuracy is the reading's."""
     last = records[-1]
     scale = float(np.max(np.abs(a_star))) / last.regularization
     settled = [_settle(*(float(value) for value in values), scale) for values in
                zip((a_star - last.mass) / last.regularization, (a_star - last.mass_before) / last.regularization,
                    (a_star - last.mass_halfway) / last.regularization)]
-    measured = {"deficits": tuple(value for value, _ in settled)}
+    measured = {"gaps": tuple(value for value, _ in settled), "signs": tuple(float(s) for s in np.sign(a_star))}
     value = observable(measured)
-    return value, settled[measured["deficits"].index(value)][1], {"the last stage's end": measured}
+    judged = next(i for i, gap in enumerate(measured["gaps"]) if abs(gap) == abs(value))
+    return value, settled[judged][1], {"the last stage's end": measured}
 
 
 def _excess_loss(a_star, records, instance, observable):
@@ -94,16 +96,17 @@ def _excess_loss(a_star, records, instance, observable):
 
 
 def _loss_rate(a_star, records, instance, observable):
-    """Least-squares slope of log L on log lambda over the stages."""
+    """Least-squares slope of log L on log lambda over the stages, from each stage's settled loss: a stage that has
+    not settled leaves the slope unresolved, and each settled loss's bound carries into the slope's (its
+    coefficient in the fit times the relative bound)."""
     logs = np.log([r.regularization for r in records])
-
-    def slope(losses):
-        return float(np.polyfit(logs, np.log(losses), 1)[0])
-
-    # each log L carries round-off ~ (sum a*^2 / L) x machine precision
-    return (*_settle(slope([r.loss for r in records]), slope([r.loss_before for r in records]),
-                     slope([r.loss_halfway for r in records]), float(a_star @ a_star) / min(r.loss for r in records)),
-            {})
+    # L is a difference of O(sum a*^2) kernel sums: its round-off is relative to those, not to L
+    settled = [_settle(r.loss, r.loss_before, r.loss_halfway, float(a_star @ a_star)) for r in records]
+    losses = np.array([loss for loss, _ in settled])
+    weights = (logs - logs.mean()) / np.sum((logs - logs.mean()) ** 2)
+    slope = float(weights @ np.log(losses))
+    accuracy = float(np.abs(weights) @ (np.array([bound for _, bound in settled]) / losses))
+    return slope, accuracy, {}
 
 
 CHECKER = Checker(

@@ -38,15 +38,15 @@ class StageRecord:
 def local_start(a_star, teacher, *, students_per_teacher: int, far_neurons: int, start_angle: float,
                 rng: np.random.Generator):
     """(a, W): per teacher, neurons at +-(w*_i + start_angle g / sqrt(d)) (random sign, normalized) sharing
-    the teacher's output weight equally, balanced; plus `far_neurons` small neurons orthogonal to every teacher
-    where d allows (else random), with output weight +-0.3 ||w||."""
+    the teacher's output weight equally, with its sign, balanced; plus `far_neurons` small neurons orthogonal to
+    every teacher where d allows (else random), with output weight +-0.3 ||w||."""
     teacher_width, dimension = teacher.shape
     index = np.repeat(np.arange(teacher_width), students_per_teacher)
     directions = teacher[index] + start_angle * rng.standard_normal((len(index), dimension)) / np.sqrt(dimension)
     directions *= rng.choice([-1.0, 1.0], size=len(index))[:, None]
     directions /= np.linalg.norm(directions, axis=1)[:, None]
     share = a_star[index] / students_per_teacher
-    weights, a = directions * np.sqrt(share)[:, None], np.sqrt(share)
+    weights, a = directions * np.sqrt(np.abs(share))[:, None], np.sign(share) * np.sqrt(np.abs(share))
     far = 0.3 * rng.standard_normal((far_neurons, dimension))
     if dimension > teacher_width:
         far -= (far @ teacher.T) @ teacher  # away from every teacher
@@ -56,9 +56,11 @@ def local_start(a_star, teacher, *, students_per_teacher: int, far_neurons: int,
 
 
 def run_stages(a, weights, a_star, teacher, *, regularization: float, stages: int, steps: int, step_size: float,
-               near_angle: float, up_to_sign: bool) -> list[StageRecord]:
-    """GD on L + (lambda/2)(||a||^2 + ||W||^2), lambda halved after each of `stages` stages of `steps` steps."""
+               near_angle: float, up_to_sign: bool, layer_ratio: float = 1.0) -> list[StageRecord]:
+    """GD on L + (lambda sqrt(r) ||a||^2 + (lambda / sqrt(r)) ||W||^2)/2, r = `layer_ratio`, lambda halved after each
+    of `stages` stages of `steps` steps; each record's `regularization` is that stage's lambda."""
     a, weights = a.copy(), weights.copy()
+    root = np.sqrt(layer_ratio)
     records, lam = [], regularization
     for _ in range(stages):
         checkpoints, states = {}, {}
@@ -68,8 +70,8 @@ def run_stages(a, weights, a_star, teacher, *, regularization: float, stages: in
                 checkpoints[step] = (loss, *recovery_metrics(a, weights, a_star, teacher, near_angle=near_angle,
                                                              up_to_sign=up_to_sign))
                 states[step] = (a.copy(), weights.copy())
-            a = a - step_size * (gradient_a + lam * a)
-            weights = weights - step_size * (gradient_w + lam * weights)
+            a = a - step_size * (gradient_a + lam * root * a)
+            weights = weights - step_size * (gradient_w + lam / root * weights)
             if not (np.all(np.isfinite(a)) and np.all(np.isfinite(weights))):
                 raise FloatingPointError("gradient descent diverged")
         loss = population_loss_and_gradient(a, weights, a_star, teacher)[0]

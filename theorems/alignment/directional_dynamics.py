@@ -41,6 +41,12 @@ Lemma 4's constant 1.7 for 2 is rejected by its own construction. The other muta
 - Lemma 4 with the constant 2 replaced by 1/2 (the worst ratio the spec saw is 0.476, and the search
   finds ratios above 1/4);
 - "(4) is exact during alignment" (lemma1_scale = 0): the factors e^(-y_i f_i) do move the directions.
+
+`leak` = alpha > 0 is the authors' claim in the discussion (reply r4), not the paper's: for the alpha-leaky ReLU
+max(z, alpha z), positively 1-homogeneous, the lemmas hold with sigma' in place of the indicator in eq. (4) and in
+the exact field, and with the same bounds (|sigma(z)| <= |z| and sigma' in [alpha, 1] are all their proofs use of
+the ReLU, docs/derivations/alignment.md#directional-dynamics). The construction's neurons are all active on its one
+point, where the leaky ReLU is the identity, so it serves every alpha.
 """
 
 from __future__ import annotations
@@ -62,6 +68,7 @@ from theorems.statement import (
     Constant,
     Instance,
     Mutant,
+    Parameter,
     Prediction,
     ResolutionReason,
     Target,
@@ -234,7 +241,10 @@ THEOREM = Theorem(
     provenance="paper",
     statement="||d/dt w^_j - s_j P x_a(w_j)|| <= 2 n X_max max|f| when max|f| <= 1; for t <= T: ||w_j||^2 <= 2 eps "
               "W_max^2/sqrt(h), |f| <= 2 eps sqrt(h) X_max W_max^2, error of (4) <= 4 eps n sqrt(h) X_max^2 W_max^2",
-    parameters=flow_parameters(log_epsilon="-10", log_epsilon_lower=LINEAR_EPSILON_LOWER),
+    parameters=(*flow_parameters(log_epsilon="-10", log_epsilon_lower=LINEAR_EPSILON_LOWER),
+                Parameter(name="leak", kind="real", default="0", lower=0.0, upper=1.0,
+                          description="alpha of the activation max(z, alpha z): 0 is the paper's ReLU; alpha > 0 is "
+                                      "the authors' claim in the discussion that the lemmas extend to the leaky ReLU")),
     assumptions=(SEPARABLE,
                  Assumption(name="small-initialization", statement="epsilon <= 1/(4 sqrt(h) X_max W_max^2)",
                             check=_small_enough),

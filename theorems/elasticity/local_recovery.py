@@ -28,9 +28,17 @@ The recovery metrics of docs/derivations/elasticity.md#local-recovery then behav
 - (b) the far mass and (c) the weighted angular error vanish at every stage;
 - (d) the excess loss falls like lambda^2.
 
+Two points beyond the default, each the same statement (docs/derivations/elasticity.md#local-recovery):
+- `teacher_signs = alternating`: every second a*_i negative, the local start's output weights with their teacher's
+  sign. A reviewer reports the paper allows negative second-layer weights; the mass then meets
+  sign(a*_i)(a*_i - s_i) = deficit * lambda, the same law with |a*_i| and |s_i|.
+- `layer_ratio` r = lambda_a / lambda_W, the two layers' decays lambda sqrt(r) and lambda / sqrt(r) (a reviewer
+  asks why one lambda serves both): rescaling a neuron minimizes (lambda_a a^2 + lambda_W ||w||^2)/2 at
+  sqrt(lambda_a lambda_W) |a| ||w||, so the laws hold with lambda their geometric mean.
+
 Predictions: at the last stage,
 - (c) is 0 up to sign, and (b) is 0;
-- the measured deficit (a*_i - s_i)/lambda equals `deficit`;
+- the measured deficit sign(a*_i)(a*_i - s_i)/lambda equals `deficit`;
 - L / lambda^2 equals m* deficit / 2;
 - the slope of log L against log lambda over the stages equals `loss_exponent` = 2.
 Each is a deterministic observation of a converged run. Its tolerance is the change over the last quarter of
@@ -133,15 +141,16 @@ def far_mass(instance: Instance, measured) -> float:
 
 
 def farthest_deficit(instance: Instance, measured) -> float:
-    """(a) on measured per-teacher deficits (a*_i - s_i)/lambda: the one farthest from this version's `deficit`, so
-    every teacher must meet the claim, not only their mean."""
+    """(a) on measured per-teacher mass gaps (a*_i - s_i)/lambda, each signed by its teacher's output weight: the one
+    farthest from this version's `deficit`, so every teacher must meet the claim, not only their mean."""
     claim = float(instance.constant("deficit"))
-    return max(measured["deficits"], key=lambda deficit: abs(deficit - claim))
+    signs = measured["signs"] if instance.definition("signed_deficit") else (1.0,) * len(measured["signs"])
+    return max((sign * gap for sign, gap in zip(signs, measured["gaps"])), key=lambda deficit: abs(deficit - claim))
 
 
 def deficit_at_the_claim(instance: Instance):
     """Every teacher's deficit at the claimed one: what a run that met the statement exactly would measure."""
-    return {"every teacher at the claim": {"deficits": (float(instance.constant("deficit")),) * 2}}
+    return {"every teacher at the claim": {"gaps": (float(instance.constant("deficit")),) * 2, "signs": (1.0, 1.0)}}
 
 
 def flipped_teacher(instance: Instance):
@@ -152,13 +161,16 @@ def flipped_teacher(instance: Instance):
                         "near_angle": 0.3}}
 
 
-def teacher_layout(teacher_width: int, dimension: int):
-    """(a*, W*): orthonormal teacher directions e_1..e_m* and output weights spread over [0.8, 1.2]. There are no m*
-    orthonormal directions in d < m* dimensions (InvalidInput)."""
+def teacher_layout(teacher_width: int, dimension: int, signs: str = "positive"):
+    """(a*, W*): orthonormal teacher directions e_1..e_m* and output weights spread over [0.8, 1.2] in size, every
+    second one negative when `signs` is "alternating". There are no m* orthonormal directions in d < m* dimensions
+    (InvalidInput)."""
     if teacher_width > dimension:
         raise InvalidInput(f"m* = {teacher_width} orthonormal teachers do not exist in d = {dimension} dimensions")
     teacher = np.eye(dimension)[:teacher_width]
     a_star = np.linspace(0.8, 1.2, teacher_width) if teacher_width > 1 else np.ones(1)
+    if signs == "alternating":
+        a_star[1::2] *= -1
     return a_star, teacher
 
 
@@ -172,7 +184,7 @@ def _local_start(instance: Instance) -> str | None:
 def _large_enough(instance: Instance) -> str | None:
     smallest = 0.8 if instance["teacher_width"] > 1 else 1.0
     if float(instance["regularization"]) * float(1 / DEBIASED_KERNEL_AT_ONE) >= smallest:
-        return "lambda / kappa^(1) >= min_i a*_i: the weight decay would kill a teacher's neurons"
+        return "lambda / kappa^(1) >= min_i |a*_i|: the weight decay would kill a teacher's neurons"
     return None
 
 
@@ -182,6 +194,13 @@ CONSTANTS = (
     Constant.formula("loss_coefficient", ("deficit",), lambda c, m: m * c / 2, parameters=("teacher_width",),
                      description="m* deficit / 2"),
 )
+
+
+def arithmetic_mean_deficit(parameters, digits: int) -> Quantity:
+    """The deficit if the two layers' decays entered through their arithmetic mean (lambda_a + lambda_W)/2 =
+    lambda (sqrt(r) + 1/sqrt(r))/2 instead of their geometric mean lambda; equal to the true one at r = 1."""
+    root = sympy.sqrt(sympy.nsimplify(parameters["layer_ratio"]))
+    return Quantity.exactly("deficit", (root + 1 / root) / 2 / DEBIASED_KERNEL_AT_ONE, digits)
 
 
 def _zero(note):
@@ -197,8 +216,9 @@ THEOREM = Theorem(
            "form for orthonormal teachers derived for thmcheck",
     provenance="secondary",
     statement="in this project's model of Zhou and Ge's setting (debiased ReLU, orthonormal teachers, lambda halved "
-              "per stage): from a local start, GD on L + (lambda/2)(||a||^2 + ||W||^2) leaves every neuron on some "
-              "+-w*_i or dead, with mass a*_i - deficit * lambda per teacher and excess loss m* deficit lambda^2 / 2, "
+              "per stage): from a local start, GD on L + (lambda_a ||a||^2 + lambda_W ||W||^2)/2, lambda = "
+              "sqrt(lambda_a lambda_W), leaves every neuron on some +-w*_i or dead, with mass of a*_i's sign and "
+              "size |a*_i| - deficit * lambda per teacher and excess loss m* deficit lambda^2 / 2, "
               "deficit = 1/(1/4 - 1/(2 pi)); so the recovery metrics go to zero",
     parameters=(
         Parameter(name="teacher_width", description="m*, orthonormal teacher neurons", kind="integer", default="3",
@@ -215,11 +235,15 @@ THEOREM = Theorem(
                   lower=1e-6, upper=1.0),
         Parameter(name="stages", description="stages, lambda halved after each", kind="integer", default="6", lower=2,
                   upper=12),
+        Parameter(name="teacher_signs", description="the teachers' output weights: all positive, or every second "
+                  "one negative", kind="choice", default="positive", choices=("positive", "alternating")),
+        Parameter(name="layer_ratio", description="r = lambda_a / lambda_W; lambda is their geometric mean",
+                  kind="real", default="1", lower=0.01, upper=100),
     ),
     assumptions=(
         Assumption(name="local-start", statement="each student neuron starts within a small angle of its teacher (+-)",
                    check=_local_start),
-        Assumption(name="teacher-survives", statement="lambda / kappa^(1) < min_i a*_i", check=_large_enough),
+        Assumption(name="teacher-survives", statement="lambda / kappa^(1) < min_i |a*_i|", check=_large_enough),
         Assumption(name="dimension", statement="d >= m* (orthonormal teachers)",
                    check=lambda instance: None if instance["dimension"] >= instance["teacher_width"]
                    else f"d = {instance['dimension']} < m* = {instance['teacher_width']}"),
@@ -245,7 +269,7 @@ THEOREM = Theorem(
                                                           "1e-3 leaves room"),
                        resolution=lambda instance: 1e-3),
         Prediction(name="mass-deficit", kind="identity",
-                   statement="(a) (a*_i - mass near w*_i) / lambda at the last stage: deficit",
+                   statement="(a) sign(a*_i)(a*_i - mass near w*_i) / lambda at the last stage: deficit",
                    predict=lambda instance: Target.point(instance.constant("deficit"),
                                                      note="observed: the teacher farthest from it"),
                    observable=farthest_deficit, references=deficit_at_the_claim,
@@ -277,9 +301,17 @@ THEOREM = Theorem(
         Mutant(name="deficit-nudged", description="the deficit 5% too large", constant_factors={"deficit": 1.05}),
         Mutant(name="deficit-two-percent-high", description="the deficit 2% too large (a near error: two resolutions)",
                constant_factors={"deficit": 1.02}),
+        Mutant(name="deficit-not-signed",
+               description="the mass a*_i - deficit * lambda whatever a*_i's sign, where it differs: alternating "
+                           "signs (equal to the truth where every a*_i > 0)",
+               definitions={"signed_deficit": False}, parameters={"teacher_signs": "alternating"}),
+        Mutant(name="arithmetic-mean-decay",
+               description="the deficit of the two decays' arithmetic mean, where it differs: layer_ratio = 4 over "
+                           "3 stages, 25% high (equal to the truth at layer_ratio = 1)",
+               constants={"deficit": arithmetic_mean_deficit}, parameters={"layer_ratio": "4", "stages": "3"}),
         Mutant(name="loss-exponent-off", description="the excess loss falling like lambda^1.9",
                constants={"loss_exponent": lambda parameters, digits: Quantity.exactly(
                    "loss_exponent", sympy.Rational(19, 10), digits)}),
     ),
-    definitions={"up_to_sign": True},
+    definitions={"up_to_sign": True, "signed_deficit": True},
 )

@@ -29,10 +29,12 @@ LEDGER = Ledger(
               proposal="Freeze W after the early stage and fit a only; compare excess loss and angular error with "
                        "the full run."),
         Claim("e3", "Strong recovery holds when second-layer weights may be negative.",
-              (R,), "rev2 summary", Status.OPEN, Cost.MINUTES,
-              gap="The teachers' output weights lie in [0.8, 1.2].",
-              proposal="A parameter teacher_signs (alternating); predict |a*_i| - |s_i| = deficit lambda with the "
-                       "signs matched."),
+              (R,), "rev2 summary", Status.CHECKED, Cost.MINUTES,
+              checks=(Check("local-recovery", parameters={"teacher_signs": "alternating"}),
+                      Check("local-recovery", mutant="deficit-not-signed",
+                            parameters={"teacher_signs": "alternating"})),
+              finding="Holds in the project's model: with every second a*_i negative, each teacher's mass keeps its "
+                      "sign and meets |a*_i| - |s_i| = lambda / kappa^(1); the unsigned law is rejected."),
         Claim("e4", "If the first Hermite coefficient cannot be removed (the preprocessing of eq. (3)), is strong "
               "feature learning lost?",
               (R,), "rev2 questions, 4th", Status.OPEN, Cost.MINUTES,
@@ -53,11 +55,14 @@ LEDGER = Ledger(
               proposal="A new theorem: local-recovery with a general activation through its dual kernel (Mehler's "
                        "series), for example a He_3-dominated teacher."),
         Claim("e7", "Why one lambda for both layers, and lambda tending to 0 rather than lambda = 0?",
-              (R,), "rev3 item 4", Status.OPEN, Cost.MINUTES,
-              gap="One regularization for both layers; lambda near 0 is not run.",
-              proposal="Separate lambda_a and lambda_W with the derived deficit sqrt(lambda_a lambda_W)/kappa^(1); "
-                       "and regularization = 1e-6 over 2 stages as lambda near 0, where far-mass is expected not "
-                       "to vanish."),
+              (R,), "rev3 item 4", Status.PARTLY, Cost.MINUTES,
+              checks=(Check("local-recovery", parameters={"layer_ratio": "4", "stages": "3"}),
+                      Check("local-recovery", mutant="arithmetic-mean-decay",
+                            parameters={"layer_ratio": "4", "stages": "3"})),
+              gap="The first half is checked: separate decays act through their geometric mean "
+                  "sqrt(lambda_a lambda_W), so one lambda loses nothing. lambda near 0 is not run.",
+              proposal="regularization = 1e-6 over 2 stages as lambda near 0, where far-mass is expected not to "
+                       "vanish (a refutation-shaped claim, read as expected to fail)."),
         Claim("e8", "Only the population loss is analysed: what is the sample complexity? Concentration fails when "
               "n is of order d.",
               (R,), "rev1 weaknesses; rev3 item 5", Status.OPEN, Cost.MINUTES,
