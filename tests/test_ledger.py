@@ -49,6 +49,8 @@ def test_an_open_claim_says_why_and_how():
 def test_a_check_reads_as_its_command():
     check = Check("conservation-law", parameters={"activation": "leaky_relu:0.1"}, mutant="taylor-half")
     assert check.command == "thmcheck check conservation-law --param activation=leaky_relu:0.1 --mutant taylor-half"
+    clipped = Check("spike-strength", parameters={"teacher": "min(max(1000*z,-1),1)"})
+    assert clipped.command == "thmcheck check spike-strength --param 'teacher=min(max(1000*z,-1),1)'"
 
 
 def test_counts_and_lookups():

@@ -61,8 +61,8 @@ def print_paper(key: str, *, as_json: bool = False) -> int:
 
 def _print_ledger(book: Ledger, rows: dict) -> None:
     counts = book.counts()
-    print(f"  discussion ({book.document}): {len(book.claims)} checkable claims, {counts['checked']} checked, "
-          f"{counts['partly checked']} partly, {counts['not yet encoded']} not yet encoded")
+    _wrapped(f"discussion ({book.document}): {len(book.claims)} checkable claims, {counts['checked']} checked, "
+             f"{counts['partly checked']} partly, {counts['not yet encoded']} not yet encoded", "  ")
     _wrapped(f"scale: {book.scale}", "  ")
     for claim in book.claims:
         _wrapped(f"{claim.label} [{claim.status}; {', '.join(claim.who)}; {claim.where}] {claim.claim}", "  ")
@@ -116,7 +116,8 @@ def calibration_evidence(check: Check, rows: dict) -> dict | None:
     mutants = {m.version: {"runs": m.runs, "rejected": m.failed} for m in calibration.mutants}
     return {"fidelity": row.fidelity, "seeds": row.seeds, "measured_on": row.measured_on, "tree": row.tree,
             "current": not row.stale(), "runs": calibration.true_statement.runs,
-            "passed": calibration.true_statement.passed, "mutants": mutants,
+            "passed": calibration.true_statement.passed, "failed": calibration.true_statement.failed,
+            "expected_failure": bool(calibration.expected_failure), "mutants": mutants,
             "mutant": mutants.get(check.mutant) if check.mutant else None}
 
 
@@ -127,9 +128,11 @@ def calibration_words(check: Check, rows: dict) -> str:
         return "no calibration row at this point"
     mutants = evidence["mutants"].values()
     always = sum(m["rejected"] == m["runs"] for m in mutants)
+    statement = (f"known to fail, failed {evidence['failed']} of {evidence['runs']} as expected"
+                 if evidence["expected_failure"] else f"as stated passed {evidence['passed']} of {evidence['runs']}")
     words = (f"at {evidence['fidelity']} fidelity over {evidence['seeds']} seeds ({evidence['measured_on']}"
-             f"{'' if evidence['current'] else ', stale: the theorem changed since'}): as stated passed "
-             f"{evidence['passed']} of {evidence['runs']}; {always} of {len(mutants)} mutants rejected in every run")
+             f"{'' if evidence['current'] else ', stale: the theorem changed since'}): {statement}; {always} of "
+             f"{len(mutants)} mutants rejected in every run")
     own = evidence["mutant"]
     return words + (f"; {check.mutant} rejected in {own['rejected']} of {own['runs']}" if own else "")
 

@@ -14,6 +14,7 @@ The ledger says what is claimed and where it is checked; the verdicts come from 
 from __future__ import annotations
 
 import importlib
+import shlex
 from dataclasses import dataclass, field
 from enum import StrEnum
 from types import MappingProxyType
@@ -60,9 +61,9 @@ class Check:
 
     @property
     def command(self) -> str:
-        """The command that runs this check."""
+        """The command that runs this check, quoted for a POSIX shell."""
         words = ["thmcheck", "check", self.theorem]
-        words += [f"--param {name}={value}" for name, value in self.parameters.items()]
+        words += [f"--param {shlex.quote(f'{name}={value}')}" for name, value in self.parameters.items()]
         words += [f"--mutant {self.mutant}"] if self.mutant else []
         return " ".join(words)
 
