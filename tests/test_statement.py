@@ -20,3 +20,19 @@ def test_a_one_sided_bound_keeps_its_digits():
     with mpmath.workdps(40):
         bound = mpmath.mpf(1) / 3
     assert Target.at_least(bound).lower == bound
+
+
+def test_an_unknown_size_parameter_points_to_the_fidelity():
+    """--param d=800 names the theorem's parameters and says that sizes come from --fidelity; another unknown name
+    only names the parameters."""
+    import pytest
+
+    from checkers import registry
+    from theorems.errors import UnknownName
+
+    theorem = registry.theorem("spike-outlier")
+    with pytest.raises(UnknownName, match=r"no parameter 'd'; its parameters are .*--fidelity quick, default"):
+        theorem.instance({"d": "800"})
+    with pytest.raises(UnknownName) as raised:
+        theorem.instance({"colour": "blue"})
+    assert "fidelity" not in str(raised.value)

@@ -44,6 +44,10 @@ from theorems.quantity import Quantity, combine
 if TYPE_CHECKING:
     from theorems.claims import ClaimsTable
 
+# names a user may try for a size the check draws at (where a theorem has such a parameter, it is used instead)
+SIZE_NAMES = frozenset({"d", "n", "N", "m", "k", "p", "size", "sizes", "dimension", "samples", "width", "draws",
+                        "seeds", "runs"})
+
 PROVENANCES = {
     "paper": "as the paper states it",
     "derived": "an explicit version derived and checked for this project",
@@ -570,8 +574,12 @@ class Theorem:
             labels[parameter.name] = values[parameter.name].name if isinstance(values[parameter.name], Activation) \
                 else str(raw).strip()
         if given:
-            raise UnknownName(f"{self.id} has no parameter {sorted(given)[0]!r}; its parameters are "
-                              f"{', '.join(p.name for p in self.parameters)}")
+            unknown = sorted(given)[0]
+            sizes = "" if unknown not in SIZE_NAMES else (
+                f"; a check draws at the sizes its fidelity sets (--fidelity quick, default, high or paper; "
+                f"thmcheck show {self.id} describes what it draws under 'checked by')")
+            raise UnknownName(f"{self.id} has no parameter {unknown!r}; its parameters are "
+                              f"{', '.join(p.name for p in self.parameters)}{sizes}")
         parsed_overrides = {}
         for name, raw in (overrides or {}).items():
             try:
