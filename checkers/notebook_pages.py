@@ -20,6 +20,7 @@ import re
 import sys
 from pathlib import Path
 
+from checkers.files import write_atomically
 from theorems.errors import EnvironmentFault, InvalidInput
 
 NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
@@ -103,6 +104,21 @@ def _load(path: Path):
     return module.app
 
 
+def _run(path: Path) -> list:
+    """The notebook's cell outputs. A notebook that fails to load or run, or exits, is a fault of the notebook, named
+    with it: the user's (exit 2) where the user gave it, a bug of ours where it is one of the project's notebooks."""
+    try:
+        outputs, _ = _load(path).run()
+        return outputs
+    except (InvalidInput, KeyboardInterrupt):
+        raise
+    except (Exception, SystemExit) as error:
+        what = ("called sys.exit" if isinstance(error, SystemExit) else f"raised {type(error).__name__}: {error}")
+        if path.resolve().parent == NOTEBOOKS:
+            raise RuntimeError(f"the project's notebook {path.name} {what}") from error
+        raise EnvironmentFault(f"notebook {str(path)!r} {what}; no page was written for it") from None
+
+
 def page(path: Path) -> str:
     """The notebook's static page: every cell run once at its controls' defaults, its outputs in order."""
     import matplotlib
@@ -110,7 +126,7 @@ def page(path: Path) -> str:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    outputs, _ = _load(path).run()
+    outputs = _run(path)
     body = "\n".join(part for part in (render_output(output) for output in outputs) if part)
     plt.close("all")
     title = re.search(r"<h1[^>]*>(.*?)</h1>", body, re.S)
@@ -135,7 +151,7 @@ def write_pages(out: Path, notebooks: list[Path] | None = None) -> list[Path]:
     written = []
     for notebook in notebooks:
         target = out / f"{notebook.stem}.html"
-        target.write_text(page(notebook), encoding="utf-8")
+        write_atomically(target, page(notebook))
         written.append(target)
     return written
 

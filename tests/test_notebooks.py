@@ -58,3 +58,29 @@ def test_the_pages_are_refused_where_they_cannot_go(tmp_path):
     result = subprocess.run([sys.executable, "-m", "checkers.cli", "notebooks", "--out", str(occupied)],
                             capture_output=True, text=True, timeout=120)
     assert result.returncode == 2 and "is a file" in result.stderr and occupied.read_text() == "keep me"
+
+
+@pytest.mark.parametrize("cell, said", [("1 / 0", "raised ZeroDivisionError"), ("import sys\n    sys.exit(0)",
+                                                                                 "called sys.exit")])
+def test_a_notebook_of_the_users_that_fails_is_named_and_leaves_no_page(tmp_path, capsys, cell, said):
+    """A notebook the user gives that raises or exits in a cell (or fails to load) is the user's fault: exit 2, one
+    line naming the file, and no page, not an empty one."""
+    from checkers.cli import main
+
+    notebook = tmp_path / "broken.py"
+    notebook.write_text(f"import marimo\napp = marimo.App()\n\n@app.cell\ndef _():\n    {cell}\n    return\n")
+    out = tmp_path / "pages"
+    assert main(["notebooks", "--out", str(out), str(notebook)]) == 2
+    error = capsys.readouterr().err
+    assert "broken.py" in error and said in error and error.count("\n") == 1
+    assert not (out / "broken.html").exists()
+
+
+def test_a_notebook_that_does_not_parse_is_named(tmp_path, capsys):
+    from checkers.cli import main
+
+    notebook = tmp_path / "unclosed.py"
+    notebook.write_text("import marimo\napp = marimo.App(\n")
+    assert main(["notebooks", "--out", str(tmp_path / "pages"), str(notebook)]) == 2
+    error = capsys.readouterr().err
+    assert "unclosed.py" in error and "SyntaxError" in error and error.count("\n") == 1
