@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 import textwrap
 
-from checkers import calibration_records, registry
+from checkers import registry
 from checkers.outcome import EXIT_PASS
 from theorems.ledger import Check, Claim, Ledger, has_ledger, ledger, ledgers
 from theorems.papers import PAPERS, Paper, paper
@@ -39,7 +39,7 @@ def print_paper(key: str, *, as_json: bool = False) -> int:
     discussion with its status and the checks that answer it."""
     source = paper(key)
     book = ledger(key) if has_ledger(key) else None
-    rows = _calibration_rows()
+    rows = _calibration_rows() if book else {}
     if as_json:
         print(json.dumps(_summary(source) | {"claims": [_claim_dict(c, rows) for c in book.claims] if book else [],
                                              "not_checkable": [vars(n) for n in book.not_checkable] if book else [],
@@ -49,8 +49,9 @@ def print_paper(key: str, *, as_json: bool = False) -> int:
     print(f"{source.key}: {source.citation}")
     print("  theorems:")
     width = max(len(theorem_id) for theorem_id in source.encodes)
+    provenances = {entry.id: entry.provenance for entry in registry.listing()}
     for theorem_id, statement in source.encodes.items():
-        provenance = registry.theorem(theorem_id).provenance
+        provenance = provenances[theorem_id]
         print(f"    {theorem_id.ljust(width)}  {provenance:9}  {statement}")
     if book is None:
         print("  no peer discussion of this paper is in the project")
@@ -98,7 +99,10 @@ def _summary(source: Paper) -> dict:
 
 
 def _calibration_rows() -> dict:
-    """The calibration records by (theorem, point), each point's rows from the highest fidelity down."""
+    """The calibration records by (theorem, point), each point's rows from the highest fidelity down (imported
+    here: reading them loads the calibration's numerics, which the list of papers does not need)."""
+    from checkers import calibration_records
+
     rows: dict = {}
     for row in sorted(calibration_records.load(), key=lambda r: -calibration_records.fidelity_rank(r)):
         rows.setdefault((row.theorem, tuple(sorted(row.parameters.items()))), []).append(row)
