@@ -30,7 +30,7 @@ class Quantity:
     @classmethod
     def exactly(cls, name: str, value, digits: int) -> "Quantity":
         """A constant known in closed form (a sympy number, int or rational): route "exact", value to `digits`."""
-        value = sympy.sympify(value) if isinstance(value, int) else value
+        value = sympy.Integer(value) if isinstance(value, int) else value
         return cls(name=name, value=to_mpf(value, digits), route="exact", digits=digits, exact=value)
 
     def decimal(self, digits: int | None = None) -> str:

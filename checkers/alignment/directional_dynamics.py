@@ -19,7 +19,7 @@ from checkers.alignment.cones import (
 )
 from checkers.alignment.gradient_flow import balanced_start, polar_flow
 from checkers.alignment.runs import absolute_tolerance, data, data_key, polar_run, solve
-from checkers.alignment.unbalanced import unbalanced_polar_flow
+from checkers.alignment.unbalanced import unbalanced_run
 from checkers.budget import Budget
 from checkers.checker import Checker, Exact, Tightness
 from checkers.search import search_counterexample
@@ -113,15 +113,6 @@ def read_lemma_4(instance: Instance, budget: Budget, seed: np.random.SeedSequenc
 RUN_MARGIN_ACCURACY = 1e-9
 
 
-@cached(maxsize=4)
-def _leaky_run(key: tuple, log_epsilon: float, loss: str, times: tuple, leak: float):
-    """The balanced polar-form flow of the leaky ReLU (ratios +-1 stay +-1), at the tolerances of `polar_run`."""
-    x, y, directions, signs = data(key)
-    u, r, s = balanced_start(directions, signs, log_epsilon)
-    return solve(unbalanced_polar_flow, x, y, u, r, s, loss, np.array(times), rtol=1e-11,
-                 atol=absolute_tolerance(1e-11), leak=leak)
-
-
 def _run(instance: Instance, budget: Budget):
     """The run on Lemma 3's window [0, T], with the data and the constants both lemmas use."""
     key, loss, log_epsilon = data_key(instance), instance["loss"], float(instance["log_epsilon"])
@@ -133,7 +124,8 @@ def _run(instance: Instance, budget: Budget):
     epsilon = math.exp(log_epsilon)
     window = lemma3_window(x, log_epsilon, width, w_max)
     times = tuple(np.linspace(0.0, window, 2000 * 2 ** (budget.level // 2) + 1))
-    run = _leaky_run(key, log_epsilon, loss, times, leak) if leak else polar_run(key, log_epsilon, loss, times)
+    run = unbalanced_run(key, log_epsilon, loss, times, "balanced", leak) if leak else \
+        polar_run(key, log_epsilon, loss, times)
     method = f"polar flow from log epsilon {log_epsilon:g} to T = {window:.4g}" + (f", leak {leak:g}" if leak else "")
     return dict(run=run, x=x, y=y, signs=signs, width=width, n=n, x_max=x_max, w_max=w_max, epsilon=epsilon,
                 loss=loss, method=method, leak=leak)

@@ -8,8 +8,6 @@ import math
 import numpy as np
 
 from checkers.alignment.runs import (
-    RTOL,
-    absolute_tolerance,
     data,
     data_key,
     empirical_alignment_time,
@@ -17,27 +15,15 @@ from checkers.alignment.runs import (
     fine_then_geometric,
     log_domain_weights,
     polar_run,
-    solve,
 )
-from checkers.alignment.unbalanced import gaussian_ratios, unbalanced_polar_flow
+from checkers.alignment.unbalanced import unbalanced_run
 from checkers.budget import Budget
 from checkers.checker import Checker, Exact, Measured, Tightness
-from checkers.shared_draws import cached
 from theorems.alignment import early_alignment
 from theorems.alignment.common import loss_values, region_codes
 from theorems.alignment.early_alignment import constants_of
 from theorems.errors import NumericalError
 from theorems.statement import Instance
-
-
-@cached(maxsize=8)
-def _unbalanced_run(key: tuple, log_epsilon: float, loss: str, times: tuple):
-    """The flow from W(0) = epsilon W0 with v_j(0) = q_j(0) ||w_j(0)||, q_j(0) = s_j |z_j| (`gaussian_ratios`)."""
-    x, y, directions, signs = data(key)
-    norms = np.linalg.norm(directions, axis=1)
-    rtol = RTOL / 10  # as the balanced run (`polar_run`)
-    return solve(unbalanced_polar_flow, x, y, directions / norms[:, None], log_epsilon + np.log(norms),
-                 gaussian_ratios(signs, key[-1]), loss, np.array(times), rtol=rtol, atol=absolute_tolerance(rtol))
 
 
 def _run(instance: Instance, budget: Budget):
@@ -49,7 +35,7 @@ def _run(instance: Instance, budget: Budget):
     times = fine_then_geometric(4.0, escape_end(x, y, log_epsilon, 40.0), 8000 * 2 ** (budget.level // 2),
                                 extra=(constants["t1_bound"],))
     if instance["init"] == "gaussian":
-        run = _unbalanced_run(key, log_epsilon, loss, times)
+        run = unbalanced_run(key, log_epsilon, loss, times, "gaussian")
         signs, start = run.signs(), f"an unbalanced start (|v_j|/||w_j|| = {_ratios(run.ratios[0])})"
     else:
         run, start = polar_run(key, log_epsilon, loss, times), "a balanced start"

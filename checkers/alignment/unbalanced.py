@@ -19,7 +19,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from checkers.alignment.gradient_flow import Trajectory, _integrate
+from checkers.alignment.gradient_flow import Trajectory, _integrate, balanced_start
+from checkers.alignment.runs import absolute_tolerance, data, solve
+from checkers.shared_draws import cached
 from theorems.alignment.common import negative_loss_derivative
 
 # the draw of the start's ratios is a fixed function of the configuration, so the family stays deterministic
@@ -72,3 +74,16 @@ def unbalanced_polar_flow(x, y, directions, log_norms, ratios, loss: str, times,
     r, q = solution.y[h * dimension: h * dimension + h].T, solution.y[h * dimension + h:].T
     norms = np.exp(r)
     return UnbalancedTrajectory(solution.t, u * norms[..., None], q * norms, r, u, ratios=q)
+
+
+@cached(maxsize=8)
+def unbalanced_run(key: tuple, log_epsilon: float, loss: str, times: tuple, start: str = "balanced",
+                   leak: float = 0.0):
+    """The flow for the data of `key` (`checkers.alignment.runs.data`) from W(0) = epsilon W0, with ratios +-1 (a
+    balanced `start`) or `gaussian_ratios` (start "gaussian"), at the tolerances of `checkers.alignment.runs.polar_run`
+    (cached)."""
+    x, y, directions, signs = data(key)
+    u, r, s = balanced_start(directions, signs, log_epsilon)
+    ratios = gaussian_ratios(signs, key[-1]) if start == "gaussian" else s
+    return solve(unbalanced_polar_flow, x, y, u, r, ratios, loss, np.array(times), rtol=1e-11,
+                 atol=absolute_tolerance(1e-11), leak=leak)
