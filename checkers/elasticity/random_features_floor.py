@@ -9,15 +9,13 @@ import numpy as np
 from checkers.budget import Budget
 from checkers.checker import Checker, Exact, Tightness
 from checkers.convergence import settled_limit
+from checkers.elasticity.local_recovery import NEAR_ANGLE, ROUND_OFF, STEP_SIZE
 from checkers.elasticity.recovery import local_start, run_stages
 from checkers.shared_draws import cached
 from theorems.elasticity import random_features_floor
 from theorems.elasticity.local_recovery import population_loss_and_gradient, teacher_layout
 from theorems.errors import NumericalError
 from theorems.statement import Instance
-
-# local-recovery's step and near angle, so that the full run is the one local-recovery reads
-STEP_SIZE, NEAR_ANGLE, ROUND_OFF = 0.5, 0.3, 1e-12
 
 
 def frozen_floor(a_star, teacher, weights) -> float:
@@ -34,7 +32,8 @@ def frozen_floor(a_star, teacher, weights) -> float:
 
 @cached(maxsize=8)
 def _run(key: tuple, entropy: tuple, steps: int):
-    """(L_RF at the start, the last stage's settled loss and its bound, the last stage's lambda)."""
+    """(L_RF at the start, the last stage's settled loss and its bound, the last stage's lambda); the full run is
+    local-recovery's, with its step, near angle and round-off."""
     settings = dict(key)
     a_star, teacher = teacher_layout(settings["teacher_width"], settings["dimension"])
     rng = np.random.default_rng(np.random.SeedSequence(entropy))

@@ -8,36 +8,29 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numpy.polynomial.hermite_e import hermeval
 
 from checkers.budget import Budget
 from checkers.checker import Checker, Draws
-from checkers.equivalence.mixture_readout import COEFFICIENT_DIGITS, TEST_FACTOR
-from checkers.equivalence.ridge import ridge_errors
-from checkers.onestep.simulation import first_layer_gradient
+from checkers.equivalence.mixture_readout import (
+    hermite_features,
+    mean_shifted,
+    mixture_draw,
+    random_direction,
+    readout_errors,
+    stepped_preactivations,
+)
 from checkers.shared_draws import cached
 from theorems.equivalence import mixture_means
-from theorems.equivalence.mixture_equivalence import hermite_model
 from theorems.statement import Instance
 
 FIRST_STAGE_DRAWS = 32
 MODELS = ("zero", "means", "spike")
 
 
-def _component_samples(rng: np.random.Generator, count: int, spikes, theta: float) -> tuple[np.ndarray, np.ndarray]:
-    """(samples of the zero-mean mixture, their components): N(0, I) stretched by sqrt(1 + theta) along g_c."""
-    components = rng.integers(0, 2, count)
-    x = rng.standard_normal((count, len(spikes[0])))
-    for component, spike in enumerate(spikes):
-        rows = components == component
-        x[rows] += np.outer((x[rows] @ spike) * (math.sqrt(1 + theta) - 1), spike)
-    return x, components
-
-
 def _in_model(model: str, x: np.ndarray, components: np.ndarray, direction: np.ndarray, mean_norm: float):
     """The samples of one data model from the same zero-mean draws."""
     if model == "means":
-        return x + np.where(components[:, None] == 0, 1.0, -1.0) * mean_norm * direction
+        return mean_shifted(x, components, direction, mean_norm)
     if model == "spike":
         return x + np.outer((x @ direction) * (math.sqrt(1 + mean_norm**2) - 1), direction)
     return x
@@ -46,41 +39,24 @@ def _in_model(model: str, x: np.ndarray, components: np.ndarray, direction: np.n
 @cached(maxsize=256)
 def paired_errors(parameters: tuple[tuple[str, str], ...], entropy: tuple[int, ...]) -> dict[str, tuple]:
     """Per data model: (network train, network generalization, Hermite train, Hermite generalization), as Demir and
-    Dogan report them (train with the ridge penalty, half mean squared errors), at n = m = k = SIZE."""
+    Dogan report them, at n = m = k = SIZE; one draw of mixture-equivalence's experiment, then the means' direction
+    and the Hermite model's rest, the same in every model."""
     instance = mixture_means.THEOREM.instance(dict(parameters))
-    size, sigma = mixture_means.SIZE, instance["activation"]
-    alpha, beta, penalty = (float(instance[name]) for name in ("alpha", "beta", "penalty"))
-    mean_norm, degree = float(instance["mean_norm"]), int(instance.constant("degree"))
+    sigma, alpha, beta = instance["activation"], float(instance["alpha"]), float(instance["beta"])
+    penalty, mean_norm = float(instance["penalty"]), float(instance["mean_norm"])
     rng = np.random.default_rng(np.random.SeedSequence(entropy))
-    theta = size ** (beta * (1 - alpha))
-    spikes = [np.linalg.qr(rng.standard_normal((size, 1)))[0][:, 0] for _ in range(2)]
-    direction = rng.standard_normal(size)
-    direction /= np.linalg.norm(direction)
-    xi = rng.standard_normal(size)
-    xi /= np.linalg.norm(xi) * math.sqrt(1 + theta / 2 * (1 + abs(float(spikes[0] @ spikes[1]))))
-    samples = [_component_samples(rng, count, spikes, theta) for count in (size, size, TEST_FACTOR * size)]
-    trace = size + theta
-    w0 = rng.standard_normal((size, size)) / math.sqrt(trace)
-    a = rng.standard_normal(size) / math.sqrt(size)
-    scale = math.sqrt(size / trace)
-    coefficients, rest = hermite_model(sigma, degree, COEFFICIENT_DIGITS, scale)
-    coefficients, rest = [float(c.value) for c in coefficients], float(rest.value)
-    noises = (rng.standard_normal((size, size)), rng.standard_normal((TEST_FACTOR * size, size)))
-    root = math.sqrt(size)
+    draw = mixture_draw(mixture_means.SIZE, alpha, beta, rng)
+    direction = random_direction(draw.size, rng)  # as mixture_draw draws it where means are asked for
+    rest_seed = np.random.SeedSequence(rng.integers(2**63))
+    model = hermite_features(sigma, int(instance.constant("degree")), draw.scale)
     errors = {}
-    for model in MODELS:
-        x, ridge_x, test_x = (_in_model(model, *pair, direction, mean_norm) for pair in samples)
-        y, ridge_y, test_y = (np.maximum(v @ xi, 0.0) for v in (x, ridge_x, test_x))
-        w1 = w0 + size ** (alpha * beta) * first_layer_gradient(x, y, w0, a, sigma)
-        pre, test_pre = ridge_x @ w1, test_x @ w1
-        features = ((sigma(pre), sigma(test_pre)),
-                    (hermeval(pre / scale, coefficients) + rest * noises[0],
-                     hermeval(test_pre / scale, coefficients) + rest * noises[1]))
-        row = []
-        for train_features, test_features in features:
-            result = ridge_errors(train_features / root, ridge_y, test_features / root, test_y, (penalty * size,))
-            row += [result.train[0] / 2 + penalty / 2 * result.weight_norms[0], result.test[0] / 2]
-        errors[model] = (row[0], row[1], row[2], row[3])
+    for data in MODELS:
+        inputs = tuple(_in_model(data, x, components, direction, mean_norm)
+                       for x, components in zip(draw.inputs, draw.components))
+        pre, test_pre, ridge_y, test_y = stepped_preactivations(draw, alpha, beta, sigma, inputs)
+        rest = np.random.default_rng(rest_seed)
+        errors[data] = (*readout_errors(sigma(pre), sigma(test_pre), ridge_y, test_y, penalty),
+                        *readout_errors(model(pre, rest), model(test_pre, rest), ridge_y, test_y, penalty))
     return errors
 
 

@@ -52,7 +52,7 @@ THEOREM = Theorem(
     statement="from local-recovery's start, L_full at the last stage < L_RF(W_start) = min over a of the population "
               "loss with the first layer frozen",
     parameters=PARAMETERS,
-    assumptions=tuple(a for a in LOCAL_RECOVERY.assumptions),
+    assumptions=LOCAL_RECOVERY.assumptions,
     constants=(),
     predictions=(
         Prediction(name="below-the-floor", kind="inequality",

@@ -33,7 +33,7 @@ import sympy
 from theorems.activations import from_expression, z
 from theorems.equivalence import mixture_equivalence
 from theorems.equivalence.mixture_equivalence import hermite_model
-from theorems.statement import Mutant, Parameter, Prediction, ResolutionReason, Target, Theorem
+from theorems.statement import Mutant, Prediction, ResolutionReason, Target, Theorem
 
 SIZE = 250
 # how far above D the flipped coefficient may lie: the first of D + 1..D + 3 that is not zero (an odd sigma has no
@@ -111,15 +111,7 @@ THEOREM = Theorem(
     provenance="rebuttal",
     statement="sigma and sigma - 2 c_k(b) He_k(u/b), k the first degree above D with c_k(b) != 0, give the network "
               "equal train and generalization errors: mean log ratios 0 over paired draws",
-    parameters=(
-        Parameter(name="activation", description="the student's activation sigma", kind="activation", default="tanh"),
-        Parameter(name="alpha", description="share of the strength in the learning rate: eta = n^(alpha beta)",
-                  kind="real", default="1/2", lower=0.0, upper=1.0),
-        Parameter(name="beta", description="strength: eta ||Sigma|| ~ n^beta", kind="real", default="0.6",
-                  lower=0.0, upper=1.0),
-        Parameter(name="penalty", description="their ridge lambda in (R R^T + lambda m I)", kind="real",
-                  default="1e-3", lower=1e-8, upper=10.0),
-    ),
+    parameters=tuple(p for p in mixture_equivalence.THEOREM.parameters if p.name != "mean_norm"),
     assumptions=mixture_equivalence.THEOREM.assumptions,
     constants=mixture_equivalence.CONSTANTS,
     predictions=(
