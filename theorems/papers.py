@@ -110,7 +110,9 @@ PAPERS: tuple[Paper, ...] = (
           "How does gradient descent learn features - a local analysis for regularized two-layer neural networks",
           "NeurIPS 2024", arxiv="2406.01766", discussion="e",
           encodes={"local-recovery": "the local phase (Theorem 2), in this project's model",
-                   "random-features-floor": "the reviewers' contrast with random features (rev1, rev2)"}),
+                   "random-features-floor": "the reviewers' contrast with random features (rev1, rev2)",
+                   "plain-recovery": "the reviewer's question on the algorithm's phases (rev3 item 6), answered in "
+                                     "this project's model"}),
     Paper("cho-saul2009", "Cho and Saul", "Kernel methods for deep learning", "NeurIPS 2009",
           encodes={"dual-kernel": "the arc-cosine kernels (with Mehler's formula for any activation)",
                    "population-loss": "the arc-cosine kernel of degree one, halved"}),

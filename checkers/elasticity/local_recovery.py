@@ -64,7 +64,7 @@ def _reader(settle):
     return read
 
 
-def _statement_at_the_last_stage(a_star, records, instance, observable):
+def statement_at_the_last_stage(a_star, records, instance, observable):
     """The statement's observable on the network at the end, 3/4 of the way through and halfway through the last
     stage, settled; the final network is the witness."""
     teacher = teacher_layout(len(a_star), records[-1].states[0][1].shape[1])[1]
@@ -73,7 +73,7 @@ def _statement_at_the_last_stage(a_star, records, instance, observable):
     return (*_settle(*(float(observable(m)) for m in measured)), {"the last stage's end": measured[0]})
 
 
-def _mass_deficit(a_star, records, instance, observable):
+def mass_deficit_at_the_last_stage(a_star, records, instance, observable):
     """Each teacher's settled mass gap (a*_i - s_i)/lambda and the sign of a*_i; the statement's observable signs
     them and picks the one it judges, whose accuracy is the reading's."""
     last = records[-1]
@@ -87,7 +87,7 @@ def _mass_deficit(a_star, records, instance, observable):
     return value, settled[judged][1], {"the last stage's end": measured}
 
 
-def _excess_loss(a_star, records, instance, observable):
+def excess_loss_at_the_last_stage(a_star, records, instance, observable):
     # L is a difference of O(sum a*^2) kernel sums: its round-off is relative to those, not to L
     last = records[-1]
     lam2 = last.regularization**2
@@ -113,8 +113,9 @@ CHECKER = Checker(
     theorem=local_recovery.THEOREM,
     simulation="staged GD on the regularized exact population loss (debiased ReLU) with lambda halved, no "
                "sampling; deterministic to round-off",
-    readers={"directions": _reader(_statement_at_the_last_stage), "far-mass": _reader(_statement_at_the_last_stage),
-             "mass-deficit": _reader(_mass_deficit), "excess-loss": _reader(_excess_loss),
+    readers={"directions": _reader(statement_at_the_last_stage), "far-mass": _reader(statement_at_the_last_stage),
+             "mass-deficit": _reader(mass_deficit_at_the_last_stage),
+             "excess-loss": _reader(excess_loss_at_the_last_stage),
              "loss-rate": _reader(_loss_rate)},
     shared_draws=True,
     second_point={"teacher_width": "2", "dimension": "12"},
