@@ -1,6 +1,7 @@
-"""The suite's pytest hooks: the flake meter (`pytest --flake-seeds N`, tests/flake_meter.py), and Hypothesis's
+"""The suite's pytest hooks: the flake meter (`pytest --flake-seeds N`, tests/flake_meter.py), Hypothesis's
 profiles: "fixed" by default (the same examples on every run and machine, nothing stored), "explore"
-(`pytest --hypothesis-profile explore`) for fresh random examples."""
+(`pytest --hypothesis-profile explore`) for fresh random examples; and the main job's shared verdicts as a fixture
+(tests/main_job.py)."""
 
 from hypothesis import settings
 
@@ -11,6 +12,7 @@ from tests.flake_meter import (  # noqa: F401 - pytest finds hooks by name in a 
     pytest_sessionfinish,
     pytest_terminal_summary,
 )
+from tests.main_job import main_job_verdicts  # noqa: F401 - pytest finds fixtures by name in a conftest
 
 settings.register_profile("fixed", derandomize=True, database=None)
 settings.register_profile("explore", database=None)

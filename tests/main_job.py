@@ -36,3 +36,18 @@ def is_main_job_call(parameters, overrides, *, seed, fidelity, false_fail_rate, 
 def forget_cached_draws() -> None:
     """Empty the checkers' memo of shared draws and their cached runs, so that a rerun recomputes."""
     shared_draws.forget()
+
+
+@pytest.fixture
+def main_job_verdicts(monkeypatch):
+    """The command line's runs at the main job's arguments answered from `quick_verdict` (the other runs are real):
+    for a command-line test of what the command does with verdicts the session computes anyway."""
+    from checkers.cli import running
+    real_run_check = running.run_check
+
+    def run_check_or_shared(checker, parameters, overrides, **options):
+        if is_main_job_call(parameters, overrides, **options):
+            return quick_verdict(checker)
+        return real_run_check(checker, parameters, overrides, **options)
+
+    monkeypatch.setattr(running, "run_check", run_check_or_shared)

@@ -88,20 +88,9 @@ def test_check_passes_and_conjecture_fails(capsys):
 
 
 @MAIN_JOB
-def test_check_all_quick(capsys, monkeypatch):
+def test_check_all_quick(capsys, main_job_verdicts):
     """The README's main job. Its per-theorem verdicts are the session's (tests/main_job.py), computed at exactly
     the arguments the command passes; the command's dispatch, table, explanations and exit code run for real."""
-    from checkers import registry
-    from checkers.cli import running as cli
-    from tests.main_job import is_main_job_call, quick_verdict
-    real_run_check = cli.run_check
-
-    def run_check(checker, parameters, overrides, **options):
-        if is_main_job_call(parameters, overrides, **options):
-            return quick_verdict(checker)
-        return real_run_check(checker, parameters, overrides, **options)
-
-    monkeypatch.setattr(cli, "run_check", run_check)
     code, out, error = run(capsys, "check", "--all", "--fidelity", "quick", "--workers", "1")
     lines = out.splitlines()
     assert all(any(line.startswith(f"{checker.id} ") for line in lines) for checker in registry.all_checkers())
@@ -315,7 +304,8 @@ def test_show_prints_no_more_digits_than_a_constant_is_accurate_to(capsys):
     assert len(constants["kappa_star"]["value"]) > 30  # sqrt(3), exact
 
 
-def test_a_statement_known_to_fail_fails_as_expected_and_does_not_fail_the_run(capsys):
+@MAIN_JOB
+def test_a_statement_known_to_fail_fails_as_expected_and_does_not_fail_the_run(capsys, main_job_verdicts):
     # elasticity-polynomial states the paper's c_1^2, which its check refutes: the verdict is fail, the row says
     # it was expected, the exit code is that of a pass; its corrected form passes beside it
     code, out, error = run(capsys, "check", "elasticity-polynomial", "elasticity-leading-coefficient",
