@@ -354,3 +354,28 @@ def measured_near(theorem, records: list[Record] | None = None) -> dict | None:
     return {"mutant": name, "prediction": move.prediction, "mean": move.mean,
             "standard_error": move.standard_error, "runs": move.runs, "fidelity": record.fidelity,
             "parameters": point, "status": status(record)}
+
+
+def rows_by_point(records: list[Record] | None = None) -> dict:
+    """The records (default: `load()`) by (theorem, point), each point's rows from the highest fidelity down."""
+    rows: dict = {}
+    for row in sorted(load() if records is None else records, key=lambda r: -fidelity_rank(r)):
+        rows.setdefault((row.theorem, tuple(sorted(row.parameters.items()))), []).append(row)
+    return rows
+
+
+def evidence(theorem: str, parameters: dict, mutant: str | None, rows: dict) -> dict | None:
+    """What the calibration at a point measured, at its highest fidelity (`rows` from `rows_by_point`): the
+    statement's runs and passes, every mutant's runs and rejections (`mutant`'s own named), and whether the row is
+    current; None where no row was recorded there."""
+    found = rows.get((theorem, tuple(sorted(parameters.items()))))
+    if not found or found[0].calibration is None:
+        return None
+    row = found[0]
+    calibration = row.calibration
+    mutants = {m.version: {"runs": m.runs, "rejected": m.failed} for m in calibration.mutants}
+    return {"fidelity": row.fidelity, "seeds": row.seeds, "measured_on": row.measured_on, "tree": row.tree,
+            "current": not row.stale(), "runs": calibration.true_statement.runs,
+            "passed": calibration.true_statement.passed, "failed": calibration.true_statement.failed,
+            "expected_failure": bool(calibration.expected_failure), "mutants": mutants,
+            "mutant": mutants.get(mutant) if mutant else None}

@@ -116,6 +116,7 @@ COMMANDS = {
     "calibrate": ("checkers.cli.running", "calibrate_command"),
     "calibration": ("checkers.cli.inspection", "calibration_command"),
     "report": ("checkers.cli.running", "report"),
+    "review": ("checkers.cli.papers", "review_command"),
     "reproduce": ("checkers.reproduce", "reproduce_command"),
     "oracle": ("checkers.equivalence.oracle_command", "oracle"),
     "contract": ("checkers.cli.contract", "contract_command"),

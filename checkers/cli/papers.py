@@ -99,30 +99,18 @@ def _summary(source: Paper) -> dict:
 
 
 def _calibration_rows() -> dict:
-    """The calibration records by (theorem, point), each point's rows from the highest fidelity down (imported
-    here: reading them loads the calibration's numerics, which the list of papers does not need)."""
+    """The calibration records by point (imported here: reading them loads the calibration's numerics, which the
+    list of papers does not need)."""
     from checkers import calibration_records
 
-    rows: dict = {}
-    for row in sorted(calibration_records.load(), key=lambda r: -calibration_records.fidelity_rank(r)):
-        rows.setdefault((row.theorem, tuple(sorted(row.parameters.items()))), []).append(row)
-    return rows
+    return calibration_records.rows_by_point()
 
 
 def calibration_evidence(check: Check, rows: dict) -> dict | None:
-    """What the calibration at the check's point measured, at its highest fidelity: the statement's runs and
-    passes, every mutant's runs and rejections (the check's own mutant named), and whether the row is current."""
-    found = rows.get((check.theorem, tuple(sorted(check.parameters.items()))))
-    if not found or found[0].calibration is None:
-        return None
-    row = found[0]
-    calibration = row.calibration
-    mutants = {m.version: {"runs": m.runs, "rejected": m.failed} for m in calibration.mutants}
-    return {"fidelity": row.fidelity, "seeds": row.seeds, "measured_on": row.measured_on, "tree": row.tree,
-            "current": not row.stale(), "runs": calibration.true_statement.runs,
-            "passed": calibration.true_statement.passed, "failed": calibration.true_statement.failed,
-            "expected_failure": bool(calibration.expected_failure), "mutants": mutants,
-            "mutant": mutants.get(check.mutant) if check.mutant else None}
+    """What the calibration at the check's point measured (`calibration_records.evidence`)."""
+    from checkers import calibration_records
+
+    return calibration_records.evidence(check.theorem, dict(check.parameters), check.mutant or None, rows)
 
 
 def calibration_words(check: Check, rows: dict) -> str:
@@ -148,3 +136,41 @@ def _claim_dict(claim: Claim, rows: dict) -> dict:
                         "parameters": dict(c.parameters), "command": c.command,
                         "calibration": calibration_evidence(c, rows)} for c in claim.checks],
             "gap": claim.gap or None, "proposal": claim.proposal or None, "finding": claim.finding or None}
+
+
+def review_command(arguments) -> int:
+    """`thmcheck review KEY --out DIR`: the paper's checks run (resuming from the store), the estimate printed first
+    and the whole review refused beyond --max-minutes; exit 0 when every run answers its claim as expected, 1 when a
+    stated version fails or a mutant survives, 3 when some run is undecided."""
+    import shlex
+    import sys
+
+    from checkers import review
+    from checkers.cost import duration
+    from checkers.report import output_folder
+    from theorems.errors import WorkRefused
+
+    source = paper(arguments.paper)
+    output_folder(arguments.out)
+    checks = review.review_checks(source.key, arguments.fidelity)
+    tasks = review.review_tasks(checks, max_minutes=arguments.max_minutes)
+    seconds = sum(task.estimated_seconds or 0.0 for task in tasks)
+    if seconds > 60 * arguments.max_minutes:
+        raise WorkRefused(f"the review of {source.key} is estimated at {duration(seconds)}, above --max-minutes "
+                          f"{arguments.max_minutes:g}")
+    print(f"review of {source.key}: {len(tasks)} runs" + (f", estimated {duration(seconds)} on one core"
+                                                          if seconds >= 60 else ""), file=sys.stderr)
+    page = review.run_review(source.key, arguments.out, store=arguments.store, fidelity=arguments.fidelity,
+                             workers=arguments.workers, max_minutes=arguments.max_minutes,
+                             command=shlex.join(["thmcheck", *arguments.argv]))
+    summary = json.loads((page.parent / "review.json").read_text())
+    missed = [run for run in summary["runs"] if not run["as_expected"]]
+    if arguments.json:
+        print(json.dumps({"review": str(page), "markdown": str(page.parent / "review.md"),
+                          "data": str(page.parent / "review.json")}, indent=2))
+    else:
+        print(f"review written to {page} (and review.md, review.json beside it); {len(summary['runs'])} runs, "
+              f"{len(missed)} not as expected")
+    if any(run["outcome"] == "fail" or run["mutant"] for run in missed):
+        return 1
+    return 3 if missed else EXIT_PASS

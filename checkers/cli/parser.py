@@ -341,6 +341,23 @@ def build_parser() -> argparse.ArgumentParser:
                            help="notebook files (default: every notebook in the project's notebooks/)")
     notebooks.add_argument("--out", required=True, metavar="DIR", type=_given, help="the folder to write NAME.html to")
 
+    review = commands.add_parser("review", parents=[common],
+                                 help="a referee's review of one paper: every check of its theorems and of its "
+                                      "discussion's claims, as index.html, review.md and review.json")
+    review.add_argument("paper", metavar="KEY", help="a paper's key (see thmcheck papers)")
+    review.add_argument("--out", required=True, metavar="DIR", type=_given,
+                        help="the folder for the pages and, unless --store says otherwise, review.sqlite (a rerun "
+                             "resumes from it)")
+    review.add_argument("--store", metavar="FILE", type=_given, help="the sweep store the runs go to (default: "
+                                                                       "DIR/review.sqlite)")
+    review.add_argument("--fidelity", choices=list(FIDELITIES), default="paper",
+                        help="paper (the default) runs a check at its paper scale where it declares one, else at "
+                             "default; any other fidelity runs every check there")
+    review.add_argument("--workers", type=_bounded_int("workers", 1, 4096),
+                        help="worker processes (default: the CPU count)")
+    _max_minutes(review, MAX_CHECK_MINUTES, "a review")
+    review.add_argument("--json", action="store_true", help="print where the review went, as JSON")
+
     report = commands.add_parser("report", parents=[common], help="a static HTML page of verdicts and plots")
     report.add_argument("theorems", nargs="*", metavar="ID", help="theorem ids to check now (without --from)")
     report.add_argument("--all", action="store_true", help="check every registered theorem now")

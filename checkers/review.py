@@ -1,0 +1,283 @@
+"""A referee's review of one paper: every check of the paper's theorems and of its discussion's claims ledger, run
+into a resumable sweep store, summarized per claim in review.json, review.md and index.html (with the runs' own
+report, figures included, under runs/).
+
+What a check answers is read from the ledger (`theorems.ledger`): a claim's `Check` names a theorem, a parameter
+point or a mutant. A stated version should pass; a mutant's check answers its claim by being rejected. Findings are
+the ledger's measured findings and what the runs themselves show (a stated version that fails, a mutant that
+survives, a form known to fail). Each run's seed is the sweep's (`checkers.sweep.Task.seed`), printed with the one
+command that reruns it alone.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import platform
+import shlex
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from checkers import calibration_records, registry
+from checkers.files import write_atomically
+from checkers.outcome import FAIL, PASS
+from checkers.report import build_report, output_folder
+from checkers.store import ResultStore, code_version
+from checkers.sweep import Task, plan, sweep
+from theorems.ledger import Claim, has_ledger, ledger
+from theorems.papers import paper
+
+PAPER_SCALE = "paper"
+
+
+@dataclass(frozen=True)
+class ReviewCheck:
+    """One run of the review: a theorem at a point, as stated or as a named mutant, at a fidelity, and the labels of
+    the claims it answers (empty for a theorem of the paper that no discussion claim names)."""
+
+    theorem: str
+    parameters: tuple[tuple[str, str], ...]
+    mutant: str | None
+    fidelity: str
+    claims: tuple[str, ...]
+
+    @property
+    def paper_scale(self) -> bool:
+        return self.fidelity == PAPER_SCALE
+
+    def command(self, seed: int) -> str:
+        """The command that reruns this check alone, on the review's seed."""
+        words = ["thmcheck", "check", self.theorem, *(f"--param {shlex.quote(f'{k}={v}')}" for k, v in self.parameters),
+                 *([f"--mutant {self.mutant}"] if self.mutant else []), f"--fidelity {self.fidelity}", f"--seed {seed}"]
+        return " ".join(words)
+
+
+def fidelity_of(theorem: str, asked: str) -> str:
+    """The fidelity a check runs at when the review asks for `asked`: paper where the check declares a paper scale,
+    else default, for `paper`; `asked` itself otherwise."""
+    if asked != PAPER_SCALE:
+        return asked
+    return PAPER_SCALE if registry.checker(theorem).paper_scale else "default"
+
+
+def review_checks(key: str, fidelity: str = PAPER_SCALE) -> list[ReviewCheck]:
+    """The paper's theorems at their defaults, then every distinct check of its ledger, each with the claims it
+    answers, in the ledger's order."""
+    source = paper(key)
+    found: dict[tuple, list[str]] = {(theorem, (), None): [] for theorem in source.encodes}
+    if has_ledger(key):
+        for claim in ledger(key).claims:
+            for check in claim.checks:
+                point = (check.theorem, tuple(sorted(check.parameters.items())), check.mutant or None)
+                labels = found.setdefault(point, [])
+                if claim.label not in labels:
+                    labels.append(claim.label)
+    return [ReviewCheck(theorem, parameters, mutant, fidelity_of(theorem, fidelity), tuple(labels))
+            for (theorem, parameters, mutant), labels in found.items()]
+
+
+def review_tasks(checks: list[ReviewCheck], *, max_minutes: float) -> list[Task]:
+    """One sweep task per check, validated (and its cost refused beyond `max_minutes`) before anything runs."""
+    return [plan(check.theorem, {}, 1, fixed=dict(check.parameters), fidelity=check.fidelity, mutant=check.mutant,
+                 max_minutes=max_minutes)[0] for check in checks]
+
+
+def run_review(key: str, out: str | Path, *, store: str | Path | None = None, fidelity: str = PAPER_SCALE,
+               workers: int | None = None, max_minutes: float = 240.0, progress: bool = True,
+               command: str = "") -> Path:
+    """Run the review of paper `key` (resuming from `store`, by default out/review.sqlite) and write its pages;
+    return index.html's path. Bad input (an unknown key, an --out that is a file, a store that is not thmcheck's)
+    is refused before any run."""
+    source = paper(key)
+    folder = output_folder(out)
+    store = Path(store) if store is not None else folder / "review.sqlite"
+    checks = review_checks(source.key, fidelity)
+    tasks = review_tasks(checks, max_minutes=max_minutes)
+    started = time.perf_counter()
+    sweep(tasks, store, executor="serial" if workers == 1 else "processes", workers=workers, progress=progress)
+    elapsed = time.perf_counter() - started
+    with ResultStore(store, readonly=True) as results:
+        by_key = {record.task_key: record for record in results.records({check.theorem for check in checks})}
+    runs = [(check, task, by_key[task.key]) for check, task in zip(checks, tasks)]
+    review = summarize(source.key, runs, fidelity=fidelity, elapsed=elapsed, command=command)
+    folder.mkdir(parents=True, exist_ok=True)
+    build_report(folder / "runs", sorted({check.theorem for check in checks}), store=store, command=command)
+    write_atomically(folder / "review.json", json.dumps(review, indent=2) + "\n")
+    write_atomically(folder / "review.md", markdown(review))
+    page = folder / "index.html"
+    write_atomically(page, page_html(review))
+    return page
+
+
+def _run_words(check: ReviewCheck, outcome: str, expected_failure: bool) -> tuple[str, bool]:
+    """(what the run says of its claim, whether that answers the claim as the ledger expects)."""
+    if check.mutant:
+        return ("rejected, as a wrong version should be", True) if outcome == FAIL else \
+            (f"not rejected ({outcome})", False)
+    if expected_failure:
+        return ("fails, as expected (a form this project corrects)", True) if outcome == FAIL else \
+            (f"{outcome}, where it was expected to fail", False)
+    return (outcome, outcome == PASS)
+
+
+def summarize(key: str, runs: list, *, fidelity: str, elapsed: float, command: str) -> dict:
+    """The review as data: the paper, each claim with its runs, the findings, and the provenance."""
+    source = paper(key)
+    book = ledger(key) if has_ledger(key) else None
+    rows = calibration_records.rows_by_point()
+    run_rows = []
+    for check, task, record in runs:
+        verdict = record.verdict
+        words, answered = _run_words(check, verdict.outcome, bool(verdict.expected_failure))
+        predictions = [{"name": p.name, "outcome": str(p.outcome), "resolution": p.resolution,
+                        "basis": (p.resolution_reason or {}).get("basis"), "message": p.message or None}
+                       for p in verdict.predictions]
+        run_rows.append({"theorem": check.theorem, "parameters": dict(check.parameters), "mutant": check.mutant,
+                         "claims": list(check.claims), "fidelity": check.fidelity, "paper_scale": check.paper_scale,
+                         "outcome": verdict.outcome, "says": words, "as_expected": answered, "seed": record.seed,
+                         "command": check.command(record.seed), "predictions": predictions,
+                         "calibration": calibration_records.evidence(check.theorem, dict(check.parameters),
+                                                                     check.mutant, rows)})
+    claims = [_claim_row(claim, run_rows) for claim in book.claims] if book else []
+    findings = [{"claim": claim["label"], "finding": claim["finding"]} for claim in claims if claim["finding"]]
+    findings += [{"claim": ", ".join(run["claims"]) or run["theorem"],
+                  "finding": f"{run['theorem']}{_point(run)}: {run['says']}", "command": run["command"]}
+                 for run in run_rows if not run["as_expected"] or "as expected" in run["says"]]
+    return {"paper": {"key": source.key, "citation": source.citation, "theorems": dict(source.encodes)},
+            "fidelity_asked": fidelity, "scale": book.scale if book else None,
+            "claims": claims, "runs": run_rows, "findings": findings,
+            "not_checkable": [{"topic": n.topic, "why": n.why} for n in book.not_checkable] if book else [],
+            "provenance": {"thmcheck": code_version(), "python": platform.python_version(),
+                           "machine": f"{platform.machine()}, {platform.system()} {platform.release()}",
+                           "generated": time.strftime("%Y-%m-%d %H:%M:%S"), "wall_seconds": round(elapsed, 1),
+                           "command": command or "(called from Python)"}}
+
+
+def _point(run: dict) -> str:
+    words = [f"{k}={v}" for k, v in run["parameters"].items()] + ([f"mutant {run['mutant']}"] if run["mutant"] else [])
+    return f" ({', '.join(words)})" if words else ""
+
+
+def _claim_row(claim: Claim, runs: list[dict]) -> dict:
+    own = [run for run in runs if claim.label in run["claims"]]
+    contradicted = [run for run in own if not run["as_expected"] and (run["outcome"] == FAIL or run["mutant"])]
+    if not own:
+        verdict = "not run: " + ("not yet encoded" if claim.status == "not yet encoded" else "no check")
+    elif contradicted:
+        verdict = "contradicted where checked"
+    elif all(run["as_expected"] for run in own):
+        verdict = "holds" if claim.status == "checked" else "holds where checked"
+    else:
+        verdict = "unresolved at the fidelity run"
+    return {"label": claim.label, "claim": claim.claim, "who": [str(w) for w in claim.who], "where": claim.where,
+            "status": str(claim.status), "verdict": verdict,
+            "paper_scale_reached": bool(own) and all(run["paper_scale"] for run in own),
+            "not_tested": claim.gap or None, "finding": claim.finding or None,
+            "runs": [{"run": run["theorem"] + _point(run), "says": run["says"], "fidelity": run["fidelity"]}
+                     for run in own]}
+
+
+def markdown(review: dict) -> str:
+    """review.md: the summary a referee can paste, the findings, what was not checked, and the provenance."""
+    lines = [f"# Review of {review['paper']['citation']}", "",
+             f"Runs at fidelity {review['fidelity_asked']} (paper scale only where a check declares it). "
+             f"The discussion's scale: {review['scale'] or 'not stated'}", "", "## Claims", "",
+             "| claim | who | status | verdict | runs | paper scale |", "|---|---|---|---|---|---|"]
+    for claim in review["claims"]:
+        runs = "; ".join(f"{r['run']}: {r['says']} ({r['fidelity']})" for r in claim["runs"]) or "none"
+        lines.append(f"| {claim['label']}: {_cell(claim['claim'])} | {', '.join(claim['who'])} | {claim['status']} | "
+                     f"{claim['verdict']} | {_cell(runs)} | {'reached' if claim['paper_scale_reached'] else 'no'} |")
+    if not review["claims"]:
+        lines.append("| no peer discussion of this paper is in the project | | | | | |")
+    lines += ["", "## Runs", "", "| run | fidelity | outcome | command |", "|---|---|---|---|"]
+    for run in review["runs"]:
+        lines.append(f"| {run['theorem']}{_cell(_point(run))} | {run['fidelity']} | {run['says']} | "
+                     f"`{run['command']}` |")
+    lines += ["", "## Findings", ""]
+    lines += [f"- **{f['claim']}**: {f['finding']}" + (f" (`{f['command']}`)" if f.get("command") else "")
+              for f in review["findings"]] or ["- none"]
+    lines += ["", "## Not checkable here", ""]
+    lines += [f"- {item['topic']}: {item['why']}" for item in review["not_checkable"]] or ["- nothing listed"]
+    provenance = review["provenance"]
+    lines += ["", "## Provenance", "", f"- thmcheck {provenance['thmcheck']}, Python {provenance['python']}, "
+              f"{provenance['machine']}", f"- generated {provenance['generated']}, runs took "
+              f"{provenance['wall_seconds']} s here", f"- command: `{provenance['command']}`",
+              "- each run's calibration row is in review.json; the runs' own report, with figures, is runs/index.html",
+              ""]
+    return "\n".join(lines)
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def page_html(review: dict) -> str:
+    """index.html: the same content as review.md, offline, one stylesheet, linking the runs' report."""
+    escape = html.escape
+    def runs_cell(claim: dict) -> str:
+        return "<br>".join(escape(f"{r['run']}: {r['says']}") for r in claim["runs"]) or "none"
+
+    claim_rows = "\n".join(
+        f"<tr class=\"{'pass' if c['verdict'].startswith('holds') else 'other'}\"><td>{escape(c['label'])}</td>"
+        f"<td>{escape(c['claim'])}</td><td>{escape(', '.join(c['who']))}</td><td>{escape(c['status'])}</td>"
+        f"<td>{escape(c['verdict'])}</td><td>{runs_cell(c)}</td>"
+        f"<td>{'reached' if c['paper_scale_reached'] else 'no'}</td></tr>" for c in review["claims"]) or \
+        "<tr><td colspan=\"7\">no peer discussion of this paper is in the project</td></tr>"
+    run_rows = "\n".join(
+        f"<tr class=\"{'pass' if r['as_expected'] else 'fail'}\"><td>{escape(r['theorem'] + _point(r))}</td>"
+        f"<td>{escape(r['fidelity'])}</td><td>{escape(r['says'])}</td><td><code>{escape(r['command'])}</code></td>"
+        f"</tr>" for r in review["runs"])
+    findings = "\n".join(f"<li><b>{escape(f['claim'])}</b>: {escape(f['finding'])}"
+                         + (f" <code>{escape(f['command'])}</code>" if f.get("command") else "") + "</li>"
+                         for f in review["findings"]) or "<li>none</li>"
+    unchecked = "\n".join(f"<li>{escape(n['topic'])}: {escape(n['why'])}</li>" for n in review["not_checkable"])
+    provenance = review["provenance"]
+    return _PAGE.format(
+        title=escape(review["paper"]["citation"]), fidelity=escape(review["fidelity_asked"]),
+        scale=escape(review["scale"] or "not stated"), claim_rows=claim_rows, run_rows=run_rows, findings=findings,
+        unchecked=unchecked or "<li>nothing listed</li>", version=escape(provenance["thmcheck"]),
+        python=escape(provenance["python"]), machine=escape(provenance["machine"]),
+        generated=escape(provenance["generated"]), seconds=provenance["wall_seconds"],
+        command=escape(provenance["command"]))
+
+
+_PAGE = """<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>thmcheck review: {title}</title>
+<style>
+body {{ font-family: sans-serif; margin: 2em; max-width: 75em; }}
+table {{ border-collapse: collapse; margin: 1em 0; }}
+td, th {{ border: 1px solid #ccc; padding: 0.3em 0.6em; text-align: left; vertical-align: top; font-size: 0.9em; }}
+tr.pass td {{ background: #eef8ee; }} tr.fail td {{ background: #fbeaea; }} tr.other td {{ background: #fdf6e3; }}
+</style></head>
+<body>
+<h1>Review: {title}</h1>
+<p>Runs at fidelity <b>{fidelity}</b> (paper scale only where a check declares it). The discussion's scale:
+{scale}</p>
+<h2 id="claims">Claims</h2>
+<table class="claims"><tr><th>claim</th><th>what is claimed</th><th>who</th><th>status</th><th>verdict</th>
+<th>runs</th><th>paper scale</th></tr>
+{claim_rows}
+</table>
+<h2 id="runs">Runs</h2>
+<table class="runs"><tr><th>run</th><th>fidelity</th><th>outcome</th><th>command</th></tr>
+{run_rows}
+</table>
+<p>Every run's evidence and figures: <a href="runs/index.html">the runs' report</a>.</p>
+<h2 id="findings">Findings</h2>
+<ul class="findings">
+{findings}
+</ul>
+<h2 id="not-checkable">Not checkable here</h2>
+<ul>
+{unchecked}
+</ul>
+<h2 id="provenance">Provenance</h2>
+<ul class="provenance">
+<li>thmcheck {version}, Python {python}, {machine}</li>
+<li>Generated {generated}; the runs took {seconds} s here.</li>
+<li>Command: <code>{command}</code></li>
+<li>Each run's calibration row (false-fail and kill rates, the tree it was measured on) is in review.json.</li>
+</ul>
+</body></html>
+"""

@@ -1,0 +1,74 @@
+"""checkers.review and `thmcheck review`: the checks a paper's review runs, what each run says of its claim, the
+pages it writes and resumes, and the inputs it refuses."""
+
+import json
+
+import pytest
+
+from checkers.cli import main
+from checkers.review import ReviewCheck, _run_words, fidelity_of, review_checks, run_review
+from checkers.store import ResultStore
+from theorems.ledger import ledger
+
+
+def test_a_review_runs_the_papers_theorems_and_every_distinct_check_of_its_ledger():
+    checks = review_checks("zhou-ge2024", "quick")
+    points = [(c.theorem, dict(c.parameters), c.mutant) for c in checks]
+    assert points[:3] == [("local-recovery", {}, None), ("random-features-floor", {}, None),
+                          ("plain-recovery", {}, None)]
+    listed = {(check.theorem, tuple(sorted(check.parameters.items())), check.mutant or None)
+              for claim in ledger("zhou-ge2024").claims for check in claim.checks}
+    assert {(t, tuple(sorted(p.items())), m) for t, p, m in points} >= listed
+    assert len(points) == len({(t, tuple(sorted(p.items())), m) for t, p, m in points})  # each once
+    local = next(c for c in checks if c.theorem == "local-recovery" and not c.parameters and not c.mutant)
+    assert {"e1", "e2", "e12"} <= set(local.claims)
+
+
+def test_paper_fidelity_runs_a_check_at_its_paper_scale_only_where_it_declares_one():
+    assert fidelity_of("giant-step-risk", "paper") == "paper"
+    assert fidelity_of("srf-constants", "paper") == "default"
+    assert fidelity_of("srf-constants", "quick") == "quick"
+
+
+@pytest.mark.parametrize("mutant, expected_failure, outcome, answered", [
+    (None, False, "pass", True), (None, False, "fail", False), (None, False, "inconclusive", False),
+    ("a-wrong-version", False, "fail", True), ("a-wrong-version", False, "pass", False),
+    (None, True, "fail", True), (None, True, "pass", False)])
+def test_a_mutant_answers_its_claim_by_being_rejected_and_a_known_failure_by_failing(mutant, expected_failure,
+                                                                                      outcome, answered):
+    check = ReviewCheck("dual-kernel", (), mutant, "quick", ("x1",))
+    assert _run_words(check, outcome, expected_failure)[1] is answered
+
+
+def test_the_pages_say_each_run_with_the_command_that_reruns_it_and_a_rerun_resumes(tmp_path):
+    page = run_review("cho-saul2009", tmp_path / "out", fidelity="quick", workers=1, progress=False)
+    review = json.loads((tmp_path / "out" / "review.json").read_text())
+    assert [run["theorem"] for run in review["runs"]] == ["dual-kernel", "population-loss"]
+    assert all(run["outcome"] == "pass" and run["as_expected"] for run in review["runs"])
+    seed = review["runs"][0]["seed"]
+    assert review["runs"][0]["command"] == f"thmcheck check dual-kernel --fidelity quick --seed {seed}"
+    assert review["runs"][0]["calibration"]["current"]
+    text = (tmp_path / "out" / "review.md").read_text()
+    assert "no peer discussion of this paper is in the project" in text and "## Provenance" in text
+    html = page.read_text()
+    assert 'href="runs/index.html"' in html and (tmp_path / "out" / "runs" / "index.html").is_file()
+    assert "<script" not in html and "http" not in html.replace('href="runs/index.html"', "")
+    with ResultStore(tmp_path / "out" / "review.sqlite", readonly=True) as store:
+        first = [(r.task_key, r.finished_at) for r in store.records()]
+    run_review("cho-saul2009", tmp_path / "out", fidelity="quick", workers=1, progress=False)
+    with ResultStore(tmp_path / "out" / "review.sqlite", readonly=True) as store:
+        assert [(r.task_key, r.finished_at) for r in store.records()] == first  # nothing rerun
+
+
+@pytest.mark.parametrize("arguments, fragment", [
+    (["review", "nosuch", "--out", "{tmp}/out"], "unknown paper"),
+    (["review", "cho-saul2009", "--out", "{tmp}/a-file"], "is a file"),
+    (["review", "cho-saul2009", "--out", "{tmp}/out", "--store", "{tmp}/a-file"], "cannot open the store"),
+    (["review", "cho-saul2009", "--out", "{tmp}/out", "--fidelity", "huge"], "invalid choice"),
+])
+def test_bad_input_is_refused_in_one_line_with_exit_2(tmp_path, capsys, arguments, fragment):
+    (tmp_path / "a-file").write_text("not a store")
+    code = main([word.format(tmp=tmp_path) for word in arguments])
+    error = capsys.readouterr().err
+    assert code == 2 and fragment in error
+    assert len([line for line in error.splitlines() if line.startswith("thmcheck: error")]) == 1
