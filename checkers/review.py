@@ -208,6 +208,13 @@ def markdown(review: dict) -> str:
     return "\n".join(lines)
 
 
+def _row_class(run: dict) -> str:
+    """pass where the run answered as expected, fail where it contradicts its claim, other where it is undecided."""
+    if run["as_expected"]:
+        return "pass"
+    return "fail" if run["outcome"] == FAIL or run["mutant"] else "other"
+
+
 def _cell(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
@@ -225,7 +232,7 @@ def page_html(review: dict) -> str:
         f"<td>{'reached' if c['paper_scale_reached'] else 'no'}</td></tr>" for c in review["claims"]) or \
         "<tr><td colspan=\"7\">no peer discussion of this paper is in the project</td></tr>"
     run_rows = "\n".join(
-        f"<tr class=\"{'pass' if r['as_expected'] else 'fail'}\"><td>{escape(r['theorem'] + _point(r))}</td>"
+        f"<tr class=\"{_row_class(r)}\"><td>{escape(r['theorem'] + _point(r))}</td>"
         f"<td>{escape(r['fidelity'])}</td><td>{escape(r['says'])}</td><td><code>{escape(r['command'])}</code></td>"
         f"</tr>" for r in review["runs"])
     findings = "\n".join(f"<li><b>{escape(f['claim'])}</b>: {escape(f['finding'])}"

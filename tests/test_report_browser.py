@@ -78,3 +78,17 @@ def test_a_notebook_page_renders_offline_with_its_figures(tmp_path):
     title = re.search(r"<title>figures (\d+) of (\d+)</title>", rendered.stdout)
     assert title and int(title.group(1)) == int(title.group(2)) >= 2, rendered.stdout[:500]
     assert "Hermite coefficients and dual kernels" in rendered.stdout and "Parseval" in rendered.stdout
+
+
+def test_a_review_page_renders_offline_with_its_claims_runs_findings_and_provenance(tmp_path):
+    from checkers.review import run_review
+
+    page = run_review("cho-saul2009", tmp_path / "review", fidelity="quick", workers=1, progress=False)
+    rendered = _chromium(tmp_path, "--proxy-server=127.0.0.1:9", "--dump-dom", page.as_uri())
+    assert rendered.returncode == 0, rendered.stderr[-2000:]
+    assert [line for line in rendered.stderr.splitlines() if ":CONSOLE" in line] == []
+    dom = rendered.stdout
+    for section in ("claims", "runs", "findings", "provenance"):
+        assert f'<h2 id="{section}">' in dom, section
+    assert "Review: Cho and Saul" in dom and 'href="runs/index.html"' in dom
+    assert "thmcheck check dual-kernel --fidelity quick --seed " in dom
