@@ -59,7 +59,7 @@ class MixtureErrors:
 @dataclass(frozen=True)
 class MixtureDraw:
     """One draw of the experiment's data, label direction and initial network at n = m = k = `size`: the step,
-    ridge and test inputs (rows), each with its components, drawn from zero-mean components."""
+    ridge and test inputs (rows, with the components' means +-mu where asked) and their components."""
 
     size: int
     scale: float                # b = sqrt(n / Tr Sigma_c)

@@ -84,8 +84,10 @@ LEDGER = Ledger(
                        "minimizer whose flat directions are the empirical loss's too); the near error is the "
                        "parameters' n^-1/2. A trial (2026-12-06, m* = 3, d = 8, width 24, lambda = 0.01, 8 seeds) "
                        "gave n times the excess 0.086, 0.061, 0.059 and 0.061 at n = 256, 512, 1024 and 2048, "
-                       "about 2.5 s a fit; at n = 128 some starts miss a teacher. Resolving the exponent to 0.25 "
-                       "takes about 40 fits per check, too dear for the main job at quick fidelity."),
+                       "about 2.5 s a fit; at n = 128 some starts miss a teacher. Each draw's own slope over nested "
+                       "samples at n = 512, 1024, 2048 spreads by 0.38 (8 draws: -1.00 +- 0.14), so resolving the "
+                       "exponent to 0.25 at a false-fail rate of 1e-6 takes about 60 draws, 180 fits: minutes a "
+                       "check, a high-fidelity one, and too dear for the main job."),
         Claim("e9", "The algorithm is unlike practice: what does its second phase (the normalization) do?",
               (R,), "rev3 item 6", Status.CHECKED, Cost.MINUTES,
               checks=(Check("plain-recovery"), Check("plain-recovery", mutant="deficit-two-percent-high"),
