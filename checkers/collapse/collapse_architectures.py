@@ -100,11 +100,10 @@ def _measure(instance: Instance, budget: Budget, seed: np.random.SeedSequence) -
     children = [np.random.SeedSequence(seed.entropy, spawn_key=(*seed.spawn_key, index))
                 for index in range(seeds_of(budget))]
     entropies = tuple(tuple(int(v) for v in child.generate_state(4)) for child in children)
-    architecture = {name: int(instance[name]) for name in ("nonlinear_layers", "linear_layers", "first_width")}
-    results = runs(**architecture, learning_rate=learning_rate, weight_decay=weight_decay, horizon=horizon,
-                   activation=instance["activation"], entropies=entropies)
+    depths = (int(instance["nonlinear_layers"]), int(instance["linear_layers"]), int(instance["first_width"]))
+    results = runs(*depths, learning_rate, weight_decay, horizon, instance["activation"], entropies)
     values = {name: [result[name] for result in results] for name in ("nc1", "nc4", "stable_ranks", "changes")}
-    method = (f"{len(results)} seeds, {steps} GD steps on widths {collapse_architectures.widths(**architecture)}: "
+    method = (f"{len(results)} seeds, {steps} GD steps on widths {collapse_architectures.widths(*depths)}: "
               + "; ".join(_summary(result) for result in results))
     return values, method
 

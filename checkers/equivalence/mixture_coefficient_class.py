@@ -7,7 +7,7 @@ import numpy as np
 
 from checkers.budget import Budget
 from checkers.checker import Checker, Draws
-from checkers.equivalence.mixture_readout import mixture_draw, readout_errors, stepped_preactivations
+from checkers.equivalence.mixture_draws import mixture_draw, readout_errors, stepped_preactivations
 from checkers.shared_draws import cached
 from theorems.equivalence import mixture_coefficient_class
 from theorems.statement import Instance

@@ -31,8 +31,7 @@ def mixture_gaps(instance: Instance, size: int, seeds) -> np.ndarray:
     sigma, degree = instance["activation"], int(instance.constant("degree"))
     return np.array([mixture_errors(size, float(instance["alpha"]), float(instance["beta"]), sigma, degree,
                                     float(instance["penalty"]), np.random.default_rng(child),
-                                    rest=float(instance.constant("rest")),
-                                    mean_norm=float(instance["mean_norm"])).gaps()
+                                    rest=float(instance.constant("rest"))).gaps()
                      for child in seeds])
 
 

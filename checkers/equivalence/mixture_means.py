@@ -11,7 +11,7 @@ import numpy as np
 
 from checkers.budget import Budget
 from checkers.checker import Checker, Draws
-from checkers.equivalence.mixture_readout import (
+from checkers.equivalence.mixture_draws import (
     hermite_features,
     mean_shifted,
     mixture_draw,

@@ -111,7 +111,7 @@ THEOREM = Theorem(
     provenance="rebuttal",
     statement="sigma and sigma - 2 c_k(b) He_k(u/b), k the first degree above D with c_k(b) != 0, give the network "
               "equal train and generalization errors: mean log ratios 0 over paired draws",
-    parameters=tuple(p for p in mixture_equivalence.THEOREM.parameters if p.name != "mean_norm"),
+    parameters=mixture_equivalence.THEOREM.parameters,
     assumptions=mixture_equivalence.THEOREM.assumptions,
     constants=mixture_equivalence.CONSTANTS,
     predictions=(

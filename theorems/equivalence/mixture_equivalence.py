@@ -21,11 +21,6 @@ Gaussian-equivalent, and the bulk part of F^ x has variance b^2. Conventions of 
 Named constants: `degree` = D, and `rest` = h*_D at unit scale (the limit of h*(b) as b = 1 - O(n^(beta(1-alpha) - 1))
 tends to 1). The simulation uses h*(b) times rest / h*_D, so `--set rest=0` drops the Gaussian rest.
 
-Component means (`mean_norm` > 0, means +-mu with mu = mean_norm u, u a random unit vector) are outside the
-paper's theorems: the authors claim in their discussion (replies to review 1 Q2 and to SJBV, Appendix F's numerical
-evidence) that the results remain valid, and the same statement, with the same b from the covariance, is read at
-such points (docs/derivations/equivalence.md#mixture-equivalence).
-
 Check: the paired relative gaps (Hermite - network)/network of the generalization and the train error at n = m = k =
 125, 250 and 500 (four and two times as many draws at the smaller sizes, which cost a tenth and a third as much).
 - `generalization-gap`, `train-gap` (limits): the theorem's claim. No rate is derived (the paper gives none), so the
@@ -183,9 +178,6 @@ THEOREM = Theorem(
         Parameter(name="penalty", description="their ridge lambda in (R R^T + lambda m I); the paper uses 1e-4",
                   kind="real", default="1e-3",
                   lower=1e-8, upper=10.0),
-        Parameter(name="mean_norm", description="||mu||: component means +-mu along a random unit vector; 0 is the "
-                  "paper's setting, > 0 the authors' claim in the discussion that the results remain valid",
-                  kind="real", default="0", lower=0.0, upper=40.0),
     ),
     assumptions=(Assumption(name="strength", statement="beta in an open interval (l - 2)/(l - 1) < beta < (l - 1)/l, "
                                                       "l = 2..5 (D = l - 1 <= 4)", check=_strength),

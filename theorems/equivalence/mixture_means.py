@@ -21,10 +21,9 @@ instead; at the default ||mu|| = 16 (about sqrt(n)) the means move it by 0.6 in 
 from __future__ import annotations
 
 import math
-from dataclasses import replace
 
 from theorems.equivalence import mixture_equivalence
-from theorems.statement import Mutant, Prediction, ResolutionReason, Target, Theorem
+from theorems.statement import Mutant, Parameter, Prediction, ResolutionReason, Target, Theorem
 
 SIZE = 250
 TRAIN = 0  # each data model's errors: (train, generalization) for the network, then for the Hermite model
@@ -52,8 +51,11 @@ THEOREM = Theorem(
     provenance="rebuttal",
     statement="with component means +-mu, the network's train error equals that with zero means and a spike "
               "||mu||^2 u u^T: the mean log ratio over paired draws is 0",
-    parameters=tuple(replace(parameter, default="16") if parameter.name == "mean_norm" else parameter
-                     for parameter in mixture_equivalence.THEOREM.parameters),
+    parameters=(
+        *mixture_equivalence.THEOREM.parameters,
+        Parameter(name="mean_norm", description="||mu||, the components' means +-mu along a random unit vector",
+                  kind="real", default="16", lower=0.0, upper=40.0),
+    ),
     assumptions=mixture_equivalence.THEOREM.assumptions,
     constants=mixture_equivalence.CONSTANTS,
     predictions=(
