@@ -14,7 +14,6 @@ from __future__ import annotations
 import html
 import json
 import platform
-import shlex
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,7 +24,7 @@ from checkers.outcome import FAIL, PASS
 from checkers.report import build_report, output_folder
 from checkers.store import ResultStore, code_version
 from checkers.sweep import Task, plan, sweep
-from theorems.ledger import Claim, has_ledger, ledger
+from theorems.ledger import Check, Claim, has_ledger, ledger
 from theorems.papers import paper
 
 PAPER_SCALE = "paper"
@@ -48,9 +47,8 @@ class ReviewCheck:
 
     def command(self, seed: int) -> str:
         """The command that reruns this check alone, on the review's seed."""
-        words = ["thmcheck", "check", self.theorem, *(f"--param {shlex.quote(f'{k}={v}')}" for k, v in self.parameters),
-                 *([f"--mutant {self.mutant}"] if self.mutant else []), f"--fidelity {self.fidelity}", f"--seed {seed}"]
-        return " ".join(words)
+        check = Check(self.theorem, mutant=self.mutant or "", parameters=dict(self.parameters))
+        return f"{check.command} --fidelity {self.fidelity} --seed {seed}"
 
 
 def fidelity_of(theorem: str, asked: str) -> str:
@@ -121,6 +119,12 @@ def _run_words(check: ReviewCheck, outcome: str, expected_failure: bool) -> tupl
     return (outcome, outcome == PASS)
 
 
+def contradicts(run: dict) -> bool:
+    """Whether a run answers its claim against the ledger: a stated version that fails (where it is not known to) or a
+    mutant that is not rejected. A run that is only undecided (inconclusive, outside) contradicts nothing."""
+    return not run["as_expected"] and (run["outcome"] == FAIL or bool(run["mutant"]))
+
+
 def summarize(key: str, runs: list, *, fidelity: str, elapsed: float, command: str) -> dict:
     """The review as data: the paper, each claim with its runs, the findings, and the provenance."""
     source = paper(key)
@@ -161,7 +165,7 @@ def _point(run: dict) -> str:
 
 def _claim_row(claim: Claim, runs: list[dict]) -> dict:
     own = [run for run in runs if claim.label in run["claims"]]
-    contradicted = [run for run in own if not run["as_expected"] and (run["outcome"] == FAIL or run["mutant"])]
+    contradicted = [run for run in own if contradicts(run)]
     if not own:
         verdict = "not run: " + ("not yet encoded" if claim.status == "not yet encoded" else "no check")
     elif contradicted:
@@ -212,7 +216,7 @@ def _row_class(run: dict) -> str:
     """pass where the run answered as expected, fail where it contradicts its claim, other where it is undecided."""
     if run["as_expected"]:
         return "pass"
-    return "fail" if run["outcome"] == FAIL or run["mutant"] else "other"
+    return "fail" if contradicts(run) else "other"
 
 
 def _cell(text: str) -> str:
