@@ -31,10 +31,10 @@ def test_through_alignment_the_relative_imbalance_is_the_same_at_every_epsilon()
     verdict = run_check(checker, {}, fidelity="quick")
     assert verdict.outcome == "pass"
     relative = next(p for p in verdict.predictions if p.name == "relative-through-alignment")
-    imbalances = [float(v) for v in relative.method.rsplit("= ", 1)[1].split(", ")]
+    imbalances = [float(v) for v in relative.method.rsplit("= ", 1)[1].split(", ")]  # printed to ten decimals
     assert len(imbalances) == 3 and min(imbalances) > 1e-3
     assert max(imbalances) - min(imbalances) < 1e-8
-    assert abs(relative.observed) < 1e-7
+    assert abs(relative.observed) <= relative.tolerance  # the reader's stated accuracy of the slope
 
 
 def test_a_loss_that_never_reaches_the_fitted_stage_leaves_the_second_claim_unresolved():
