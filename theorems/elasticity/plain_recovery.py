@@ -21,17 +21,9 @@ point the claim excludes by its width (ours, from the measured share of such sta
 
 from __future__ import annotations
 
-from theorems.elasticity.local_recovery import (
-    CONSTANTS,
-    angular_error,
-    deficit_at_the_claim,
-    far_mass,
-    farthest_deficit,
-    flipped_teacher,
-)
+from theorems.elasticity.local_recovery import CONSTANTS
 from theorems.elasticity.local_recovery import THEOREM as LOCAL_RECOVERY
-from theorems.quantity import Quantity
-from theorems.statement import Assumption, Mutant, Parameter, Prediction, ResolutionReason, Target, Theorem
+from theorems.statement import Assumption, Parameter, Theorem
 
 # the width per teacher from which the claim is made (ours, from the derivation's table of random starts at m* = 3,
 # d = 8: some teacher recruits no neuron in 36 of 40 starts at width m*, 16 of 40 at 2 m*, 6 of 140 at 4 m*, and in
@@ -39,8 +31,8 @@ from theorems.statement import Assumption, Mutant, Parameter, Prediction, Resolu
 WIDTH_PER_TEACHER = 8
 
 
-def _zero(note):
-    return lambda instance: Target.point(0, note=note)
+READINGS = ("directions", "far-mass", "mass-deficit", "excess-loss")
+MUTANTS = ("signed-directions", "relu-deficit", "deficit-nudged", "deficit-two-percent-high")
 
 
 def _wide_start(instance) -> str | None:
@@ -80,47 +72,9 @@ THEOREM = Theorem(
                             "some teacher without a neuron in a measured share of draws",
                             check=_wide_start)),
     constants=CONSTANTS,
-    predictions=(
-        Prediction(name="directions", kind="identity",
-                   statement="weighted angular error to the nearest +-w*_i at the end: 0",
-                   predict=_zero("sum_j |a_j| ||w_j|| min_i angle(w_j, +-w*_i)^2"), observable=angular_error,
-                   references=flipped_teacher,
-                   resolution_reason=ResolutionReason("numerical-accuracy",
-                                                      "the weighted angular error of a converged deterministic run; "
-                                                      "1e-3 leaves room, and signed directions (the named error) "
-                                                      "give O(1)"),
-                   resolution=lambda instance: 1e-3),
-        Prediction(name="far-mass", kind="identity", statement="mass far from every teacher at the end: 0",
-                   predict=_zero("sum over neurons outside every T_i of |a_j| ||w_j||"), observable=far_mass,
-                   references=flipped_teacher,
-                   resolution_reason=ResolutionReason("numerical-accuracy",
-                                                      "the far mass of a converged deterministic run; 1e-3 leaves "
-                                                      "room"),
-                   resolution=lambda instance: 1e-3),
-        Prediction(name="mass-deficit", kind="identity",
-                   statement="(a*_i - mass near w*_i) / lambda at the end, every teacher: deficit",
-                   predict=lambda instance: Target.point(instance.constant("deficit"),
-                                                     note="observed: the teacher farthest from it"),
-                   observable=farthest_deficit, references=deficit_at_the_claim,
-                   resolution_reason=ResolutionReason("nearest-error",
-                                                      "1% of the deficit: the deficit 2% too large (the kept near "
-                                                      "mutant) lies two resolutions away; the run converges "
-                                                      "geometrically, to far below 1%"),
-                   resolution=lambda instance: 0.01 * float(instance.constant("deficit"))),
-        Prediction(name="excess-loss", kind="identity", statement="L / lambda^2 at the end: m* deficit / 2",
-                   predict=lambda instance: Target.point(instance.constant("loss_coefficient")),
-                   resolution_reason=ResolutionReason("nearest-error",
-                                                      "1% of the loss coefficient: the deficit 2% too large moves it "
-                                                      "two resolutions"),
-                   resolution=lambda instance: 0.01 * float(instance.constant("loss_coefficient"))),
-    ),
-    mutants=(
-        Mutant(name="signed-directions", description="recovery of the directions with their signs (ignoring that "
-               "the debiased neuron is even)", definitions={"up_to_sign": False}),
-        Mutant(name="relu-deficit", description="the deficit 1/kappa(1) = 2 of the plain ReLU kernel",
-               constants={"deficit": lambda parameters, digits: Quantity.exactly("deficit", 2, digits)}),
-        Mutant(name="deficit-two-percent-high", description="the deficit 2% too large (a near error: two "
-               "resolutions)", constant_factors={"deficit": 1.02}),
-    ),
+    # local-recovery's readings at its last stage, which here is the one stage; its rate across stages has no
+    # counterpart, and neither have the mutants of its signs and its two decays
+    predictions=tuple(p for p in LOCAL_RECOVERY.predictions if p.name in READINGS),
+    mutants=tuple(m for m in LOCAL_RECOVERY.mutants if m.name in MUTANTS),
     definitions={"up_to_sign": True, "signed_deficit": True},
 )
