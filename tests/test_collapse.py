@@ -147,6 +147,50 @@ def test_the_attaining_heads_realize_the_references_of_nc2_bracket(error, side):
     assert measure_head(head)["eps1"] == pytest.approx(float(reference["eps1"]), rel=1e-12)
 
 
+@pytest.mark.parametrize("side, name", [("stretch", "hidden stretched"), ("squeeze", "hidden squeezed")])
+def test_the_hidden_heads_realize_the_references_of_nc2_bracket(side, name):
+    """nc2-bracket's hidden heads are true measurements: built in mpmath at another shape than the checker's, they
+    interpolate exactly, their imbalance is t^2 and their NC2_J and ||Z_{L-2} B||_op are the statement's closed
+    forms, to 40 digits."""
+    from checkers.collapse import nc2_bracket as checker
+    from checkers.collapse.heads import Mpmath, hidden_head
+    from theorems.collapse import nc2_bracket
+
+    instance = nc2_bracket.THEOREM.instance({"classes": "4", "per_class": "3", "digits": "45"})
+    reference = nc2_bracket.hidden_heads(instance)[name]
+    with mpmath.workdps(45):
+        head = hidden_head(4, 3, nc2_bracket.ATTAINING_KAPPA, nc2_bracket.HIDDEN_LIFT, nc2_bracket.HIDDEN_IMBALANCE,
+                           side)
+        measured = measure_head(head, Mpmath)
+        assert measured["eps1"] < mpmath.mpf(10) ** -40
+        for key in ("eps2", "s_first", "s_last", "input_means_norm"):
+            assert abs(measured[key] / reference[key] - 1) < mpmath.mpf(10) ** -40, key
+        assert abs(checker._mean_condition(head, Mpmath) / reference["nc2"] - 1) < mpmath.mpf(10) ** -40
+
+
+def test_the_hidden_share_in_closed_form_is_the_sharp_bracket_on_the_hidden_heads():
+    """The hand-derived share of the hidden side agrees with the bracket evaluated on the hidden heads' references to
+    40 digits, and lies within 1e-5 of all of it (the hidden budget is sharp as t -> 0)."""
+    from theorems.collapse import nc2_bracket
+
+    instance = nc2_bracket.THEOREM.instance({"digits": "50"})
+    share = nc2_bracket.hidden_share(instance)
+    with mpmath.workdps(50):
+        assert abs(nc2_bracket.attained_share(instance, nc2_bracket.hidden_heads(instance)) - share) < \
+            mpmath.mpf(10) ** -40
+    assert 0 < 1 - share < 1e-5
+
+
+def test_mpmath_arrays_keep_the_digits_of_mpf_values():
+    """The head generator's budgets survive conversion: an mpf keeps its digits, a float converts exactly."""
+    from checkers.collapse.heads import Mpmath
+
+    with mpmath.workdps(40):
+        third = mpmath.mpf(1) / 3
+        assert Mpmath.array([third, 0.1])[0] == third
+        assert Mpmath.array([third, 0.1])[1] == mpmath.mpf(0.1)
+
+
 def test_the_sharp_bracket_at_c_zero_agrees_with_the_angle_route_to_forty_digits():
     """The closed form (2 + r - f^2)/(2 - r - f^2), r = f sqrt(2 - f^2), against (1 + f cos theta*)/(1 - f sin theta*)
     with theta* = pi/4 + asin(f/sqrt 2), and against the root-finding route as c -> 0."""

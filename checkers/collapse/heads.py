@@ -71,7 +71,8 @@ class Mpmath:
 
     @staticmethod
     def array(values):
-        return np.vectorize(mpmath.mpf, otypes=[object])(np.asarray(values, dtype=float))
+        """Floats converted exactly, mpf values kept (a float64 round trip would cut them to 16 digits)."""
+        return np.vectorize(mpmath.mpf, otypes=[object])(np.asarray(values, dtype=object))
 
     @staticmethod
     def sqrt(value):
@@ -198,6 +199,26 @@ def generate_head(rng: np.random.Generator, backend=Float64, *, classes: int, pe
     inputs = (inner_basis / (singular * twisted)) @ rotation.T @ (targets + error_matrix) \
         + inner_complement @ hidden_spread
     return Head(last, previous, inputs, labels, per_class)
+
+
+def hidden_head(classes: int, per_class: int, kappa, lift, imbalance, side: str) -> Head:
+    """In mpmath, at the caller's precision: the head that approaches Theorem C's hidden side
+    (docs/derivations/collapse.md#nc2-bracket). W_L = [diag(kappa, 1, ..., 1) | 0], W_{L-1} = diag(kappa, 1, ..., 1,
+    t) with t = `imbalance`, and every sample at its class mean, chosen so that Z_{L-1} B = W_L^+ + x e_{K+1} e_j^T
+    (x = `lift`; j = K for `side` "stretch", 1 for "squeeze") and Z_L = Y exactly."""
+    if side not in ("stretch", "squeeze"):
+        raise ValueError(f"side must be stretch or squeeze, got {side!r}")
+    zero, one = mpmath.mpf(0), mpmath.mpf(1)
+    scales = [mpmath.mpf(kappa)] + [one] * (classes - 1)
+    last = np.full((classes, classes + 1), zero, dtype=object)
+    previous = np.full((classes + 1, classes + 1), zero, dtype=object)
+    means = np.full((classes + 1, classes), zero, dtype=object)
+    for i, scale in enumerate(scales):
+        last[i, i], previous[i, i], means[i, i] = scale, scale, 1 / scale**2
+    previous[classes, classes] = mpmath.mpf(imbalance)
+    means[classes, classes - 1 if side == "stretch" else 0] = mpmath.mpf(lift) / mpmath.mpf(imbalance)
+    _, labels = one_hot_targets(classes, per_class)
+    return Head(last, previous, means[:, labels], labels, per_class)
 
 
 def _attaining_error(rotation, backend, budget, error):

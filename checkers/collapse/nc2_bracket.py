@@ -1,5 +1,5 @@
-"""Checker of nc2-bracket: Theorem C's bracket searched over generated heads, attained on two constructed heads and
-closed at eps1 = eps2 = 0, both in mpmath."""
+"""Checker of nc2-bracket: Theorem C's bracket searched over generated heads, attained on two constructed heads,
+approached on its hidden side by two more, and closed at eps1 = eps2 = 0, all in mpmath."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import numpy as np
 from checkers.budget import Budget
 from checkers.checker import Checker, Exact, Measured
 from checkers.collapse.head_search import EXPLICIT, build_head, exact_head, head_settings, search_observable
-from checkers.collapse.heads import Float64, Head, Mpmath, generate_head, measure_head
+from checkers.collapse.heads import Float64, Head, Mpmath, generate_head, hidden_head, measure_head
 from theorems.collapse import nc2_bracket
 from theorems.statement import Instance
 
@@ -63,6 +63,21 @@ def read_attained(instance: Instance, budget: Budget, seed: np.random.SeedSequen
                            f"built and measured in mpmath at {digits} digits")
 
 
+def read_hidden(instance: Instance, budget: Budget, seed: np.random.SeedSequence, observable) -> Measured:
+    """The two hidden heads (`nc2_bracket.hidden_heads`), built and measured in mpmath at `digits`."""
+    digits = instance["digits"]
+    measured = {}
+    with mpmath.workdps(digits):
+        for name, side in (("hidden stretched", "stretch"), ("hidden squeezed", "squeeze")):
+            head = hidden_head(instance["classes"], instance["per_class"], nc2_bracket.ATTAINING_KAPPA,
+                               nc2_bracket.HIDDEN_LIFT, nc2_bracket.HIDDEN_IMBALANCE, side)
+            measured[name] = {**measure_head(head, Mpmath), "nc2": _mean_condition(head, Mpmath)}
+    return Measured(measured, tolerance=10.0 ** (5 - digits),
+                    method=f"hidden heads (kappa(W_L) = {nc2_bracket.ATTAINING_KAPPA}, eps1 = 0, eps2 = "
+                           f"{mpmath.nstr(nc2_bracket.HIDDEN_IMBALANCE ** 2, 3)}) built and measured in mpmath at "
+                           f"{digits} digits")
+
+
 def read_exact(instance: Instance, budget: Budget, seed: np.random.SeedSequence, observable) -> Measured:
     """The extreme singular values of W_L and kappa(Zbar) of an exact head (eps1 = eps2 = 0), in mpmath at `digits`
     and the statement's guard digits (at kappa = 1e6 and 50 digits without them the residual was 3.7e-40, and the
@@ -81,7 +96,7 @@ CHECKER = Checker(
     theorem=nc2_bracket.THEOREM,
     simulation="Hypothesis over generated heads; the bracket is attained by two constructed heads and closes at "
                "eps1 = eps2 = 0 (mpmath)",
-    readers={"bracket": read_bracket, "attained": read_attained, "exact": read_exact},
+    readers={"bracket": read_bracket, "attained": read_attained, "hidden-side": read_hidden, "exact": read_exact},
     second_point={"classes": "4", "kappa": "10"},
     calibration_seeds=50,
 )
