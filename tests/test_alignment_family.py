@@ -328,6 +328,27 @@ def test_the_default_run_realizes_the_dead_neuron_of_the_early_alignment_referen
     assert early_alignment.misplaced_neurons(wrong, measured) == int(dead.sum())
 
 
+def test_the_final_rate_is_read_where_its_one_over_t_clause_rules():
+    """early-alignment's final-rate reads the run until the bound has fallen under 1% of L(t2) on the reference data
+    (alpha L(t2)(t - t2) far above 1), and the exponential form with the bound's slope at t2 is rejected there only:
+    over the first alpha L(t2)(t - t2) <= 0.01 of the reading, where the old run ended, it holds."""
+    from checkers.alignment import early_alignment as early_checker
+    from checkers.budget import FIDELITIES, Budget
+    from theorems.alignment import early_alignment
+
+    instance = early_alignment.THEOREM.instance()
+    measured = early_checker.read_final_rate(instance, Budget(FIDELITIES["quick"], 0), np.random.SeedSequence(0),
+                                             lambda values: early_alignment.rate_margin(instance, values)
+                                             ).witnesses["the run"]
+    start = measured["losses"][0]
+    assert early_alignment.rate_bound(instance, measured)[-1] < 0.01 * start
+    exponential = early_alignment.THEOREM.mutated("exponential-rate").instance()
+    assert early_alignment.rate_margin(exponential, measured) < -0.5
+    near = measured["alpha"] * start * measured["elapsed"] <= 0.01
+    early = {"losses": measured["losses"][near], "elapsed": measured["elapsed"][near], "alpha": measured["alpha"]}
+    assert early_alignment.rate_margin(exponential, early) >= 0
+
+
 def test_from_an_unbalanced_start_theorem_1_holds_with_each_sign_read_at_t1():
     """early-alignment at init = gaussian (the authors' claim in the discussion): on the reference data one neuron
     changes sign during alignment, so every neuron is in the cone of sign(v_j(t1)) or dead, and the reading by the
