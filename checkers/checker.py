@@ -188,8 +188,9 @@ class Checker:
     prediction that its samples resolve earlier; `second_point`, the parameters of a second point the
     slow calibration runs at; `calibration_seeds`, its seeds per version at quick fidelity; `slow_mutants` and
     `slow_rerun`, where the mutants' runs (minutes at default) or a rerun (tens of seconds) belong to the slow tests.
-    `paper_scale` says, for a check that offers `--fidelity paper`, which sizes it reads there and which paper's
-    scale they are; a check without one refuses that fidelity. `array_api`: its simulation runs on any backend of
+    `paper_scale` says, for a Monte Carlo check that offers `--fidelity paper`, which sizes it reads there and which
+    paper's scale they are; an exact check (`exact`) reads paper fidelity at default, and any other check without a
+    paper scale refuses it. `array_api`: its simulation runs on any backend of
     `checkers.arrays` (`check --backend`); a check without it runs on numpy only.
     """
 
@@ -224,6 +225,12 @@ class Checker:
     @property
     def id(self) -> str:
         return self.theorem.id
+
+    @property
+    def exact(self) -> bool:
+        """Whether every prediction is an exact or deterministic observation (no sampled stage): its verdict does not
+        grow sharper with sample sizes, so paper fidelity reads it at default."""
+        return not any(stochastic(prediction) for prediction in self.theorem.predictions)
 
     def read(self, instance: Instance, prediction: str, budget: Budget, seed: np.random.SeedSequence,
              observable: Observable | None = None) -> Measurement:

@@ -14,14 +14,16 @@ from theorems.errors import InvalidInput, WorkRefused
 
 
 def fidelity_for(checker: Checker, name: str) -> Fidelity:
-    """The fidelity `name` for `checker`; bad input where there is none by that name, or where it is paper and the check
-    declares no paper scale."""
+    """The fidelity `name` for `checker`: paper is default for an exact check (`Checker.exact`); bad input where there
+    is none by that name, or where it is paper and a Monte Carlo check declares no paper scale."""
     if name not in FIDELITIES:
         raise InvalidInput(f"fidelity must be one of {', '.join(FIDELITIES)}, got {name!r}")
     if name == PAPER and not checker.paper_scale:
+        if checker.exact:
+            return FIDELITIES["default"]
         offered = [other.id for other in registry.all_checkers() if other.paper_scale]
         raise InvalidInput(f"{checker.id} has no paper-scale setting; fidelity paper is offered by "
-                           f"{', '.join(offered) or 'no check'}")
+                           f"{', '.join(offered) or 'no Monte Carlo check'} and, at default, by every exact check")
     return FIDELITIES[name]
 
 

@@ -403,6 +403,15 @@ def test_paper_fidelity_is_bad_input_for_a_check_without_a_paper_scale(capsys):
     assert len(error.strip().splitlines()) == 1
 
 
+def test_paper_fidelity_reads_an_exact_check_at_default_and_says_so(capsys):
+    """An exact check's verdict does not sharpen with sample sizes: at paper fidelity it runs, and reports, default."""
+    from checkers import registry
+
+    assert registry.checker("nc2-bracket").exact and not registry.checker("dual-kernel").exact
+    code, out, _ = run(capsys, "check", "nc2-bracket", "--fidelity", "paper", "--json")
+    assert code == 0 and json.loads(out)["results"][0]["fidelity"] == "default"
+
+
 def test_a_formula_starting_with_a_minus_is_the_activation_not_an_option(capsys):
     code, out, _ = run(capsys, "hermite", "-z", "--degree", "1", "--json")
     assert code == 0 and json.loads(out)["coefficients"][1].startswith("-1.0")
