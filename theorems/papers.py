@@ -112,7 +112,9 @@ PAPERS: tuple[Paper, ...] = (
           encodes={"local-recovery": "the local phase (Theorem 2), in this project's model",
                    "random-features-floor": "the reviewers' contrast with random features (rev1, rev2)",
                    "plain-recovery": "the reviewer's question on the algorithm's phases (rev3 item 6), answered in "
-                                     "this project's model"}),
+                                     "this project's model",
+                   "subspace-spike": "the reviewer's doubt that early phases do random features inside the target "
+                                     "subspace (rev3 item 7), answered for one step"}),
     Paper("cho-saul2009", "Cho and Saul", "Kernel methods for deep learning", "NeurIPS 2009",
           encodes={"dual-kernel": "the arc-cosine kernels (with Mehler's formula for any activation)",
                    "population-loss": "the arc-cosine kernel of degree one, halved"}),
