@@ -219,3 +219,18 @@ def test_a_bad_records_file_is_refused_before_any_run(tmp_path, records_file, me
                              str(tmp_path / records_file)], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert result.returncode == 2 and message in result.stderr and len(result.stderr.strip().splitlines()) == 1
     assert result.stdout == ""  # nothing ran
+
+
+def test_a_calibration_whose_runs_raised_is_named_and_not_recorded(tmp_path, capsys):
+    """A row whose runs raised (a bug, or a tree edited mid-run) would read as current: it is left out and named."""
+    import dataclasses
+
+    from checkers.cli.running import _record
+
+    path = tmp_path / "records.json"
+    clean = _calibration()
+    broken = dataclasses.replace(_calibration("nc1-bound"), true_statement=dataclasses.replace(
+        clean.true_statement, passed=0, errors=4))
+    _record([clean, broken], path)
+    assert [record.theorem for record in records.load(path)] == ["nc2-bracket"]
+    assert "not recorded: nc1-bound at quick: 4 run(s) raised an error" in capsys.readouterr().err

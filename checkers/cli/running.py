@@ -377,9 +377,17 @@ def _stale_runs(arguments, records_path: Path) -> list[tuple[list[str], dict]]:
 
 def _record(results, records_path: Path) -> None:
     """Write the calibrations into the records file; for the project's own file, rewrite docs/calibration.md's
-    generated tables too."""
+    generated tables too. A calibration with runs that raised is not written (its row would read as current): it is
+    named, to be rerun."""
     from checkers import calibration_records
 
+    for failed in (result for result in results if result.errors):
+        point = ", ".join(f"{name}={value}" for name, value in failed.parameters.items())
+        print(f"thmcheck: not recorded: {failed.theorem}{f' ({point})' if point else ''} at {failed.fidelity}: "
+              f"{failed.errors} run(s) raised an error; rerun it", file=sys.stderr)
+    results = [result for result in results if not result.errors]
+    if not results:
+        return
     records = calibration_records.record(results, records_path)
     if records_path == calibration_records.RECORDS:
         calibration_records.write_tables(calibration_records.DOCUMENT, records)
