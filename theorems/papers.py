@@ -101,7 +101,9 @@ PAPERS: tuple[Paper, ...] = (
                    "escape-time": "the escape from the small-norm phase (derived here)",
                    "peak-alignment": "the alignment phase's peak (derived here)",
                    "unbalanced-imbalance": "the imbalance of an unbalanced start, against the authors' reply to r1 "
-                                           "(derived here)"}),
+                                           "(derived here)",
+                   "dead-class": "a class with no live neuron, for the reviewer the authors cite in r3 (derived "
+                                 "here)"}),
     Paper("boursier2022", "Boursier, Pillaud-Vivien and Flammarion",
           "Gradient flow dynamics of shallow ReLU networks for square loss and orthogonal inputs",
           "NeurIPS 2022", arxiv="2206.00939",

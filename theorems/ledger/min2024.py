@@ -86,10 +86,14 @@ LEDGER = Ledger(
                        "to fail; configurations 0-49 for global convergence."),
         Claim("d10", "Training a ReLU network on linearly separable data can stop in a local minimum (a reviewer, as "
               "the authors cite).",
-              (R,), "r3 on the goal", Status.OPEN, Cost.MINUTES,
-              gap="Every run is inside Theorem 1's assumptions, where it converges.",
-              proposal="Runs from a large initialization or with the first layer only, over configurations; count "
-                       "those whose loss stops above zero (a class with no live neuron)."),
+              (R,), "r3 on the goal", Status.CHECKED, Cost.MINUTES,
+              checks=(Check("dead-class"), Check("dead-class", mutant="global-convergence")),
+              finding="It can, on the reference data themselves: from a small balanced start whose V+ neurons all "
+                      "lie in the dead cone (inactive on every sample, an open set of starts wherever the data lie "
+                      "in a half-space), the V+ neurons never move, the negative class is fitted at Theorem 1's "
+                      "rate, and the loss stops at n_+ ell(0) = 3 exactly, not at 0. Theorem 1's convergence is "
+                      "conditioned on S+ and S- each holding a neuron, and the condition is needed. How likely such "
+                      "a start is from a random one is not measured."),
     ),
     not_checkable=(
         NotCheckable("the significance of the contribution and 'complete, non-asymptotic, quantitative'",
