@@ -18,7 +18,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from checkers import calibration_records, registry
+from checkers import calibration_records, registry, review_figures
 from checkers.files import write_atomically
 from checkers.outcome import FAIL, PASS
 from checkers.report import build_report, output_folder
@@ -100,12 +100,39 @@ def run_review(key: str, out: str | Path, *, store: str | Path | None = None, fi
     runs = [(check, task, by_key[task.key]) for check, task in zip(checks, tasks)]
     review = summarize(source.key, runs, fidelity=fidelity, elapsed=elapsed, command=command)
     folder.mkdir(parents=True, exist_ok=True)
+    review["figures"] = draw_figures(review, folder / "figures")
     build_report(folder / "runs", sorted({check.theorem for check in checks}), store=store, command=command)
     write_atomically(folder / "review.json", json.dumps(review, indent=2) + "\n")
     write_atomically(folder / "review.md", markdown(review))
     page = folder / "index.html"
     write_atomically(page, page_html(review))
     return page
+
+
+def figure_rows(review: dict) -> dict[str, tuple[str, list]]:
+    """Per figure (a claim's label, or `theorems` for the paper's own theorems that no claim names): its title and
+    its rows (label, `review_figures.reading`), one per prediction of each run that read something."""
+    figures: dict[str, tuple[str, list]] = {}
+    texts = {claim["label"]: claim["claim"] for claim in review["claims"]}
+    for run in review["runs"]:
+        for label in run["claims"] or ["theorems"]:
+            title = f"{label}: {texts[label]}" if label in texts else "The paper's theorems, as stated"
+            rows = figures.setdefault(label, (title, []))[1]
+            for prediction in run["predictions"]:
+                row = review_figures.reading(prediction)
+                if row is not None:
+                    rows.append((f"{prediction['name']}: {run['theorem']}{_point(run)}", row))
+    return {label: entry for label, entry in figures.items() if entry[1]}
+
+
+def draw_figures(review: dict, folder: Path) -> list[dict]:
+    """One figure per claim with readings (`figure_rows`), PNG and SVG under `folder`; what the page links."""
+    drawn = []
+    for label, (title, rows) in figure_rows(review).items():
+        png, svg = review_figures.claim_figure(title, rows, folder, label)
+        drawn.append({"claim": label, "title": title, "png": f"{folder.name}/{png.name}",
+                      "svg": f"{folder.name}/{svg.name}", "rows": len(rows)})
+    return drawn
 
 
 def _run_words(check: ReviewCheck, outcome: str, expected_failure: bool) -> tuple[str, bool]:
@@ -135,7 +162,11 @@ def summarize(key: str, runs: list, *, fidelity: str, elapsed: float, command: s
         verdict = record.verdict
         words, answered = _run_words(check, verdict.outcome, bool(verdict.expected_failure))
         predictions = [{"name": p.name, "outcome": str(p.outcome), "resolution": p.resolution,
-                        "basis": (p.resolution_reason or {}).get("basis"), "message": p.message or None}
+                        "basis": (p.resolution_reason or {}).get("basis"), "message": p.message or None,
+                        "observed": p.observed, "standard_error": p.standard_error,
+                        "degrees_of_freedom": p.degrees_of_freedom, "systematic": p.systematic,
+                        "interval": list(p.predicted_interval) if p.predicted_interval else None,
+                        "mutant_shifts": p.mutant_shifts or None}
                        for p in verdict.predictions]
         run_rows.append({"theorem": check.theorem, "parameters": dict(check.parameters), "mutant": check.mutant,
                          "claims": list(check.claims), "fidelity": check.fidelity, "paper_scale": check.paper_scale,
@@ -198,6 +229,10 @@ def markdown(review: dict) -> str:
     for run in review["runs"]:
         lines.append(f"| {run['theorem']}{_cell(_point(run))} | {run['fidelity']} | {run['says']} | "
                      f"`{run['command']}` |")
+    lines += ["", "## Figures", "", "Each run's readings against what it claims, in units of the test's resolution "
+              "(a mutant's claims as crosses):", ""]
+    lines += [f"- {figure['title']}: ![{figure['claim']}]({figure['png']}) ([SVG]({figure['svg']}))"
+              for figure in review.get("figures", [])] or ["- none (no run read a value)"]
     lines += ["", "## Findings", ""]
     lines += [f"- **{f['claim']}**: {f['finding']}" + (f" (`{f['command']}`)" if f.get("command") else "")
               for f in review["findings"]] or ["- none"]
@@ -243,10 +278,14 @@ def page_html(review: dict) -> str:
                          + (f" <code>{escape(f['command'])}</code>" if f.get("command") else "") + "</li>"
                          for f in review["findings"]) or "<li>none</li>"
     unchecked = "\n".join(f"<li>{escape(n['topic'])}: {escape(n['why'])}</li>" for n in review["not_checkable"])
+    figures = "\n".join(f"<figure><img src=\"{escape(f['png'])}\" alt=\"{escape(f['title'])}\">"
+                        f"<figcaption>{escape(f['title'])} (<a href=\"{escape(f['svg'])}\">SVG</a>)</figcaption>"
+                        f"</figure>" for f in review.get("figures", [])) or "<p>No run read a value.</p>"
     provenance = review["provenance"]
     return _PAGE.format(
         title=escape(review["paper"]["citation"]), fidelity=escape(review["fidelity_asked"]),
         scale=escape(review["scale"] or "not stated"), claim_rows=claim_rows, run_rows=run_rows, findings=findings,
+        figures=figures,
         unchecked=unchecked or "<li>nothing listed</li>", version=escape(provenance["thmcheck"]),
         python=escape(provenance["python"]), machine=escape(provenance["machine"]),
         generated=escape(provenance["generated"]), seconds=provenance["wall_seconds"],
@@ -260,6 +299,7 @@ body {{ font-family: sans-serif; margin: 2em; max-width: 75em; }}
 table {{ border-collapse: collapse; margin: 1em 0; }}
 td, th {{ border: 1px solid #ccc; padding: 0.3em 0.6em; text-align: left; vertical-align: top; font-size: 0.9em; }}
 tr.pass td {{ background: #eef8ee; }} tr.fail td {{ background: #fbeaea; }} tr.other td {{ background: #fdf6e3; }}
+figure {{ margin: 1em 0; }} figure img {{ max-width: 100%; }} figcaption {{ font-size: 0.85em; color: #444; }}
 </style></head>
 <body>
 <h1>Review: {title}</h1>
@@ -275,6 +315,14 @@ tr.pass td {{ background: #eef8ee; }} tr.fail td {{ background: #fbeaea; }} tr.o
 {run_rows}
 </table>
 <p>Every run's evidence and figures: <a href="runs/index.html">the runs' report</a>.</p>
+<h2 id="figures">Figures</h2>
+<p>Per claim, each run's readings against what it claims, in units of the test's resolution: the claim at 0 (for a
+bound, the side that holds shaded), the resolution at +-1, each reading with its 95% interval and systematic bound,
+and the mutants' claims as crosses (a reading should lie far from them). In a mutant's own run the claim at 0 is the
+mutant's: a reading outside its band is the mutant rejected.</p>
+<div class="figures">
+{figures}
+</div>
 <h2 id="findings">Findings</h2>
 <ul class="findings">
 {findings}

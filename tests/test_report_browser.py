@@ -80,7 +80,7 @@ def test_a_notebook_page_renders_offline_with_its_figures(tmp_path):
     assert "Hermite coefficients and dual kernels" in rendered.stdout and "Parseval" in rendered.stdout
 
 
-def test_a_review_page_renders_offline_with_its_claims_runs_findings_and_provenance(tmp_path):
+def test_a_review_page_renders_offline_with_its_claims_runs_figures_findings_and_provenance(tmp_path):
     from checkers.review import run_review
 
     page = run_review("cho-saul2009", tmp_path / "review", fidelity="quick", workers=1, progress=False)
@@ -88,7 +88,8 @@ def test_a_review_page_renders_offline_with_its_claims_runs_findings_and_provena
     assert rendered.returncode == 0, rendered.stderr[-2000:]
     assert [line for line in rendered.stderr.splitlines() if ":CONSOLE" in line] == []
     dom = rendered.stdout
-    for section in ("claims", "runs", "findings", "provenance"):
+    for section in ("claims", "runs", "figures", "findings", "provenance"):
         assert f'<h2 id="{section}">' in dom, section
+    assert '<img src="figures/theorems.png"' in dom and (page.parent / "figures" / "theorems.png").is_file()
     assert "Review: Cho and Saul" in dom and 'href="runs/index.html"' in dom
     assert "thmcheck check dual-kernel --fidelity quick --seed " in dom

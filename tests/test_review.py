@@ -7,6 +7,7 @@ import pytest
 
 from checkers.cli import main
 from checkers.review import ReviewCheck, _run_words, fidelity_of, review_checks, run_review
+from checkers.review_figures import reading
 from checkers.store import ResultStore
 from theorems.ledger import ledger
 
@@ -50,6 +51,10 @@ def test_the_pages_say_each_run_with_the_command_that_reruns_it_and_a_rerun_resu
     assert review["runs"][0]["calibration"]["current"]
     text = (tmp_path / "out" / "review.md").read_text()
     assert "no peer discussion of this paper is in the project" in text and "## Provenance" in text
+    (figure,) = review["figures"]
+    assert figure["claim"] == "theorems" and figure["rows"] == sum(len(run["predictions"]) for run in review["runs"])
+    assert (tmp_path / "out" / figure["png"]).is_file() and (tmp_path / "out" / figure["svg"]).is_file()
+    assert f"]({figure['png']})" in text
     html = page.read_text()
     assert 'href="runs/index.html"' in html and (tmp_path / "out" / "runs" / "index.html").is_file()
     assert "<script" not in html and "http" not in html.replace('href="runs/index.html"', "")
@@ -58,6 +63,21 @@ def test_the_pages_say_each_run_with_the_command_that_reruns_it_and_a_rerun_resu
     run_review("cho-saul2009", tmp_path / "out", fidelity="quick", workers=1, progress=False)
     with ResultStore(tmp_path / "out" / "review.sqlite", readonly=True) as store:
         assert [(r.task_key, r.finished_at) for r in store.records()] == first  # nothing rerun
+
+
+def test_a_reading_is_placed_in_resolutions_from_its_claim_on_the_side_a_bound_holds():
+    """A point claim at 0 with the resolution at 1; a lower bound's reading at its distance above it; an upper
+    bound's mirrored; a mutant's claim where its shift puts it; no reading, no row."""
+    point = reading({"observed": 1.02, "resolution": 0.01, "interval": [1.0, 1.0], "standard_error": 0.005,
+                     "degrees_of_freedom": float("inf"), "systematic": 0.001, "mutant_shifts": {"off": 0.05}})
+    assert point["side"] == "point" and point["position"] == pytest.approx(2)
+    assert point["half_width"] == pytest.approx((1.959964 * 0.005 + 0.001) / 0.01, rel=1e-5)
+    assert point["mutants"] == {"off": pytest.approx(5)}
+    lower = reading({"observed": 0.3, "resolution": 0.1, "interval": [0.0, float("inf")]})
+    upper = reading({"observed": 0.3, "resolution": 0.1, "interval": [float("-inf"), 0.5]})
+    assert (lower["side"], lower["position"]) == ("at least", pytest.approx(3))
+    assert (upper["side"], upper["position"]) == ("at most", pytest.approx(2))
+    assert reading({"observed": None, "resolution": 0.1, "interval": [0, 0]}) is None
 
 
 @pytest.mark.parametrize("arguments, fragment", [
