@@ -24,6 +24,7 @@ from theorems.errors import EnvironmentFault
 LINEAR_WITHIN = 10.0  # resolutions drawn on a linear scale either side of the claim
 ROW_INCHES, BASE_INCHES, WIDTH_INCHES = 0.36, 1.6, 7.5
 LABEL_CHARACTERS = 48  # a row's label wraps onto two lines at most
+LEGEND_INCHES = 0.3  # a strip at the bottom for the legend
 
 
 def reading(prediction: dict) -> dict | None:
@@ -75,7 +76,7 @@ def _scale(axes, rows: list[tuple[str, dict]]) -> None:
 def claim_figure(title: str, rows: list[tuple[str, dict]], folder: Path, stem: str) -> list[Path]:
     """Draw one claim's rows (label, `reading`) into folder/stem.png and folder/stem.svg; return the paths."""
     plt = pyplot("review figures")
-    figure, axes = plt.subplots(figsize=(WIDTH_INCHES, BASE_INCHES + ROW_INCHES * len(rows)))
+    figure, axes = plt.subplots(figsize=(WIDTH_INCHES, BASE_INCHES + LEGEND_INCHES + ROW_INCHES * len(rows)))
     try:
         for index, (label, row) in enumerate(rows):
             y = len(rows) - 1 - index
@@ -100,9 +101,9 @@ def claim_figure(title: str, rows: list[tuple[str, dict]], folder: Path, stem: s
         axes.plot([], [], "o", color="#1f4e79", label="reading, 95% interval + systematic")
         axes.plot([], [], "x", color="#b03030", label="a mutant's claim")
         axes.fill_between([], [], color="#dfe9f5", label="within 1 resolution, or a bound's side")
-        axes.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.55 / (1 + 0.25 * len(rows))), ncol=3,
-                    frameon=False)
-        figure.tight_layout()
+        height = BASE_INCHES + LEGEND_INCHES + ROW_INCHES * len(rows)
+        figure.legend(*axes.get_legend_handles_labels(), fontsize=7, loc="lower center", ncol=3, frameon=False)
+        figure.tight_layout(rect=(0, LEGEND_INCHES / height, 1, 1))  # the legend's strip kept below the axis label
         folder.mkdir(parents=True, exist_ok=True)
         paths = []
         for suffix in ("png", "svg"):
