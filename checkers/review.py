@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import html
 import json
+import math
 import platform
 import time
 from dataclasses import dataclass
@@ -22,6 +23,7 @@ from checkers import calibration_records, registry, review_figures
 from checkers.files import write_atomically
 from checkers.outcome import FAIL, PASS
 from checkers.report import build_report, output_folder
+from checkers.stats import critical_value
 from checkers.store import ResultStore, code_version
 from checkers.sweep import Task, plan, sweep
 from theorems.ledger import Check, Claim, has_ledger, ledger
@@ -100,6 +102,7 @@ def run_review(key: str, out: str | Path, *, store: str | Path | None = None, fi
     runs = [(check, task, by_key[task.key]) for check, task in zip(checks, tasks)]
     review = summarize(source.key, runs, fidelity=fidelity, elapsed=elapsed, command=command)
     folder.mkdir(parents=True, exist_ok=True)
+    review["readings"] = readings(review)
     review["figures"] = draw_figures(review, folder / "figures")
     build_report(folder / "runs", sorted({check.theorem for check in checks}), store=store, command=command)
     write_atomically(folder / "review.json", json.dumps(review, indent=2) + "\n")
@@ -194,6 +197,50 @@ def _point(run: dict) -> str:
     return f" ({', '.join(words)})" if words else ""
 
 
+def _claimed(interval: list | None) -> str:
+    """A prediction's claim as text: a point, a band, or a bound."""
+    if not interval:
+        return "-"
+    lower, upper = interval
+    if lower == upper:
+        return f"{lower:.10g}"
+    if math.isinf(upper):
+        return f">= {lower:.6g}"
+    if math.isinf(lower):
+        return f"<= {upper:.6g}"
+    return f"[{lower:.6g}, {upper:.6g}]"
+
+
+def readings(review: dict) -> list[dict]:
+    """The findings as data: every reading of every run, with its 95% interval (t on its degrees of freedom, plus
+    its systematic bound), what was claimed, the resolution and the prediction's outcome."""
+    rows = []
+    for run in review["runs"]:
+        for prediction in run["predictions"]:
+            observed = prediction.get("observed")
+            if observed is None:
+                continue
+            error, systematic = prediction.get("standard_error") or 0.0, prediction.get("systematic") or 0.0
+            half = critical_value(0.05, prediction.get("degrees_of_freedom") or math.inf) * error + systematic
+            rows.append({"claims": run["claims"], "run": run["theorem"] + _point(run), "prediction": prediction["name"],
+                         "claimed": _claimed(prediction.get("interval")), "reading": observed,
+                         "interval": [observed - half, observed + half], "resolution": prediction["resolution"],
+                         "outcome": _prediction_words(prediction["outcome"], bool(run["mutant"]))})
+    return rows
+
+
+def _prediction_words(outcome: str, mutant: bool) -> str:
+    """A prediction's outcome in its run's vocabulary: a mutant's prediction is rejected or not."""
+    if not mutant:
+        return outcome
+    return "rejected" if outcome == FAIL else f"not rejected ({outcome})"
+
+
+def _reading_text(row: dict) -> str:
+    lower, upper = row["interval"]
+    return f"{row['reading']:.10g}" + (f" [{lower:.6g}, {upper:.6g}]" if upper > lower else " (exact)")
+
+
 def _claim_row(claim: Claim, runs: list[dict]) -> dict:
     own = [run for run in runs if claim.label in run["claims"]]
     contradicted = [run for run in own if contradicts(run)]
@@ -229,6 +276,12 @@ def markdown(review: dict) -> str:
     for run in review["runs"]:
         lines.append(f"| {run['theorem']}{_cell(_point(run))} | {run['fidelity']} | {run['says']} | "
                      f"`{run['command']}` |")
+    lines += ["", "## Readings", "", "Every reading with its 95% interval (plus its systematic bound), against what "
+              "its run claims:", "", "| claims | run | prediction | claimed | reading [95%] | resolution | outcome |",
+              "|---|---|---|---|---|---|---|"]
+    lines += [f"| {', '.join(row['claims']) or '-'} | {_cell(row['run'])} | {row['prediction']} | {row['claimed']} | "
+              f"{_reading_text(row)} | {row['resolution']:.3g} | {row['outcome']} |"
+              for row in review.get("readings", [])] or ["| none | | | | | | |"]
     lines += ["", "## Figures", "", "Each run's readings against what it claims, in units of the test's resolution "
               "(a mutant's claims as crosses):", ""]
     lines += [f"- {figure['title']}: ![{figure['claim']}]({figure['png']}) ([SVG]({figure['svg']}))"
@@ -278,6 +331,10 @@ def page_html(review: dict) -> str:
                          + (f" <code>{escape(f['command'])}</code>" if f.get("command") else "") + "</li>"
                          for f in review["findings"]) or "<li>none</li>"
     unchecked = "\n".join(f"<li>{escape(n['topic'])}: {escape(n['why'])}</li>" for n in review["not_checkable"])
+    reading_rows = "\n".join(
+        f"<tr><td>{escape(', '.join(row['claims']) or '-')}</td><td>{escape(row['run'])}</td>"
+        f"<td>{escape(row['prediction'])}</td><td>{escape(row['claimed'])}</td><td>{escape(_reading_text(row))}</td>"
+        f"<td>{row['resolution']:.3g}</td><td>{escape(row['outcome'])}</td></tr>" for row in review.get("readings", []))
     figures = "\n".join(f"<figure><img src=\"{escape(f['png'])}\" alt=\"{escape(f['title'])}\">"
                         f"<figcaption>{escape(f['title'])} (<a href=\"{escape(f['svg'])}\">SVG</a>)</figcaption>"
                         f"</figure>" for f in review.get("figures", [])) or "<p>No run read a value.</p>"
@@ -285,7 +342,7 @@ def page_html(review: dict) -> str:
     return _PAGE.format(
         title=escape(review["paper"]["citation"]), fidelity=escape(review["fidelity_asked"]),
         scale=escape(review["scale"] or "not stated"), claim_rows=claim_rows, run_rows=run_rows, findings=findings,
-        figures=figures,
+        figures=figures, reading_rows=reading_rows or "<tr><td colspan=\"7\">none</td></tr>",
         unchecked=unchecked or "<li>nothing listed</li>", version=escape(provenance["thmcheck"]),
         python=escape(provenance["python"]), machine=escape(provenance["machine"]),
         generated=escape(provenance["generated"]), seconds=provenance["wall_seconds"],
@@ -315,6 +372,12 @@ figure {{ margin: 1em 0; }} figure img {{ max-width: 100%; }} figcaption {{ font
 {run_rows}
 </table>
 <p>Every run's evidence and figures: <a href="runs/index.html">the runs' report</a>.</p>
+<h2 id="readings">Readings</h2>
+<p>Every reading with its 95% interval (plus its systematic bound), against what its run claims.</p>
+<table class="readings"><tr><th>claims</th><th>run</th><th>prediction</th><th>claimed</th><th>reading [95%]</th>
+<th>resolution</th><th>outcome</th></tr>
+{reading_rows}
+</table>
 <h2 id="figures">Figures</h2>
 <p>Per claim, each run's readings against what it claims, in units of the test's resolution: the claim at 0 (for a
 bound, the side that holds shaded), the resolution at +-1, each reading with its 95% interval and systematic bound,

@@ -88,7 +88,7 @@ def test_a_review_page_renders_offline_with_its_claims_runs_figures_findings_and
     assert rendered.returncode == 0, rendered.stderr[-2000:]
     assert [line for line in rendered.stderr.splitlines() if ":CONSOLE" in line] == []
     dom = rendered.stdout
-    for section in ("claims", "runs", "figures", "findings", "provenance"):
+    for section in ("claims", "runs", "readings", "figures", "findings", "provenance"):
         assert f'<h2 id="{section}">' in dom, section
     assert '<img src="figures/theorems.png"' in dom and (page.parent / "figures" / "theorems.png").is_file()
     assert "Review: Cho and Saul" in dom and 'href="runs/index.html"' in dom

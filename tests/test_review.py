@@ -51,6 +51,10 @@ def test_the_pages_say_each_run_with_the_command_that_reruns_it_and_a_rerun_resu
     assert review["runs"][0]["calibration"]["current"]
     text = (tmp_path / "out" / "review.md").read_text()
     assert "no peer discussion of this paper is in the project" in text and "## Provenance" in text
+    readings = review["readings"]
+    assert len(readings) == sum(p["observed"] is not None for run in review["runs"] for p in run["predictions"])
+    assert all(row["interval"][0] <= row["reading"] <= row["interval"][1] for row in readings)
+    assert "## Readings" in text and "| prediction | claimed | reading [95%] |" in text
     (figure,) = review["figures"]
     assert figure["claim"] == "theorems" and figure["rows"] == sum(len(run["predictions"]) for run in review["runs"])
     assert (tmp_path / "out" / figure["png"]).is_file() and (tmp_path / "out" / figure["svg"]).is_file()
@@ -78,6 +82,16 @@ def test_a_reading_is_placed_in_resolutions_from_its_claim_on_the_side_a_bound_h
     assert (lower["side"], lower["position"]) == ("at least", pytest.approx(3))
     assert (upper["side"], upper["position"]) == ("at most", pytest.approx(2))
     assert reading({"observed": None, "resolution": 0.1, "interval": [0, 0]}) is None
+
+
+def test_a_mutants_readings_say_rejected_not_fail():
+    from checkers.review import readings
+
+    prediction = {"name": "p", "observed": 1.0, "standard_error": 0.0, "systematic": 0.0, "interval": [2.0, 2.0],
+                  "resolution": 0.1, "outcome": "fail"}
+    run = {"theorem": "t", "parameters": {}, "mutant": "m", "claims": ["x1"], "predictions": [prediction]}
+    (row,) = readings({"runs": [run]})
+    assert row["outcome"] == "rejected" and row["claimed"] == "2" and row["interval"] == [1.0, 1.0]
 
 
 @pytest.mark.parametrize("arguments, fragment", [
