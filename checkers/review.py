@@ -15,6 +15,7 @@ import html
 import json
 import math
 import platform
+import shlex
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,6 +27,7 @@ from checkers.report import build_report, output_folder
 from checkers.stats import critical_value
 from checkers.store import ResultStore, code_version
 from checkers.sweep import Task, plan, sweep
+from theorems.errors import InvalidInput
 from theorems.ledger import Check, Claim, has_ledger, ledger
 from theorems.papers import paper
 
@@ -42,6 +44,7 @@ class ReviewCheck:
     mutant: str | None
     fidelity: str
     claims: tuple[str, ...]
+    overrides: tuple[tuple[str, str], ...] = ()  # a referee's conjecture (`--set`), where the theorem has the constant
 
     @property
     def paper_scale(self) -> bool:
@@ -50,7 +53,8 @@ class ReviewCheck:
     def command(self, seed: int) -> str:
         """The command that reruns this check alone, on the review's seed."""
         check = Check(self.theorem, mutant=self.mutant or "", parameters=dict(self.parameters))
-        return f"{check.command} --fidelity {self.fidelity} --seed {seed}"
+        conjecture = "".join(f" --set {shlex.quote(f'{name}={value}')}" for name, value in self.overrides)
+        return f"{check.command}{conjecture} --fidelity {self.fidelity} --seed {seed}"
 
 
 def fidelity_of(theorem: str, asked: str) -> str:
@@ -61,9 +65,12 @@ def fidelity_of(theorem: str, asked: str) -> str:
     return PAPER_SCALE if registry.checker(theorem).paper_scale else "default"
 
 
-def review_checks(key: str, fidelity: str = PAPER_SCALE) -> list[ReviewCheck]:
+def review_checks(key: str, fidelity: str = PAPER_SCALE, *, parameters: dict[str, str] | None = None,
+                  overrides: dict[str, str] | None = None) -> list[ReviewCheck]:
     """The paper's theorems at their defaults, then every distinct check of its ledger, each with the claims it
-    answers, in the ledger's order."""
+    answers, in the ledger's order. A referee's `parameters` (`--param`) and `overrides` (`--set`, a conjecture)
+    apply to every check whose theorem declares the name, a parameter in place of the ledger's value; a name that no
+    theorem of the review declares is bad input."""
     source = paper(key)
     found: dict[tuple, list[str]] = {(theorem, (), None): [] for theorem in source.encodes}
     if has_ledger(key):
@@ -73,26 +80,44 @@ def review_checks(key: str, fidelity: str = PAPER_SCALE) -> list[ReviewCheck]:
                 labels = found.setdefault(point, [])
                 if claim.label not in labels:
                     labels.append(claim.label)
-    return [ReviewCheck(theorem, parameters, mutant, fidelity_of(theorem, fidelity), tuple(labels))
-            for (theorem, parameters, mutant), labels in found.items()]
+    asked, conjecture = dict(parameters or {}), dict(overrides or {})
+    checks: dict[tuple, ReviewCheck] = {}
+    used: set[str] = set()
+    for (theorem, point, mutant), labels in found.items():
+        statement = registry.theorem(theorem)
+        named = {p.name for p in statement.parameters}
+        point = tuple(sorted({**dict(point), **{k: v for k, v in asked.items() if k in named}}.items()))
+        constants = {c.name for c in statement.instance(dict(point)).graph}
+        chosen = tuple(sorted((k, v) for k, v in conjecture.items() if k in constants))
+        used |= (set(asked) & named) | {k for k, _ in chosen}
+        key_of = (theorem, point, mutant, chosen)
+        if key_of in checks:  # the referee's value made two of the ledger's points one
+            merged = checks[key_of]
+            labels = [*merged.claims, *(label for label in labels if label not in merged.claims)]
+        checks[key_of] = ReviewCheck(theorem, point, mutant, fidelity_of(theorem, fidelity), tuple(labels), chosen)
+    unknown = sorted((set(asked) | set(conjecture)) - used)
+    if unknown:
+        raise InvalidInput(f"{unknown[0]} is neither a parameter nor a constant of any theorem in the review of {key}")
+    return list(checks.values())
 
 
 def review_tasks(checks: list[ReviewCheck], *, max_minutes: float) -> list[Task]:
     """One sweep task per check, validated (and its cost refused beyond `max_minutes`) before anything runs."""
     return [plan(check.theorem, {}, 1, fixed=dict(check.parameters), fidelity=check.fidelity, mutant=check.mutant,
-                 max_minutes=max_minutes)[0] for check in checks]
+                 overrides=dict(check.overrides), max_minutes=max_minutes)[0] for check in checks]
 
 
 def run_review(key: str, out: str | Path, *, store: str | Path | None = None, fidelity: str = PAPER_SCALE,
                workers: int | None = None, max_minutes: float = 240.0, progress: bool = True,
-               command: str = "") -> Path:
+               command: str = "", parameters: dict[str, str] | None = None,
+               overrides: dict[str, str] | None = None) -> Path:
     """Run the review of paper `key` (resuming from `store`, by default out/review.sqlite) and write its pages;
     return index.html's path. Bad input (an unknown key, an --out that is a file, a store that is not thmcheck's)
     is refused before any run."""
     source = paper(key)
     folder = output_folder(out)
     store = Path(store) if store is not None else folder / "review.sqlite"
-    checks = review_checks(source.key, fidelity)
+    checks = review_checks(source.key, fidelity, parameters=parameters, overrides=overrides)
     tasks = review_tasks(checks, max_minutes=max_minutes)
     started = time.perf_counter()
     sweep(tasks, store, executor="serial" if workers == 1 else "processes", workers=workers, progress=progress)
@@ -102,6 +127,7 @@ def run_review(key: str, out: str | Path, *, store: str | Path | None = None, fi
     runs = [(check, task, by_key[task.key]) for check, task in zip(checks, tasks)]
     review = summarize(source.key, runs, fidelity=fidelity, elapsed=elapsed, command=command)
     folder.mkdir(parents=True, exist_ok=True)
+    review["asked"] = {"param": dict(parameters or {}), "set": dict(overrides or {})}
     review["readings"] = readings(review)
     review["figures"] = draw_figures(review, folder / "figures")
     build_report(folder / "runs", sorted({check.theorem for check in checks}), store=store, command=command)
@@ -139,7 +165,13 @@ def draw_figures(review: dict, folder: Path) -> list[dict]:
 
 
 def _run_words(check: ReviewCheck, outcome: str, expected_failure: bool) -> tuple[str, bool]:
-    """(what the run says of its claim, whether that answers the claim as the ledger expects)."""
+    """(what the run says of its claim, whether that answers the claim as the ledger expects). A referee's
+    conjecture has no expected answer: it is rejected or not, and either answers it."""
+    if check.overrides and not check.mutant:
+        values = ", ".join(f"{name}={value}" for name, value in check.overrides)
+        return (f"conjecture {values} " + ("rejected" if outcome == FAIL else
+                                          "not rejected" if outcome == PASS else f"undecided ({outcome})"),
+                outcome in (FAIL, PASS))
     if check.mutant:
         return ("rejected, as a wrong version should be", True) if outcome == FAIL else \
             (f"not rejected ({outcome})", False)
@@ -172,6 +204,7 @@ def summarize(key: str, runs: list, *, fidelity: str, elapsed: float, command: s
                         "mutant_shifts": p.mutant_shifts or None}
                        for p in verdict.predictions]
         run_rows.append({"theorem": check.theorem, "parameters": dict(check.parameters), "mutant": check.mutant,
+                         "overrides": dict(check.overrides),
                          "claims": list(check.claims), "fidelity": check.fidelity, "paper_scale": check.paper_scale,
                          "outcome": verdict.outcome, "says": words, "as_expected": answered, "seed": record.seed,
                          "command": check.command(record.seed), "predictions": predictions,
@@ -194,6 +227,7 @@ def summarize(key: str, runs: list, *, fidelity: str, elapsed: float, command: s
 
 def _point(run: dict) -> str:
     words = [f"{k}={v}" for k, v in run["parameters"].items()] + ([f"mutant {run['mutant']}"] if run["mutant"] else [])
+    words += [f"set {k}={v}" for k, v in run.get("overrides", {}).items()]
     return f" ({', '.join(words)})" if words else ""
 
 
@@ -225,12 +259,13 @@ def readings(review: dict) -> list[dict]:
             rows.append({"claims": run["claims"], "run": run["theorem"] + _point(run), "prediction": prediction["name"],
                          "claimed": _claimed(prediction.get("interval")), "reading": observed,
                          "interval": [observed - half, observed + half], "resolution": prediction["resolution"],
-                         "outcome": _prediction_words(prediction["outcome"], bool(run["mutant"]))})
+                         "outcome": _prediction_words(prediction["outcome"],
+                                                      bool(run["mutant"] or run.get("overrides")))})
     return rows
 
 
 def _prediction_words(outcome: str, mutant: bool) -> str:
-    """A prediction's outcome in its run's vocabulary: a mutant's prediction is rejected or not."""
+    """A prediction's outcome in its run's vocabulary: a mutant's or a conjecture's prediction is rejected or not."""
     if not mutant:
         return outcome
     return "rejected" if outcome == FAIL else f"not rejected ({outcome})"
@@ -244,7 +279,9 @@ def _reading_text(row: dict) -> str:
 def _claim_row(claim: Claim, runs: list[dict]) -> dict:
     own = [run for run in runs if claim.label in run["claims"]]
     contradicted = [run for run in own if contradicts(run)]
-    if not own:
+    if any(run.get("overrides") for run in own):
+        verdict = "under a conjecture: " + "; ".join(run["says"] for run in own if run.get("overrides"))
+    elif not own:
         verdict = "not run: " + ("not yet encoded" if claim.status == "not yet encoded" else "no check")
     elif contradicted:
         verdict = "contradicted where checked"
@@ -264,7 +301,7 @@ def markdown(review: dict) -> str:
     """review.md: the summary a referee can paste, the findings, what was not checked, and the provenance."""
     lines = [f"# Review of {review['paper']['citation']}", "",
              f"Runs at fidelity {review['fidelity_asked']} (paper scale only where a check declares it). "
-             f"The discussion's scale: {review['scale'] or 'not stated'}", "", "## Claims", "",
+             f"The discussion's scale: {review['scale'] or 'not stated'}", "", *_asked_lines(review), "## Claims", "",
              "| claim | who | status | verdict | runs | paper scale |", "|---|---|---|---|---|---|"]
     for claim in review["claims"]:
         runs = "; ".join(f"{r['run']}: {r['says']} ({r['fidelity']})" for r in claim["runs"]) or "none"
@@ -298,6 +335,20 @@ def markdown(review: dict) -> str:
               "- each run's calibration row is in review.json; the runs' own report, with figures, is runs/index.html",
               ""]
     return "\n".join(lines)
+
+
+def _asked(review: dict) -> str:
+    """The referee's own values, where given: parameters in place of the ledger's, constants set as a conjecture."""
+    asked = review.get("asked") or {}
+    words = [f"--param {k}={v}" for k, v in asked.get("param", {}).items()]
+    words += [f"--set {k}={v}" for k, v in asked.get("set", {}).items()]
+    return ", ".join(words)
+
+
+def _asked_lines(review: dict) -> list[str]:
+    asked = _asked(review)
+    return [f"Under the referee's values: {asked} (each applies to the checks whose theorem has the name; a set "
+            "constant makes its runs conjectures, rejected or not).", ""] if asked else []
 
 
 def _row_class(run: dict) -> str:
@@ -342,6 +393,7 @@ def page_html(review: dict) -> str:
     return _PAGE.format(
         title=escape(review["paper"]["citation"]), fidelity=escape(review["fidelity_asked"]),
         scale=escape(review["scale"] or "not stated"), claim_rows=claim_rows, run_rows=run_rows, findings=findings,
+        asked=f"<p>{escape(_asked_lines(review)[0])}</p>" if _asked(review) else "",
         figures=figures, reading_rows=reading_rows or "<tr><td colspan=\"7\">none</td></tr>",
         unchecked=unchecked or "<li>nothing listed</li>", version=escape(provenance["thmcheck"]),
         python=escape(provenance["python"]), machine=escape(provenance["machine"]),
@@ -362,6 +414,7 @@ figure {{ margin: 1em 0; }} figure img {{ max-width: 100%; }} figcaption {{ font
 <h1>Review: {title}</h1>
 <p>Runs at fidelity <b>{fidelity}</b> (paper scale only where a check declares it). The discussion's scale:
 {scale}</p>
+{asked}
 <h2 id="claims">Claims</h2>
 <table class="claims"><tr><th>claim</th><th>what is claimed</th><th>who</th><th>status</th><th>verdict</th>
 <th>runs</th><th>paper scale</th></tr>

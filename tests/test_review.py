@@ -94,11 +94,33 @@ def test_a_mutants_readings_say_rejected_not_fail():
     assert row["outcome"] == "rejected" and row["claimed"] == "2" and row["interval"] == [1.0, 1.0]
 
 
+def test_a_referees_values_apply_where_a_theorem_has_the_name_and_make_conjectures():
+    """--param replaces the ledger's value in every check whose theorem has the parameter (two points that become one
+    are merged, with both claims); --set makes the runs of theorems with that constant conjectures; a name no theorem
+    of the review has is refused."""
+    from theorems.errors import InvalidInput
+
+    plain = review_checks("demir-dogan2025", "quick")
+    moved = review_checks("demir-dogan2025", "quick", parameters={"beta": "0.9"})
+    spikes = [c for c in moved if c.theorem == "mixture-spike" and not c.mutant]
+    assert all(dict(c.parameters)["beta"] == "0.9" for c in spikes) and len(moved) < len(plain)
+    assert {"c2", "c6"} <= {label for c in spikes for label in c.claims}
+    conjecture = review_checks("cho-saul2009", "quick", overrides={"c1": "0.51"})
+    assert [(c.theorem, c.overrides) for c in conjecture] == [("dual-kernel", (("c1", "0.51"),)),
+                                                               ("population-loss", ())]
+    words, answered = _run_words(conjecture[0], "fail", False)
+    assert words == "conjecture c1=0.51 rejected" and answered
+    assert "--set c1=0.51" in conjecture[0].command(7)
+    with pytest.raises(InvalidInput, match="nosuch"):
+        review_checks("cho-saul2009", "quick", overrides={"nosuch": "1"})
+
+
 @pytest.mark.parametrize("arguments, fragment", [
     (["review", "nosuch", "--out", "{tmp}/out"], "unknown paper"),
     (["review", "cho-saul2009", "--out", "{tmp}/a-file"], "is a file"),
     (["review", "cho-saul2009", "--out", "{tmp}/out", "--store", "{tmp}/a-file"], "cannot open the store"),
     (["review", "cho-saul2009", "--out", "{tmp}/out", "--fidelity", "huge"], "invalid choice"),
+    (["review", "cho-saul2009", "--out", "{tmp}/out", "--set", "nosuch=1"], "neither a parameter nor a constant"),
 ])
 def test_bad_input_is_refused_in_one_line_with_exit_2(tmp_path, capsys, arguments, fragment):
     (tmp_path / "a-file").write_text("not a store")

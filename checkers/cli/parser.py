@@ -353,6 +353,12 @@ def build_parser() -> argparse.ArgumentParser:
     review.add_argument("--fidelity", choices=list(FIDELITIES), default="paper",
                         help="paper (the default) runs a check at its paper scale where it declares one, else at "
                              "default; any other fidelity runs every check there")
+    review.add_argument("--param", action=_Assignments, type=_key_value, default=[], metavar="NAME=VALUE",
+                        help="a parameter's value for every check whose theorem has it, in place of the ledger's "
+                             "(repeatable)")
+    review.add_argument("--set", action=_Assignments, type=_key_value, default=[], metavar="CONSTANT=VALUE",
+                        dest="overrides", help="a conjecture: override a named constant in every check whose theorem "
+                                               "has it (repeatable)")
     review.add_argument("--workers", type=_bounded_int("workers", 1, 4096),
                         help="worker processes (default: the CPU count)")
     _max_minutes(review, MAX_CHECK_MINUTES, "a review")
