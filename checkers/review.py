@@ -69,8 +69,9 @@ def review_checks(key: str, fidelity: str = PAPER_SCALE, *, parameters: dict[str
                   overrides: dict[str, str] | None = None) -> list[ReviewCheck]:
     """The paper's theorems at their defaults, then every distinct check of its ledger, each with the claims it
     answers, in the ledger's order. A referee's `parameters` (`--param`) and `overrides` (`--set`, a conjecture)
-    apply to every check whose theorem declares the name, a parameter in place of the ledger's value; a name that no
-    theorem of the review declares is bad input."""
+    apply to every check whose theorem declares the name, a parameter in place of the ledger's value, a constant to
+    the checks as stated (a mutant's keeps its own claim); a name that no theorem of the review declares is bad
+    input."""
     source = paper(key)
     found: dict[tuple, list[str]] = {(theorem, (), None): [] for theorem in source.encodes}
     if has_ledger(key):
@@ -90,6 +91,7 @@ def review_checks(key: str, fidelity: str = PAPER_SCALE, *, parameters: dict[str
         constants = {c.name for c in statement.instance(dict(point)).graph}
         chosen = tuple(sorted((k, v) for k, v in conjecture.items() if k in constants))
         used |= (set(asked) & named) | {k for k, _ in chosen}
+        chosen = () if mutant else chosen  # a mutant's check keeps its own claim
         key_of = (theorem, point, mutant, chosen)
         if key_of in checks:  # the referee's value made two of the ledger's points one
             merged = checks[key_of]
