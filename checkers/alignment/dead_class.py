@@ -13,7 +13,7 @@ from checkers.checker import Checker, Exact, Measured, Tightness
 from checkers.shared_draws import cached
 from theorems.alignment import dead_class
 from theorems.alignment.common import instance_data, loss_values
-from theorems.alignment.early_alignment import constants_of
+from theorems.alignment.early_alignment import constants_of, rate_bound
 from theorems.errors import NumericalError
 from theorems.statement import Instance
 
@@ -68,7 +68,7 @@ def read_negatives(instance: Instance, budget: Budget, seed: np.random.SeedSeque
     negative_losses = losses[start:, negative].sum(axis=1)
     measured = {"losses": negative_losses, "elapsed": run.times[start:] - run.times[start],
                 "alpha": constants_of(instance)["alpha"]}
-    bound = dead_class.rate_bound_of(instance, measured)
+    bound = rate_bound(instance, measured)
     at = int(np.argmax(negative_losses / bound))
     return Exact(observable(measured), 1e-9,
                  method + f"; t2- = {run.times[start]:.6g}, L_-(t2-) = {negative_losses[0]:.4g}, L_-(end) = "

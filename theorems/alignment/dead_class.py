@@ -29,7 +29,7 @@ import numpy as np
 import scipy.optimize
 
 from theorems.alignment.common import MARGIN_LOSS, SEPARABLE, flow_parameters, instance_data, loss_values
-from theorems.alignment.early_alignment import constants_of, rate_bound, rate_margin
+from theorems.alignment.early_alignment import constants_of, rate_margin
 from theorems.statement import (
     Assumption,
     Constant,
@@ -112,11 +112,6 @@ def on_the_plateau(instance: Instance):
 def negatives_margin(instance: Instance, measured) -> float:
     """Theorem 1's rate on the S- sub-network alone: min over t >= t2- of bound/L_- - 1 (`rate_margin`)."""
     return rate_margin(instance, measured)
-
-
-def rate_bound_of(instance: Instance, measured):
-    """Theorem 1's O(1/t) bound at the measured times after t2- (`early_alignment.rate_bound`)."""
-    return rate_bound(instance, measured)
 
 
 def loss_on_the_bound(instance: Instance):
