@@ -29,7 +29,7 @@ import numpy as np
 import scipy.optimize
 
 from theorems.alignment.common import MARGIN_LOSS, SEPARABLE, flow_parameters, instance_data, loss_values
-from theorems.alignment.early_alignment import constants_of, rate_margin
+from theorems.alignment.early_alignment import constants_of, loss_on_the_bound, rate_margin
 from theorems.statement import (
     Assumption,
     Constant,
@@ -112,11 +112,6 @@ def on_the_plateau(instance: Instance):
 def negatives_margin(instance: Instance, measured) -> float:
     """Theorem 1's rate on the S- sub-network alone: min over t >= t2- of bound/L_- - 1 (`rate_margin`)."""
     return rate_margin(instance, measured)
-
-
-def loss_on_the_bound(instance: Instance):
-    """A loss that follows the O(1/t) bound: 1 at t2, and 1/2 at t - t2 = 1/alpha (alpha = 1)."""
-    return {"on the bound": {"losses": np.array([1.0, 0.5]), "elapsed": np.array([0.0, 1.0]), "alpha": 1.0}}
 
 
 THEOREM = Theorem(
