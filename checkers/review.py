@@ -24,7 +24,6 @@ from checkers import calibration_records, registry, review_figures
 from checkers.files import write_atomically
 from checkers.outcome import FAIL, PASS
 from checkers.report import build_report, output_folder
-from checkers.stats import critical_value
 from checkers.store import ResultStore, code_version
 from checkers.sweep import Task, plan, sweep
 from theorems.errors import InvalidInput
@@ -256,8 +255,7 @@ def readings(review: dict) -> list[dict]:
             observed = prediction.get("observed")
             if observed is None:
                 continue
-            error, systematic = prediction.get("standard_error") or 0.0, prediction.get("systematic") or 0.0
-            half = critical_value(0.05, prediction.get("degrees_of_freedom") or math.inf) * error + systematic
+            half = review_figures.half_width(prediction)
             rows.append({"claims": run["claims"], "run": run["theorem"] + _point(run), "prediction": prediction["name"],
                          "claimed": _claimed(prediction.get("interval")), "reading": observed,
                          "interval": [observed - half, observed + half], "resolution": prediction["resolution"],

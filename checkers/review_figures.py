@@ -27,6 +27,14 @@ LABEL_CHARACTERS = 48  # a row's label wraps onto two lines at most
 LEGEND_INCHES = 0.3  # a strip at the bottom for the legend
 
 
+def half_width(prediction: dict) -> float:
+    """The half-width of a reading's 95% interval: Student's t on its degrees of freedom times its standard error,
+    plus its systematic bound (0 for an exact reading)."""
+    error = prediction.get("standard_error") or 0.0
+    freedom = prediction.get("degrees_of_freedom") or math.inf
+    return (critical_value(0.05, freedom) * error if error else 0.0) + (prediction.get("systematic") or 0.0)
+
+
 def reading(prediction: dict) -> dict | None:
     """One row: the reading's position and half-width in resolutions, the side a bound holds on ('point', 'at least',
     'at most'), and the mutants' claims in resolutions; None where the run read nothing or has no resolution."""
@@ -34,9 +42,7 @@ def reading(prediction: dict) -> dict | None:
     lower, upper = prediction.get("interval") or (None, None)
     if observed is None or not resolution or lower is None or not math.isfinite(observed):
         return None
-    error = prediction.get("standard_error") or 0.0
-    freedom = prediction.get("degrees_of_freedom") or math.inf
-    half = (critical_value(0.05, freedom) * error if error else 0.0) + (prediction.get("systematic") or 0.0)
+    half = half_width(prediction)
     if math.isfinite(lower) and math.isfinite(upper):
         centre = (lower + upper) / 2
         side, position, band = "point", (observed - centre) / resolution, (upper - lower) / 2 / resolution
