@@ -89,29 +89,23 @@ def _small_enough(instance: Instance) -> str | None:
     return None
 
 
-def plateau(instance: Instance) -> float:
-    """n_+ ell(0) (`plateau_of` of the claim: the summed loss's, a mutant's other reading)."""
+def summed_plateau(instance: Instance) -> float:
+    """n_+ ell(0): the positive class's summed loss with every positive output 0."""
     _, y, _, _ = instance_data(instance)
-    return instance.definition("plateau_of")(int(np.sum(y > 0)), len(y),
-                                             float(loss_values(instance["loss"], 1.0, 0.0)))
+    return int(np.sum(y > 0)) * float(loss_values(instance["loss"], 1.0, 0.0))
 
 
 def plateau_gap(instance: Instance, measured) -> float:
-    """L_+ at the end of the run minus the claimed plateau, relative to the plateau of the summed loss."""
+    """L_+ at the end of the run minus the claimed plateau (`plateau_of` of n_+ ell(0) and n: the summed loss's, or a
+    mutant's other reading), relative to n_+ ell(0)."""
     _, y, _, _ = instance_data(instance)
-    summed = int(np.sum(y > 0)) * float(loss_values(instance["loss"], 1.0, 0.0))
-    return (measured["positive_loss"] - plateau(instance)) / summed
+    summed = summed_plateau(instance)
+    return (measured["positive_loss"] - instance.definition("plateau_of")(summed, len(y))) / summed
 
 
 def on_the_plateau(instance: Instance):
     """A run whose positive points end exactly at ell(0) each."""
-    _, y, _, _ = instance_data(instance)
-    return {"on the plateau": {"positive_loss": int(np.sum(y > 0)) * float(loss_values(instance["loss"], 1.0, 0.0))}}
-
-
-def negatives_margin(instance: Instance, measured) -> float:
-    """Theorem 1's rate on the S- sub-network alone: min over t >= t2- of bound/L_- - 1 (`rate_margin`)."""
-    return rate_margin(instance, measured)
+    return {"on the plateau": {"positive_loss": summed_plateau(instance)}}
 
 
 THEOREM = Theorem(
@@ -145,7 +139,7 @@ THEOREM = Theorem(
         Prediction(name="negatives-fitted", kind="inequality",
                    statement="min_{t >= t2-} L_-(t2-)/(L_-(t2-) alpha (t - t2-) + 1) / L_-(t) - 1 >= 0",
                    predict=lambda instance: Target.at_least(0, note="Theorem 1's rate on the S- sub-network"),
-                   observable=negatives_margin, references=loss_on_the_bound,
+                   observable=rate_margin, references=loss_on_the_bound,
                    resolution_reason=ResolutionReason("numerical-accuracy",
                                                       "the margin is read along an ODE run at rtol 1e-11; 1e-6 "
                                                       "leaves room"),
@@ -154,12 +148,12 @@ THEOREM = Theorem(
     mutants=(
         Mutant(name="global-convergence",
                description="Theorem 1's part 2 read without its condition that S+ hold a neuron: the loss tends to 0",
-               definitions={"plateau_of": lambda positives, samples, at_zero: 0.0}),
+               definitions={"plateau_of": lambda summed, samples: 0.0}),
         Mutant(name="mean-loss-plateau",
                description="the plateau n_+ ell(0)/n of a loss averaged over the samples (the paper sums)",
-               definitions={"plateau_of": lambda positives, samples, at_zero: positives * at_zero / samples}),
+               definitions={"plateau_of": lambda summed, samples: summed / samples}),
     ),
     nearness=Nearness("exact", "a plateau read exactly and Theorem 1's own bound: no resolution to be near"),
-    definitions={"plateau_of": lambda positives, samples, at_zero: positives * at_zero,
+    definitions={"plateau_of": lambda summed, samples: summed,
                  "rate_form": "reciprocal"},
 )
