@@ -15,13 +15,20 @@ from theorems.statement import Instance
 FIRST_STAGE_DRAWS = 48
 
 
+@cached(maxsize=16)
+def _point(parameters: tuple[tuple[str, str], ...]) -> tuple:
+    """(alpha, beta, penalty, the three activations by name): the partners are symbolic constructions (tens of ms
+    each), so they are built once per parameter point, not once per draw."""
+    instance = mixture_coefficient_class.THEOREM.instance(dict(parameters))
+    activations = {"sigma": instance["activation"], **mixture_coefficient_class.partner_activations(instance)}
+    return (*(float(instance[name]) for name in ("alpha", "beta", "penalty")), activations)
+
+
 @cached(maxsize=256)
 def paired_errors(parameters: tuple[tuple[str, str], ...], entropy: tuple[int, ...]) -> dict[str, tuple]:
     """Per activation ("sigma", "flipped", "zeroed"): the network's (train error with the penalty, generalization
     error), half mean squared, at n = m = k = SIZE on one draw of mixture-equivalence's experiment."""
-    instance = mixture_coefficient_class.THEOREM.instance(dict(parameters))
-    alpha, beta, penalty = (float(instance[name]) for name in ("alpha", "beta", "penalty"))
-    activations = {"sigma": instance["activation"], **mixture_coefficient_class.partner_activations(instance)}
+    alpha, beta, penalty, activations = _point(parameters)
     draw = mixture_draw(mixture_coefficient_class.SIZE, alpha, beta, np.random.default_rng(np.random.SeedSequence(
         entropy)))
     errors = {}
