@@ -188,12 +188,14 @@ def test_hermite_at_preactivation_scale(capsys):
     assert code == 2 and "scale" in err
 
 
-def test_json_is_strict(capsys):
+@MAIN_JOB
+def test_json_is_strict(capsys, main_job_verdicts):
     """No NaN or Infinity literals (a one-sided rate target has an infinite end): strict parsers accept it."""
     def refuse(constant):
         raise ValueError(constant)
 
-    code, out, _ = run(capsys, "check", "spike-decomposition", "dual-kernel", "--fidelity", "quick", "--json")
+    code, out, _ = run(capsys, "check", "spike-decomposition", "dual-kernel", "--fidelity", "quick", "--json",
+                       "--workers", "1")
     data = json.loads(out, parse_constant=refuse)
     rate = next(p for r in data["results"] for p in r["predictions"] if p["name"] == "residual-rate")
     assert rate["predicted_interval"][0] == "-inf"
@@ -473,11 +475,13 @@ def test_a_hermite_table_over_a_minute_is_announced(capsys, monkeypatch):
     assert code == 0 and "takes about 90 s" in err
 
 
-def test_the_evidence_of_every_check_with_verbose_and_a_summary_line(capsys):
-    code, out, _ = run(capsys, "check", "dual-kernel", "stationary-balanced", "--fidelity", "quick")
+@MAIN_JOB
+def test_the_evidence_of_every_check_with_verbose_and_a_summary_line(capsys, main_job_verdicts):
+    code, out, _ = run(capsys, "check", "dual-kernel", "stationary-balanced", "--fidelity", "quick", "--workers", "1")
     assert code == 0 and "dual-kernel [derived]" not in out  # a pass prints its row, not its evidence
     assert re.fullmatch(r"2 checks: 2 passed in \d+ s", out.splitlines()[-1])
-    code, out, _ = run(capsys, "check", "dual-kernel", "stationary-balanced", "--fidelity", "quick", "-v")
+    code, out, _ = run(capsys, "check", "dual-kernel", "stationary-balanced", "--fidelity", "quick", "-v",
+                       "--workers", "1")
     assert code == 0 and "dual-kernel [derived]" in out and "stationary-balanced [derived]" in out
 
 

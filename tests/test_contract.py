@@ -113,10 +113,22 @@ def test_every_mutant_is_rejected_in_every_seed_of_the_current_calibration(check
     assert row.calibration.contract_holds and not row.calibration.surviving_mutants, row.calibration.surviving_mutants
 
 
-# The reruns that take 10-40 s each (`Checker.slow_rerun`) run on request (-m slow); every family, and every way of
-# sharing draws (shared_draws, cached runs, searches), keeps a rerun in the default suite
+# The reruns that take 10-40 s each (`Checker.slow_rerun`), and these of 3-7 s, run on request (-m slow); every
+# family, and every way of sharing draws (shared_draws, cached runs: dead-class, plain-recovery, subspace-spike;
+# searches: nc2-bracket), keeps a rerun in the default suite
+RERUNS_ON_REQUEST = {"elasticity-reference", "alignment-time-flat", "peak-alignment", "local-recovery",
+                     "elasticity-monotone", "mixture-spike", "early-alignment", "mixture-means",
+                     "random-features-floor"}
+
+
+def test_every_family_keeps_a_same_seed_rerun_in_the_default_suite():
+    kept = {registry.family(c.id) for c in CHECKERS if not c.slow_rerun and c.id not in RERUNS_ON_REQUEST}
+    assert RERUNS_ON_REQUEST <= set(IDS) and kept == set(registry.families())
+
+
 @MAIN_JOB
-@pytest.mark.parametrize("checker", [pytest.param(c, marks=pytest.mark.slow) if c.slow_rerun else c
+@pytest.mark.parametrize("checker", [pytest.param(c, marks=pytest.mark.slow)
+                                     if c.slow_rerun or c.id in RERUNS_ON_REQUEST else c
                                      for c in CHECKERS], ids=IDS)
 def test_same_seed_same_numbers(checker):
     """A rerun with the memoized draws forgotten recomputes the same numbers: to 1e-9 relative, since numpy's SIMD
