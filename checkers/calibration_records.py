@@ -356,6 +356,25 @@ def measured_near(theorem, records: list[Record] | None = None) -> dict | None:
             "parameters": point, "status": status(record)}
 
 
+def measured_at(theorem, instance, records: list[Record] | None = None) -> list[dict]:
+    """What the recorded calibrations away from the defaults measured at `instance`'s point, however its parameters
+    were spelt, from the highest fidelity down: per row its fidelity, the true statement's runs and outcomes, and
+    its status (`status`); empty where none was recorded there."""
+    point, found = instance.parameters, []
+    for row in sorted(load() if records is None else records, key=lambda r: -fidelity_rank(r)):
+        if row.theorem != theorem.id or row.calibration is None or not row.parameters:
+            continue
+        try:
+            if theorem.instance(row.parameters).parameters != point:
+                continue
+        except InvalidInput:  # a point the theorem no longer takes
+            continue
+        rates = row.calibration.true_statement
+        found.append({"fidelity": row.fidelity, "runs": rates.runs, "passed": rates.passed,
+                      "inconclusive": rates.inconclusive, "failed": rates.failed, "status": status(row)})
+    return found
+
+
 def rows_by_point(records: list[Record] | None = None) -> dict:
     """The records (default: `load()`) by (theorem, point), each point's rows from the highest fidelity down."""
     rows: dict = {}

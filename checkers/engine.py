@@ -36,6 +36,7 @@ from checkers.checker import Checker, Exact, Fitted, Measurement, Unresolved, no
 from checkers.cost import refusal
 from checkers.offers import backend_for, fidelity_for
 from checkers.outcome import FAIL, INCONCLUSIVE, SKIPPED, overall_outcome
+from checkers.reasons import nearest_by_prediction
 from checkers.seeds import seed_sequence
 from checkers.stats import (
     Estimate,
@@ -154,6 +155,7 @@ class Run:
     outside: bool
     stated: bool
     drawn: set[int] = field(default_factory=set)
+    nearest_here: dict = field(default_factory=dict)  # away from the defaults (`reasons.nearest_by_prediction`)
 
     @property
     def tested(self) -> Row:
@@ -375,7 +377,8 @@ def _from_stated(run: Run, prediction: Prediction, target: Target) -> dict:
 def check_prediction(run: Run, prediction: Prediction, stages: int | None = None) -> PredictionResult:
     """One prediction's result: its claim, then its measurements and their comparison."""
     common = dict(name=prediction.name, kind=prediction.kind, statement=prediction.statement,
-                  resolution_reason=prediction.resolution_reason and prediction.resolution_reason.to_dict())
+                  resolution_reason=prediction.resolution_reason and prediction.resolution_reason.to_dict(),
+                  nearest_here=run.nearest_here.get(prediction.name))
     try:
         target, resolution = claim(run, prediction)
         return staged(run, prediction, target, resolution, stages, common | _from_stated(run, prediction, target))
@@ -426,7 +429,8 @@ def _run_check(checker: Checker, parameters: Mapping[str, Any] | None, overrides
     failures = instance.assumption_failures()
     rate = split_false_fail_rate(false_fail_rate, sum(map(stochastic, theorem.predictions)) * chosen.stages)
     run = Run(checker, claims, chosen, seed, rate, outside=bool(failures),
-              stated=mutant is None and not instance.overrides)
+              stated=mutant is None and not instance.overrides,
+              nearest_here=nearest_by_prediction(theorem, claims) if mutant is None and not failures else {})
 
     def evaluate(stages: int | None = None) -> list[PredictionResult]:
         return [check_prediction(run if checker.shared_draws else replace(run, drawn=set()), prediction, stages)

@@ -18,6 +18,7 @@ from checkers.outcome import (
     failed_as_expected,
     reading,
 )
+from checkers.reasons import describe_here
 
 
 def _number(value) -> float | str | None:
@@ -84,6 +85,9 @@ class PredictionResult:
     # for a conjecture: how far its claimed interval lies from the statement's (0 where they meet), known before any
     # draw; below `detectable`, a run cannot tell the two apart, whatever it reads
     from_stated: float | None = None
+    # away from the defaults, where a resolution's reason computed its distances: the mutants nearest this
+    # prediction's target at the point run, in its resolutions there (`checkers.reasons`); None at the defaults
+    nearest_here: dict[str, float] | None = None
 
     @property
     def indistinguishable(self) -> bool:
@@ -204,32 +208,7 @@ class Verdict:
                 lines.append(f"      this run cannot tell the conjecture from the statement: their claims lie "
                              f"{p.from_stated:.2g} apart, under the {p.detectable:.2g} it could detect")
             if p.predicted_interval is not None and p.observed is not None:
-                lower, upper = p.predicted_interval
-                scale = p.standard_error if p.standard_error else p.tolerance
-                predicted = shown(lower, scale) if lower == upper else f"[{shown(lower, scale)}, {shown(upper, scale)}]"
-                observed = shown(p.observed, scale)
-                if p.standard_error is not None:
-                    systematic = f"; systematic +- {p.systematic:.2g}" if p.systematic else ""
-                    observed += f" +- {p.standard_error:.2g} (se{systematic}, {p.samples} samples, {p.method})"
-                elif p.method:
-                    observed += f" ({p.method})"
-                beyond = max(lower - p.observed, p.observed - upper)
-                if p.standard_error is None and beyond > 0 and p.outcome == PASS:
-                    observed += (f"; {beyond:.2g} beyond the interval, within its stated accuracy "
-                                 f"{p.tolerance:.2g}: at the bound to round-off, not past it")
-                lines.append(f"      predicted {predicted}; observed {observed}")
-                # the resolution is printed once: with its reason where it states one, else here
-                resolution = "" if p.resolution_reason else f" (resolution {p.resolution:.3g})"
-                lines.append(f"      off by {p.distance:.3g}; detectable {p.detectable:.3g}{resolution}; "
-                             f"false-fail rate {p.false_fail_rate:.2g}")
-                if (p.outcome == "pass" and p.standard_error and p.p_value is not None
-                        and p.p_value < NOTABLE_P_VALUE):
-                    lines.append(f"      note: off by {p.statistic:.2g} standard errors (p = {p.p_value:.2g}), below "
-                                 "the critical value this test uses at its false-fail rate; if the difference is "
-                                 "real, it lies inside the resolution, which this pass does not claim to see")
-                if p.resolution_reason:
-                    lines.append(f"      resolution {p.resolution:.3g} (basis: "
-                                 f"{p.resolution_reason['basis'].replace('-', ' ')}): {p.resolution_reason['reason']}")
+                lines += _comparison_lines(p)
             if p.tightness:
                 lines.append("      tightness: " + describe_tightness(p.tightness))
             if p.power:
@@ -238,6 +217,41 @@ class Verdict:
             if p.message:
                 lines.append(f"      {p.message}")
         return "\n".join(_folded(line) for line in lines)
+
+
+def _comparison_lines(p: PredictionResult) -> list[str]:
+    """A compared prediction's evidence: predicted and observed, the distance against what was detectable, and the
+    resolution with its reason (and, away from the defaults, the nearest errors there)."""
+    lines = []
+    lower, upper = p.predicted_interval
+    scale = p.standard_error if p.standard_error else p.tolerance
+    predicted = shown(lower, scale) if lower == upper else f"[{shown(lower, scale)}, {shown(upper, scale)}]"
+    observed = shown(p.observed, scale)
+    if p.standard_error is not None:
+        systematic = f"; systematic +- {p.systematic:.2g}" if p.systematic else ""
+        observed += f" +- {p.standard_error:.2g} (se{systematic}, {p.samples} samples, {p.method})"
+    elif p.method:
+        observed += f" ({p.method})"
+    beyond = max(lower - p.observed, p.observed - upper)
+    if p.standard_error is None and beyond > 0 and p.outcome == PASS:
+        observed += (f"; {beyond:.2g} beyond the interval, within its stated accuracy "
+                     f"{p.tolerance:.2g}: at the bound to round-off, not past it")
+    lines.append(f"      predicted {predicted}; observed {observed}")
+    # the resolution is printed once: with its reason where it states one, else here
+    resolution = "" if p.resolution_reason else f" (resolution {p.resolution:.3g})"
+    lines.append(f"      off by {p.distance:.3g}; detectable {p.detectable:.3g}{resolution}; "
+                 f"false-fail rate {p.false_fail_rate:.2g}")
+    if (p.outcome == "pass" and p.standard_error and p.p_value is not None
+            and p.p_value < NOTABLE_P_VALUE):
+        lines.append(f"      note: off by {p.statistic:.2g} standard errors (p = {p.p_value:.2g}), below "
+                     "the critical value this test uses at its false-fail rate; if the difference is "
+                     "real, it lies inside the resolution, which this pass does not claim to see")
+    if p.resolution_reason:
+        lines.append(f"      resolution {p.resolution:.3g} (basis: "
+                     f"{p.resolution_reason['basis'].replace('-', ' ')}): {p.resolution_reason['reason']}")
+        if p.nearest_here is not None:
+            lines.append(f"      {describe_here(p.nearest_here)}")
+    return lines
 
 
 FOLD_WIDTH = 116

@@ -14,6 +14,7 @@ from checkers.cli.papers import discussion_claims, print_paper
 from checkers.cost import duration
 from checkers.engine import run_check
 from checkers.outcome import EXIT_PASS
+from checkers.reasons import at_defaults, describe_here, mutant_moves, nearest
 from checkers.verdict import describe_tightness, json_safe
 from theorems.activations import Activation, activation
 from theorems.claims import near_moves
@@ -49,7 +50,8 @@ def show(arguments) -> int:
         constants, changed, undefined = {}, {}, str(error)
     if outside and not constants:  # the statement derives nothing where it is undefined, and claims nothing
         undefined = undefined or "; ".join(reason for _, reason in outside)
-    moved = {name: None if undefined else _moves(claims, name) for name in claims.mutants}
+    moved = {name: None if undefined else mutant_moves(claims, name) for name in claims.mutants}
+    here = not at_defaults(theorem, instance)
     simulated = {name: [] if undefined else _simulated_by(checker, theorem, claims, name) for name in claims.mutants}
     descriptions = {node.name: node.description for node in instance.graph}
     data = {
@@ -70,8 +72,10 @@ def show(arguments) -> int:
         "predictions": [{"name": p.name, "kind": p.kind, "statement": p.statement,
                          "resolution": _resolution_or_none(p, instance),
                          "resolution_reason": p.resolution_reason and p.resolution_reason.to_dict(),
-                         "resolved_at": checker.resolved_at(p)}
+                         "resolved_at": checker.resolved_at(p),
+                         "nearest_here": nearest(moved, p.name) if here and not undefined else None}
                         for p in theorem.predictions],
+        "measured_here": _measured_here(theorem, instance) if here else None,
         "mutants": [{"name": m.name, "description": m.description, "acts_on": m.acts_on, "moves": moved[m.name],
                      "simulated_at_its_constants": simulated[m.name]} for m in theorem.mutants],
         "near_mutants": near_moves(moved),
@@ -137,6 +141,14 @@ def _print_predictions(theorem, data: dict) -> None:
             why = p.resolution_reason.describe() if p.resolution_reason else "(its reason not stated)"
             print(f"      resolution {shown['resolution']:.3g} {why}; resolved from {shown['resolved_at']} "
                   "fidelity at the defaults")
+            if shown["nearest_here"] is not None:
+                print(f"      {describe_here(shown['nearest_here'])}")
+    if data["measured_here"] is not None:
+        print("  measured at this point: " + ("; ".join(
+            f"{row['fidelity']} fidelity, {row['runs']} seeds: {row['passed']} passed, {row['inconclusive']} "
+            f"inconclusive, {row['failed']} failed ({row['status']})" for row in data["measured_here"])
+            or "not calibrated here, so which fidelity resolves each prediction here is not known before a run: a "
+               "run's evidence gives what it could detect against each resolution"))
 
 
 def _mutant_moves(mutant: dict) -> str:
@@ -192,16 +204,6 @@ def _simulated_by(checker, theorem, claims, name: str) -> list[str]:
         if not truth.assumption_failures():
             raise
         return []
-
-
-def _moves(claims, name: str) -> dict[str, float | None] | None:
-    """How far the mutant moves each prediction's target, in resolutions (inf where its claim excludes what the
-    statement allows by any margin: a bracket of no width; None where its statement is undefined at its parameters,
-    and a NaN; a bug in it still propagates as an internal error)."""
-    try:
-        return {prediction: None if math.isnan(value) else value for prediction, value in claims.moves(name).items()}
-    except (ArithmeticError, InvalidInput):
-        return None
 
 
 def _resolution_or_none(prediction, instance) -> float | None:
@@ -290,6 +292,11 @@ def tightness(arguments) -> int:
         else:
             print("  " + describe_tightness(row))
     return EXIT_PASS
+
+
+def _measured_here(theorem, instance) -> list[dict]:
+    from checkers import calibration_records
+    return calibration_records.measured_at(theorem, instance)
 
 
 def _measured_near(theorem) -> dict | None:
