@@ -19,7 +19,7 @@ from pathlib import Path
 from checkers import registry
 from checkers.report_figures import AS_STATED, axis, draw_series, points, theory_curve, wrapped
 from checkers.store import ResultStore
-from checkers.sweep import plan, sweep
+from checkers.sweep import plan, stored_on_interrupt, sweep
 from checkers.verdict import json_safe
 from theorems.errors import InvalidInput
 
@@ -86,7 +86,8 @@ def reproduce(theorem_id: str, out: str | Path, *, fidelity: str = "default", se
     seeds = figure.seeds if seeds is None else seeds
     tasks = plan(theorem_id, grid, seeds, fixed=figure.fixed, fidelity=fidelity, max_minutes=max_minutes)
     store = out / "runs.sqlite"
-    sweep(tasks, store, executor=executor, workers=workers, progress=progress)
+    with stored_on_interrupt(tasks, store, command or f"thmcheck reproduce {theorem_id} --out {out}"):
+        sweep(tasks, store, executor=executor, workers=workers, progress=progress)
     wanted = {task.key for task in tasks}
     with ResultStore(store, readonly=True) as opened:
         records = [{"parameters": r.parameters, "seed_index": r.seed_index, "verdict": r.verdict}

@@ -15,6 +15,7 @@ Where the tasks run is `checkers.executors` (the process pool is `concurrent.fut
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import math
 import sys
@@ -30,13 +31,14 @@ from checkers.arrays import DEFAULT as DEFAULT_BACKEND
 from checkers.budget import DEFAULT_FALSE_FAIL_RATE, MAX_CHECK_MINUTES, MAX_TASKS
 from checkers.cost import machine_rate
 from checkers.engine import run_check
+from checkers.executors import INTERRUPTS
 from checkers.executors import workers as pool_of
 from checkers.offers import backend_for, estimated_cost, fidelity_for
 from checkers.outcome import ERROR
 from checkers.seeds import seed_sequence
 from checkers.store import ResultStore, code_version, task_key
 from checkers.verdict import Verdict
-from theorems.errors import CheckError, DeclarationError, InvalidInput
+from theorems.errors import CheckError, DeclarationError, InvalidInput, ThmcheckError
 
 
 def split_values(text: str) -> list[str]:
@@ -241,6 +243,24 @@ class _Quiet:
 
     def set_description(self, description: str) -> None:
         pass
+
+
+@contextlib.contextmanager
+def stored_on_interrupt(tasks: Sequence[Task] | None, store: str | Path, command: str):
+    """On an interrupt (Ctrl-C, SIGTERM), say how many of `tasks` (every task, where None) `store` holds and that
+    `command` resumes there, then let the interrupt end the command; a store that cannot be read then goes
+    unmentioned (the interrupt is what matters)."""
+    try:
+        yield
+    except INTERRUPTS:
+        with contextlib.suppress(ThmcheckError):
+            with ResultStore(store, readonly=True) as opened:
+                stored = opened.keys(finished_only=True)
+            done = f"{len(stored)} tasks" if tasks is None else \
+                f"{len(stored & {task.key for task in tasks})} of {len(tasks)} tasks"
+            print(f"thmcheck: stopped with {done} stored in {store}; the same command resumes there: {command}",
+                  file=sys.stderr)
+        raise
 
 
 def progress_bar(total: int, enabled: bool, description: str = "sweep"):

@@ -509,3 +509,27 @@ def test_more_workers_than_usable_cores_are_clamped_with_a_note(capsys, monkeypa
     monkeypatch.setattr(checkers.cli, "usable_cores", lambda: 2)
     code, _, error = run(capsys, "check", "dual-kernel", "--fidelity", "quick", "--workers", "1000")
     assert code == 0 and "--workers 1000 is more than the 2 usable cores here; running 2" in error
+
+
+def test_contract_prints_each_theorem_as_it_finishes_and_what_finished_on_an_interrupt(capsys, monkeypatch):
+    from checkers import contract
+
+    real_check, calls = contract.check, []
+
+    def interrupted_on_the_second(checker, **options):
+        calls.append(checker.id)
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+        return real_check(checker, **options)
+
+    monkeypatch.setattr(contract, "check", interrupted_on_the_second)
+    code, out, error = run(capsys, "contract", "dual-kernel", "nc1-bound", "conservation-law", "--no-runs")
+    assert code == 130 and out.startswith("dual-kernel: holds") and "nc1-bound" not in out
+    assert "interrupted; 1 of 3 theorems finished (printed above)" in error
+
+
+def test_contract_refuses_runs_beyond_its_cap_before_any_run(capsys):
+    """giant-step-risk declares its cost: every mutant drawn to paper fidelity's last stage may take hours."""
+    code, out, error = run(capsys, "contract", "dual-kernel", "giant-step-risk", "--max-minutes", "1")
+    assert code == 2 and out == "" and "giant-step-risk (about" in error and "--no-runs" in error
+    assert "dual-kernel" not in error and error.count("\n") == 1

@@ -51,3 +51,24 @@ def test_what_it_cannot_draw_is_refused_in_a_line(tmp_path, capsys):
     (tmp_path / "file").write_text("")
     assert main(["reproduce", "spike-outlier", "--out", str(tmp_path / "file")]) == 2
     assert main(["reproduce", "spike-outlier", "--out", str(tmp_path), "--values", " , "]) == 2
+
+
+def test_an_interrupted_figure_says_what_it_kept_and_how_to_resume(tmp_path, capsys, monkeypatch):
+    """Ctrl-C after the first of the figure's two runs: exit 130, and one line saying how many runs the figure's store
+    kept and the command that resumes there."""
+    from checkers import reproduce
+
+    real_sweep = reproduce.sweep
+
+    def interrupted_after_one(tasks, store, **options):
+        real_sweep(tasks[:1], store, **options)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(reproduce, "sweep", interrupted_after_one)
+    out = tmp_path / "figures"
+    arguments = ["reproduce", "spike-outlier", "--out", str(out), "--fidelity", "quick", "--seeds", "1", "--values",
+                 "1,4", "--executor", "serial"]
+    assert main(arguments) == 130
+    error = capsys.readouterr().err
+    assert f"stopped with 1 of 2 tasks stored in {out / 'runs.sqlite'}" in error
+    assert "the same command resumes there: thmcheck reproduce spike-outlier --out" in error

@@ -334,6 +334,7 @@ def build_parser() -> argparse.ArgumentParser:
     contract.add_argument("--update-snapshots", action="store_true",
                           help="write each theorem's snapshot (constants-ID.json) first; review the diff")
     contract.add_argument("--json", action="store_true", help="print each clause's problems as JSON")
+    _max_minutes(contract, MAX_CHECK_MINUTES, "a theorem's runs (its quick check and every mutant's)")
 
     notebooks = commands.add_parser("notebooks", parents=[common],
                                     help="static pages of the teaching notebooks, which open with no network")

@@ -31,10 +31,9 @@ from checkers.outcome import (
     standing,
 )
 from checkers.report import output_folder, pyplot, reported_runs, run_standings, write_report
-from checkers.store import ResultStore
-from checkers.sweep import parse_grid, plan, progress_bar, sweep
+from checkers.sweep import parse_grid, plan, progress_bar, stored_on_interrupt, sweep
 from checkers.verdict import Verdict, format_header, format_table, format_verdict_row, table_widths, tested_name
-from theorems.errors import InvalidInput, ThmcheckError
+from theorems.errors import InvalidInput
 
 
 def _rerun_command(arguments, theorems: list[str], fidelity: str) -> str:
@@ -245,24 +244,16 @@ def _executor(arguments) -> str:
 @contextlib.contextmanager
 def _say_what_was_stored(arguments, tasks, store: str | None):
     """On an interrupt (Ctrl-C, SIGTERM), say how many of `tasks` (every task, where None) the store holds and how
-    to resume, then let it end the command; a store that cannot be read then goes unmentioned (the interrupt is
-    what matters)."""
+    to resume (`stored_on_interrupt`), or that a temporary store is gone, then let it end the command."""
+    if store is not None:
+        with stored_on_interrupt(tasks, store, shlex.join(["thmcheck", *arguments.argv])):
+            yield
+        return
     try:
         yield
-    except BaseException as stop:
-        if not isinstance(stop, INTERRUPTS):
-            raise
-        if store is None:
-            print("thmcheck: stopped; this calibration ran in a temporary store, now gone: give --store PATH to make "
-                  "it resumable", file=sys.stderr)
-            raise
-        with contextlib.suppress(ThmcheckError):
-            with ResultStore(store, readonly=True) as opened:
-                stored = opened.keys(finished_only=True)
-            done = f"{len(stored)} tasks" if tasks is None else \
-                f"{len(stored & {task.key for task in tasks})} of {len(tasks)} tasks"
-            print(f"thmcheck: stopped with {done} stored in {store}; the same command resumes there: "
-                  f"{shlex.join(['thmcheck', *arguments.argv])}", file=sys.stderr)
+    except INTERRUPTS:
+        print("thmcheck: stopped; this calibration ran in a temporary store, now gone: give --store PATH to make "
+              "it resumable", file=sys.stderr)
         raise
 
 
