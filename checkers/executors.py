@@ -15,6 +15,7 @@ connection, at once) is refused as bad input.
 from __future__ import annotations
 
 import contextlib
+import logging
 import multiprocessing
 import os
 import socket
@@ -40,6 +41,14 @@ class Terminated(BaseException):
 
 
 INTERRUPTS = (KeyboardInterrupt, Terminated)
+
+
+class InterruptSaid(KeyboardInterrupt):
+    """Ctrl-C, once the command has said in its own line what it stopped and what it kept: nothing more to say."""
+
+
+class TerminationSaid(Terminated):
+    """SIGTERM, once the command has said in its own line what it stopped and what it kept."""
 
 
 def _watch_parent(parent: int) -> None:
@@ -150,7 +159,10 @@ def _dask_client(scheduler: str | None, count: int | None):
     except ImportError:
         raise InvalidInput("the dask executor needs the optional extra: pip install 'thmcheck[dask]'") from None
     if scheduler in (None, "local"):
-        cluster = LocalCluster(n_workers=count or 2, threads_per_worker=1, processes=True, dashboard_address=None)
+        # its processes log at ERROR only: an interrupt cancels their tasks and kills them, which dask reports in
+        # warnings (a screenful), where the command's own line says what was stopped and what was kept
+        cluster = LocalCluster(n_workers=count or 2, threads_per_worker=1, processes=True, dashboard_address=None,
+                               silence_logs=logging.ERROR)
         client = Client(cluster)
     else:
         cluster = None

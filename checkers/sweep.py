@@ -31,7 +31,7 @@ from checkers.arrays import DEFAULT as DEFAULT_BACKEND
 from checkers.budget import DEFAULT_FALSE_FAIL_RATE, MAX_CHECK_MINUTES, MAX_TASKS
 from checkers.cost import machine_rate
 from checkers.engine import run_check
-from checkers.executors import INTERRUPTS
+from checkers.executors import INTERRUPTS, InterruptSaid, TerminationSaid
 from checkers.executors import workers as pool_of
 from checkers.offers import backend_for, estimated_cost, fidelity_for
 from checkers.outcome import ERROR
@@ -252,15 +252,18 @@ def stored_on_interrupt(tasks: Sequence[Task] | None, store: str | Path, command
     unmentioned (the interrupt is what matters)."""
     try:
         yield
-    except INTERRUPTS:
-        with contextlib.suppress(ThmcheckError):
+    except INTERRUPTS as stop:
+        try:
             with ResultStore(store, readonly=True) as opened:
                 stored = opened.keys(finished_only=True)
-            done = f"{len(stored)} tasks" if tasks is None else \
-                f"{len(stored & {task.key for task in tasks})} of {len(tasks)} tasks"
-            print(f"thmcheck: stopped with {done} stored in {store}; the same command resumes there: {command}",
-                  file=sys.stderr)
-        raise
+        except ThmcheckError:
+            raise stop from None
+        done = f"{len(stored)} tasks" if tasks is None else \
+            f"{len(stored & {task.key for task in tasks})} of {len(tasks)} tasks"
+        interrupted = "interrupted" if isinstance(stop, KeyboardInterrupt) else "terminated"
+        print(f"thmcheck: {interrupted}; stopped with {done} stored in {store}; the same command resumes there: "
+              f"{command}", file=sys.stderr)
+        raise (InterruptSaid if isinstance(stop, KeyboardInterrupt) else TerminationSaid) from None
 
 
 def progress_bar(total: int, enabled: bool, description: str = "sweep"):

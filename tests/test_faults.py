@@ -162,6 +162,7 @@ def test_an_interrupted_sweep_says_what_it_stored_and_how_to_resume(tmp_path):
         stored = len(opened.keys())
     assert f"stopped with {stored} of 6 tasks stored in {path}" in err and "the same command resumes" in err
     assert "thmcheck sweep collapse-training --seeds 6" in err
+    assert err.startswith("thmcheck: interrupted; stopped with") and err.count("\n") == 1, err  # one line
 
 
 def test_a_plot_path_that_is_a_folder_is_refused_before_any_computation(tmp_path):

@@ -72,3 +72,4 @@ def test_an_interrupted_figure_says_what_it_kept_and_how_to_resume(tmp_path, cap
     error = capsys.readouterr().err
     assert f"stopped with 1 of 2 tasks stored in {out / 'runs.sqlite'}" in error
     assert "the same command resumes there: thmcheck reproduce spike-outlier --out" in error
+    assert error.count("thmcheck:") == 1, error  # the one line says it was interrupted

@@ -168,6 +168,23 @@ def test_dask_sweep_killed_midway_resumes_with_every_task_once_and_serial_number
     assert _numbers(store) == _numbers(serial)
 
 
+def test_ctrl_c_of_a_dask_sweep_says_one_line(tmp_path):
+    """The LocalCluster's workers report their cancelled tasks and their killing in warnings (66 lines once); the
+    command's own line says what it stopped and kept, and is all it prints."""
+    pytest.importorskip("dask.distributed")
+    store = tmp_path / "dask.sqlite"
+    command = [sys.executable, "-m", "checkers.cli", "sweep", "collapse-training", "--seeds", "4", "--scheduler",
+               "local", "--store", str(store)]
+    environment = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parent.parent))
+    process = subprocess.Popen(command, env=environment, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                               preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    time.sleep(8)  # the cluster is up and its workers are inside their first tasks (each takes tens of seconds)
+    process.send_signal(signal.SIGINT)
+    _, err = process.communicate(timeout=120)
+    assert process.returncode == 130 and err.startswith("thmcheck: interrupted; stopped with") and \
+        err.count("\n") == 1, err
+
+
 def _every_number(path) -> dict:
     """task key -> every number a stored verdict holds (all prediction fields), for a bit-for-bit comparison."""
     with ResultStore(path) as store:

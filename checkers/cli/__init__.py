@@ -24,7 +24,7 @@ import traceback
 
 from checkers import registry
 from checkers.cli.parser import build_parser, formula_as_positional, usable_cores
-from checkers.executors import Terminated
+from checkers.executors import InterruptSaid, Terminated, TerminationSaid
 from checkers.outcome import EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_TERMINATED, EXIT_USAGE
 from theorems.errors import CheckError, DeclarationError, EnvironmentFault, ThmcheckError
 
@@ -41,8 +41,9 @@ def main(argv: list[str] | None = None) -> int:
     previous = signal.signal(signal.SIGTERM, _terminate) if on_main_thread else None
     try:
         return _main(argv, debug)
-    except Terminated:
-        print("thmcheck: terminated", file=sys.stderr)
+    except Terminated as stop:
+        if not isinstance(stop, TerminationSaid):  # else the command has said what it stopped and kept
+            print("thmcheck: terminated", file=sys.stderr)
         return EXIT_TERMINATED
     finally:
         if previous is not None:
@@ -77,8 +78,9 @@ def _main(argv: list[str] | None, debug: bool) -> int:
     except ThmcheckError as error:
         print(f"thmcheck: error: {error}", file=sys.stderr)
         return EXIT_USAGE
-    except KeyboardInterrupt:
-        print("thmcheck: interrupted", file=sys.stderr)
+    except KeyboardInterrupt as stop:
+        if not isinstance(stop, InterruptSaid):  # else the command has said what it stopped and kept
+            print("thmcheck: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
     except BrokenPipeError:  # the reader closed the pipe (`thmcheck list | head`): end quietly, as SIGPIPE would
         with contextlib.suppress(OSError, ValueError, AttributeError, io.UnsupportedOperation):
