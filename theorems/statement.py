@@ -36,9 +36,10 @@ from typing import TYPE_CHECKING, Any
 import mpmath
 import sympy
 
-from theorems.activations import Activation, activation
+from theorems.activations import Activation
 from theorems.errors import DeclarationError, InvalidInput, UnknownName
 from theorems.formula import exact_number, parse_number, to_mpf
+from theorems.formula_size import bounded_activation
 from theorems.quantity import Quantity, combine
 
 if TYPE_CHECKING:
@@ -88,7 +89,7 @@ class Parameter:
         where = f"parameter {self.name}"
         if self.kind == "activation":
             try:
-                return activation(raw if isinstance(raw, (str, Activation)) else str(raw))
+                return bounded_activation(raw if isinstance(raw, (str, Activation)) else str(raw))
             except InvalidInput as error:
                 raise type(error)(f"{where}: {error}") from None
         if self.kind == "choice":

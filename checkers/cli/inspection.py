@@ -16,10 +16,11 @@ from checkers.engine import run_check
 from checkers.outcome import EXIT_PASS
 from checkers.reasons import at_defaults, describe_here, mutant_moves, nearest
 from checkers.verdict import describe_tightness, json_safe
-from theorems.activations import Activation, activation
+from theorems.activations import Activation
 from theorems.claims import near_moves
 from theorems.errors import InvalidInput, WorkRefused
 from theorems.formula import parse_number
+from theorems.formula_size import bounded_activation
 from theorems.hermite import CONVENTION, hermite_coefficients, quadrature_seconds, second_moment
 from theorems.papers import is_paper, papers_of
 from theorems.statement import PROVENANCES
@@ -217,7 +218,7 @@ def _resolution_or_none(prediction, instance) -> float | None:
 
 
 def hermite(arguments) -> int:
-    sigma: Activation = activation(arguments.activation)
+    sigma: Activation = bounded_activation(arguments.activation)
     if arguments.scale != "1":
         sigma = sigma.scaled(parse_number(arguments.scale))
     limit, estimate = 60 * arguments.max_minutes, quadrature_seconds(sigma, arguments.degree, arguments.digits,
