@@ -6,7 +6,10 @@ for every k, in the same run. "Cold" is a fresh process with empty caches (impor
 same request again in that process. To make the numbers comparable across machines, the script also times numpy's
 own float64 matmul (n = 1000) in the same run and prints each time in units of that matmul.
 
-    python benchmarks/bench_hermite.py [--naive]
+With --memory, each of a few large tables of tanh runs in a fresh process, and its peak memory is printed beside
+`hermite.quadrature_bytes`, the estimate `thmcheck hermite` refuses on (target: within a factor of 2).
+
+    python benchmarks/bench_hermite.py [--naive] [--memory]
 """
 
 from __future__ import annotations
@@ -53,6 +56,31 @@ print(time.perf_counter() - started)
 """
 
 
+MEMORY_POINTS = [(50, 30), (100, 30), (150, 30), (200, 30), (100, 100)]  # (degree, digits)
+
+PEAK = """
+import resource, sys
+from theorems.hermite import hermite_coefficients, second_moment
+degree, digits = int(sys.argv[1]), int(sys.argv[2])
+hermite_coefficients("tanh", degree, digits=digits)
+second_moment("tanh", digits=digits)
+print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024)
+"""
+
+
+def memory_table() -> None:
+    from theorems.hermite import quadrature_bytes
+
+    print("peak memory of tanh's table, measured in a fresh process, against the estimate:")
+    for degree, digits in MEMORY_POINTS:
+        measured = float(subprocess.run([sys.executable, "-c", PEAK, str(degree), str(digits)], capture_output=True,
+                                        text=True, check=True).stdout)
+        estimate = quadrature_bytes("tanh", degree, digits)
+        ratio = estimate / measured
+        print(f"  degree {degree:3} at {digits:3} digits: {measured / 2**20:6.0f} MiB measured, "
+              f"{estimate / 2**20:6.0f} MiB estimated ({ratio:.2f}x) {'OK' if 0.5 <= ratio <= 2 else 'MISSED'}")
+
+
 def matmul_seconds(size: int = 1000, repeats: int = 5) -> float:
     import numpy as np
 
@@ -70,6 +98,7 @@ def matmul_seconds(size: int = 1000, repeats: int = 5) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--naive", action="store_true", help="also time naive mpmath quadrature (about a minute)")
+    parser.add_argument("--memory", action="store_true", help="also measure large tables' peak memory (a minute)")
     arguments = parser.parse_args()
     reference = matmul_seconds()
     output = subprocess.run([sys.executable, "-c", CHILD], capture_output=True, text=True, check=True).stdout
@@ -91,6 +120,8 @@ def main() -> None:
     for line in lines[1:]:
         name, routes, exact = line.split()
         print(f"  {name:9} {routes:14} {exact}")
+    if arguments.memory:
+        memory_table()
 
 
 if __name__ == "__main__":

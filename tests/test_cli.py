@@ -533,3 +533,9 @@ def test_contract_refuses_runs_beyond_its_cap_before_any_run(capsys):
     code, out, error = run(capsys, "contract", "dual-kernel", "giant-step-risk", "--max-minutes", "1")
     assert code == 2 and out == "" and "giant-step-risk (about" in error and "--no-runs" in error
     assert "dual-kernel" not in error and error.count("\n") == 1
+
+
+def test_hermite_refuses_a_table_beyond_its_memory_cap_before_any_quadrature(capsys):
+    code, out, error = run(capsys, "hermite", "tanh", "--degree", "200", "--max-memory", "0.5")
+    assert code == 2 and out == "" and error.count("\n") == 1
+    assert "would need about 1.2 GiB, above the cap of --max-memory (0.5 GiB)" in error

@@ -274,3 +274,19 @@ def test_the_estimate_grows_with_degree_and_digits():
     for seconds in (mpmath_route_seconds, arb_route_seconds):
         assert seconds(20, 30) < seconds(200, 30) < seconds(400, 30)
         assert seconds(20, 30) < seconds(20, 300) < seconds(20, 1000)
+
+
+def test_the_memory_estimate_is_within_a_factor_of_two_of_a_tables_peak():
+    """`quadrature_bytes`, on which `thmcheck hermite` refuses, against the peak of a fresh process that builds tanh's
+    table to degree 60 (benchmarks/bench_hermite.py --memory measures larger ones)."""
+    import subprocess
+    import sys
+
+    from theorems.hermite import quadrature_bytes
+
+    child = ("import resource\nfrom theorems.hermite import hermite_coefficients, second_moment\n"
+             "hermite_coefficients('tanh', 60, digits=30)\nsecond_moment('tanh', digits=30)\n"
+             "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024)")
+    measured = float(subprocess.run([sys.executable, "-c", child], capture_output=True, text=True, check=True,
+                                    timeout=120).stdout)
+    assert 0.5 <= quadrature_bytes("tanh", 60, 30) / measured <= 2

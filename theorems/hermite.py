@@ -174,6 +174,23 @@ def quadrature_seconds(sigma: Activation | str, degree: int, digits: int, route:
     return table * seconds(degree, digits) + moment * seconds(0, digits)
 
 
+# the peak memory of a quadrature: the interpreter with sympy, mpmath and flint loaded, and the passes' Hermite
+# matrix He_k(x_i), k <= degree, over their nodes, each value about _BYTES_PER_VALUE bytes and _BYTES_PER_WORD more
+# per 64-bit word of its precision (fitted to the peaks of tanh at degree 50, 100 and 200 at 30 digits and degree
+# 100 at 100 digits, 0.14 to 1.2 GB, each within 10%: benchmarks/bench_hermite.py --memory)
+_PROCESS_BYTES = 100 * 2**20
+_BYTES_PER_VALUE, _BYTES_PER_WORD = 100, 2.5
+
+
+def quadrature_bytes(sigma: Activation | str, degree: int, digits: int, route: str = "auto") -> float:
+    """The estimated peak memory of the process that runs the quadrature `quadrature_seconds` times (the process
+    alone where closed forms cover the request)."""
+    if quadrature_seconds(sigma, degree, digits, route) == 0:
+        return _PROCESS_BYTES
+    total_nodes, _, limbs = _pass_work(degree, digits)
+    return _PROCESS_BYTES + total_nodes * (degree + 1) * (_BYTES_PER_VALUE + _BYTES_PER_WORD * limbs)
+
+
 def mu_star_squared(sigma: Activation | str, *, digits: int = 30) -> Quantity:
     """mu_star^2 = E sigma^2 - c_0^2 - c_1^2, the variance of sigma beyond its affine part
     (Ba et al.'s mu_2^2; Hu and Lu's mu_*^2)."""

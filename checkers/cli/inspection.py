@@ -11,7 +11,7 @@ import sympy
 from checkers import registry
 from checkers.budget import ANNOUNCE_SECONDS
 from checkers.cli.papers import discussion_claims, print_paper
-from checkers.cost import duration
+from checkers.cost import available_bytes, duration
 from checkers.engine import run_check
 from checkers.outcome import EXIT_PASS
 from checkers.reasons import at_defaults, describe_here, mutant_moves, nearest
@@ -21,7 +21,7 @@ from theorems.claims import near_moves
 from theorems.errors import InvalidInput, WorkRefused
 from theorems.formula import parse_number
 from theorems.formula_size import bounded_activation
-from theorems.hermite import CONVENTION, hermite_coefficients, quadrature_seconds, second_moment
+from theorems.hermite import CONVENTION, hermite_coefficients, quadrature_bytes, quadrature_seconds, second_moment
 from theorems.papers import is_paper, papers_of
 from theorems.statement import PROVENANCES
 
@@ -217,6 +217,24 @@ def _resolution_or_none(prediction, instance) -> float | None:
         return None
 
 
+MEMORY_SHARE = 0.9  # of the memory available, what a table may take where --max-memory is not given
+
+
+def _refuse_beyond_memory(sigma: Activation, arguments) -> None:
+    """Refuse, before any quadrature, a table estimated to need more memory than --max-memory, or than this machine
+    has available where none is given (`hermite.quadrature_bytes`)."""
+    needed = quadrature_bytes(sigma, arguments.degree, arguments.digits, arguments.route)
+    cap = None if arguments.max_memory is None else arguments.max_memory * 2**30
+    where = "the cap of --max-memory"
+    if cap is None and (available := available_bytes()) is not None:
+        cap, where = MEMORY_SHARE * available, f"{MEMORY_SHARE:.0%} of what this machine has available"
+    if cap is not None and needed > cap:
+        raise WorkRefused(f"the quadrature of c_0..c_{arguments.degree} and E sigma^2 of {sigma.name} at "
+                          f"{arguments.digits} digits would need about {needed / 2**30:.2g} GiB, above {where} "
+                          f"({cap / 2**30:.2g} GiB); ask for a lower degree or fewer digits"
+                          + (", or lift the cap (--max-memory)" if arguments.max_memory is not None else ""))
+
+
 def hermite(arguments) -> int:
     sigma: Activation = bounded_activation(arguments.activation)
     if arguments.scale != "1":
@@ -228,6 +246,7 @@ def hermite(arguments) -> int:
                           f"{arguments.digits} digits would take about {duration(estimate)} on one core, above the "
                           f"cap of {duration(limit)}; ask for a lower degree or fewer digits, or lift the cap "
                           "(--max-minutes)")
+    _refuse_beyond_memory(sigma, arguments)
     if estimate > ANNOUNCE_SECONDS:
         print(f"thmcheck: the mpmath quadrature of c_0..c_{arguments.degree} and E sigma^2 of {sigma.name} at "
               f"{arguments.digits} digits takes about {duration(estimate)}", file=sys.stderr, flush=True)

@@ -108,6 +108,16 @@ def _minutes(text: str) -> float:
     return value
 
 
+def _gigabytes(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"gigabytes must be a number, got {text!r}") from None
+    if not 0 < value < float("inf"):
+        raise argparse.ArgumentTypeError(f"gigabytes must be positive and finite, got {text}")
+    return value
+
+
 def _max_minutes(parser, default: float, what: str) -> None:
     parser.add_argument("--max-minutes", type=_minutes, default=default, metavar="M",
                         help=f"refuse, before it starts, {what} estimated to take longer than M minutes on this "
@@ -169,6 +179,9 @@ def build_parser() -> argparse.ArgumentParser:
                          help="preactivation scale b: coefficients E[sigma(bZ) He_k(Z)]/k! (default 1)")
     hermite.add_argument("--normalized", action="store_true", help="also print mu_k = sqrt(k!) c_k")
     _max_minutes(hermite, MAX_HERMITE_MINUTES, "a table whose mpmath quadrature is")
+    hermite.add_argument("--max-memory", type=_gigabytes, metavar="GB",
+                         help="refuse, before it starts, a table whose quadrature is estimated to need more than GB "
+                              "gigabytes (default: the memory this machine has available)")
     hermite.add_argument("--json", action="store_true", help=json_help)
 
     check = commands.add_parser("check", parents=[common], help="check theorems and print verdicts")
