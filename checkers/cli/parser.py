@@ -98,24 +98,20 @@ def _rate(text: str) -> float:
     return value
 
 
-def _minutes(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"minutes must be a number, got {text!r}") from None
-    if not 0 < value < float("inf"):
-        raise argparse.ArgumentTypeError(f"minutes must be positive and finite, got {text}")
-    return value
+def _positive(unit: str):
+    """An argument type: a positive, finite number of `unit`."""
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{unit} must be a number, got {text!r}") from None
+        if not 0 < value < float("inf"):
+            raise argparse.ArgumentTypeError(f"{unit} must be positive and finite, got {text}")
+        return value
+    return parse
 
 
-def _gigabytes(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"gigabytes must be a number, got {text!r}") from None
-    if not 0 < value < float("inf"):
-        raise argparse.ArgumentTypeError(f"gigabytes must be positive and finite, got {text}")
-    return value
+_minutes, _gigabytes = _positive("minutes"), _positive("gigabytes")
 
 
 def _max_minutes(parser, default: float, what: str) -> None:
