@@ -48,9 +48,13 @@ def nearest_by_prediction(theorem, claims) -> dict[str, dict[str, float]]:
 
 
 def describe_here(found: Mapping[str, float]) -> str:
-    """The line that follows a reason away from the defaults."""
+    """The line that follows a reason away from the defaults (a strict inequality's mutant lies beyond any
+    resolution: its resolution is round-off)."""
+    opening = "away from the defaults, where that reason's distances were computed: here "
     if not found:
-        return "away from the defaults, where that reason's distances were computed: here no mutant moves its target"
-    return ("away from the defaults, where that reason's distances were computed: here the nearest errors lie "
-            + ", ".join(f"{name} {distance:.3g}" if math.isfinite(distance) else f"{name} beyond any"
-                        for name, distance in found.items()) + " resolutions away")
+        return opening + "no mutant moves its target"
+    near = [f"{name} {distance:.3g}" for name, distance in found.items() if math.isfinite(distance)]
+    beyond = [name for name, distance in found.items() if not math.isfinite(distance)]
+    parts = ([f"the nearest errors lie {', '.join(near)} resolutions away"] if near else []) + (
+        [f"{', '.join(beyond)} beyond any resolution"] if beyond else [])
+    return opening + "; ".join(parts)

@@ -76,4 +76,5 @@ def test_the_nearest_are_sorted_and_cut_and_an_unmoved_prediction_says_so():
     assert nearest(moves, "x") == {"b": 0.5, "e": 2.0, "a": 4.0}
     assert nearest(moves, "z") == {}
     assert describe_here({}).endswith("here no mutant moves its target")
-    assert describe_here({"d": math.inf}).endswith("d beyond any resolutions away")
+    assert describe_here({"d": math.inf}).endswith("here d beyond any resolution")
+    assert describe_here({"b": 0.5, "d": math.inf}).endswith("lie b 0.5 resolutions away; d beyond any resolution")
