@@ -83,3 +83,15 @@ def test_a_monte_carlo_verdict_states_its_power_against_each_mutant_that_moves_i
     mutant = run_check(checker, {"activation": "tanh", "rho": "0.7"}, fidelity="quick", mutant="c1-nudged")
     conjecture = run_check(checker, {"activation": "tanh", "rho": "0.7"}, {"c1": "0.5"}, fidelity="quick")
     assert all(p.power is None for p in (*mutant.predictions, *conjecture.predictions))
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "a known defect, not yet mended: for sigma = z**8 the mass of sigma(U) sigma(V) lies near |z| = 4-5, which "
+    "2^16 RQMC points rarely visit; each replicate mean falls short and their spread understates the error, so "
+    "quick reads 2.87e5 +- 2.4e4 against the closed form's 5.07e5 and fails a true statement. A test of the points' "
+    "reach by E sigma^2 or E sigma^4 within 6 of their own standard errors catches z**64 but not this (the same "
+    "understated spread); an exact share of E sigma^4 beyond the points' reach, or importance sampling at sigma's "
+    "growth, would"))
+def test_a_heavy_tailed_activation_never_fails_the_true_kernel():
+    verdict = run_check(registry.checker("dual-kernel"), {"activation": "z**8"}, fidelity="quick")
+    assert verdict.outcome != FAIL
