@@ -75,6 +75,19 @@ def _device():
     return None
 
 
+def device_name() -> str:
+    """Where the current backend computes: "cpu", or the accelerator its library runs on ("cuda", jax's platform)."""
+    name = current()
+    if name == "torch":
+        return _device()
+    if name == "cupy":
+        return "cuda"
+    if name == "jax":
+        import jax
+        return jax.default_backend()
+    return "cpu"
+
+
 def to_backend(array, *, like=None):
     """A numpy array on the current backend, or on the library and device of the array `like` (the same object on
     numpy)."""

@@ -133,6 +133,8 @@ class Verdict:
     mutant: str | None = None
     expected_failure: str = ""  # the theorem's `expected_failure`: why this statement is known to fail its check
     error: str = ""  # a sweep task whose check raised a bug (outcome "error"): what it raised
+    backend: str = "numpy"  # the array library the simulation's matrix work ran on (`checkers.arrays`)
+    device: str = "cpu"  # where that library computed
 
     @property
     def passed(self) -> bool:
@@ -169,6 +171,8 @@ class Verdict:
             "fidelity": self.fidelity,
             "false_fail_rate": _number(self.false_fail_rate),
             "elapsed_seconds": round(self.elapsed_seconds, 3),
+            "backend": self.backend,
+            "device": self.device,
             "predictions": [prediction.to_dict() for prediction in self.predictions],
         } | ({"error": self.error} if self.error else {})
 
@@ -188,14 +192,16 @@ class Verdict:
             seed=data.get("seed", 0), fidelity=data.get("fidelity", "default"),
             false_fail_rate=float(data.get("false_fail_rate", 1e-6)),
             elapsed_seconds=data.get("elapsed_seconds", 0.0), mutant=data.get("mutant"),
-            expected_failure=data.get("expected_failure") or "", error=data.get("error") or "")
+            expected_failure=data.get("expected_failure") or "", error=data.get("error") or "",
+            backend=data.get("backend", "numpy"), device=data.get("device", "cpu"))
 
     def explain(self) -> str:
         """A few lines a person can read: the verdict, then each prediction's evidence, numbers at the digits their
         standard errors (or stated accuracies) support, long lines folded."""
         parameters = ", ".join(f"{k}={v}" for k, v in self.parameters.items())
         tested = f" [mutant {self.mutant}]" if self.mutant else ""
-        lines = [f"{self.theorem}{tested} [{self.provenance}] ({parameters}): {self.reading.upper()}"]
+        where = "" if self.backend == "numpy" else f" on {self.backend} ({self.device})"
+        lines = [f"{self.theorem}{tested} [{self.provenance}] ({parameters}){where}: {self.reading.upper()}"]
         if self.expected_failure:
             lines.append(f"  expected to fail: {self.expected_failure}")
         if self.overrides:

@@ -8,10 +8,12 @@ import pytest
 
 from checkers import arrays, registry
 from checkers.cli import main
+from checkers.cli.running import summary_line
 from checkers.engine import run_check
 from checkers.equivalence.ridge import fit_ridge
 from checkers.offers import backend_for
 from checkers.onestep.simulation import OneStepSetting, one_step, operator_norm, top_left_singular_vector
+from checkers.verdict import Verdict
 from theorems.activations import BUILTINS, activation
 from theorems.errors import InvalidInput
 
@@ -74,9 +76,14 @@ def _agree(left, right) -> None:
             assert number == other or abs(number - other) <= AGREEMENT * abs(other)
 
 
-def test_spike_strength_on_array_api_strict_is_numpys_verdict():
+def test_spike_strength_on_array_api_strict_is_numpys_verdict_and_says_where_it_ran():
     with_numpy = run_check(registry.checker("spike-strength"), seed=0, fidelity="quick")
-    _agree(run_check(registry.checker("spike-strength"), seed=0, fidelity="quick", backend=STRICT), with_numpy)
+    moved = run_check(registry.checker("spike-strength"), seed=0, fidelity="quick", backend=STRICT)
+    _agree(moved, with_numpy)
+    assert (with_numpy.backend, with_numpy.device, moved.backend, moved.device) == ("numpy", "cpu", STRICT, "cpu")
+    assert Verdict.from_dict(moved.to_dict()).backend == STRICT and f"on {STRICT} (cpu): PASS" in moved.explain()
+    assert summary_line([moved], 1.0).endswith(f"in 1 s on {STRICT} (cpu)")
+    assert summary_line([with_numpy], 1.0).endswith("in 1 s")  # numpy on the CPU, the default, goes unsaid
 
 
 def test_a_gaussian_equivalence_draw_on_array_api_strict_is_numpys():
