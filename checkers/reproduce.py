@@ -11,6 +11,8 @@ the fidelity it ran; DIR/ID.json holds the points and the theory curves.
 from __future__ import annotations
 
 import json
+import math
+import re
 import shlex
 from collections import Counter
 from dataclasses import dataclass, field
@@ -23,7 +25,7 @@ from checkers.sweep import plan, stored_on_interrupt, sweep
 from checkers.verdict import json_safe
 from theorems.errors import InvalidInput
 
-THEORY_POINTS = 13
+THEORY_POINTS = 41  # evenly over the swept range: fine enough that a smooth peak is drawn without a corner
 THEORY_SECONDS = 240.0  # per curve; a reproduction waits for its theory, the report does not
 
 
@@ -38,6 +40,13 @@ class Figure:
     predictions: tuple[str, ...]
     fixed: dict[str, str] = field(default_factory=dict)
     seeds: int = 3
+    xlabel: str = ""  # the swept parameter in the paper's notation (default: its name)
+    # the predictions a paper compares on one panel: (the panel's y label, ((prediction, its series' label), ...));
+    # by default each prediction on its own panel, labelled by its name
+    panels: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = ()
+
+    def panel_list(self) -> tuple[tuple[str, tuple[tuple[str, str], ...]], ...]:
+        return self.panels or tuple((name, ((name, ""),)) for name in self.predictions)
 
 
 FIGURES = {
@@ -47,7 +56,10 @@ FIGURES = {
               "of the authors' Simulations.ipynb (tanh student and teacher, alpha0 = 0.5, eta~ = 1, lambda_C = 0.01)",
         axis="sample_ratio", values=("0.5", "1", "2", "4"),
         predictions=("srf-test-error", "test-error", "srf-train-error", "train-error"),
-        fixed={"alpha0": "0.5", "eta": "1", "penalty": "0.01"}),
+        fixed={"alpha0": "0.5", "eta": "1", "penalty": "0.01"},
+        xlabel="alpha = n/p, readout samples per neuron",
+        panels=(("test error", (("srf-test-error", "sRF"), ("test-error", "network"))),
+                ("training error", (("srf-train-error", "sRF"), ("train-error", "network"))))),
     "mixture-equivalence": Figure(
         theorem="mixture-equivalence",
         paper="Demir and Dogan, Figure 1b's setting (beta = 3/4 - 0.01, degree 3; the learning-rate exponent alpha "
@@ -59,7 +71,10 @@ FIGURES = {
         theorem="spike-outlier",
         paper="Ba et al. (NeurIPS 2022), the spike after one step against the step size: the BBP overlaps of W_1's top "
               "singular vector, zero below the threshold",
-        axis="learning_rate", values=("1", "2", "3", "4", "6", "8"), predictions=("spike-overlap", "teacher-overlap")),
+        axis="learning_rate", values=("1", "2", "3", "4", "6", "8"), predictions=("spike-overlap", "teacher-overlap"),
+        xlabel="eta, the step size",
+        panels=(("overlap of u_1(W_1)",
+                 (("spike-overlap", "with zeta/|zeta|"), ("teacher-overlap", "with beta_*"))),)),
 }
 
 
@@ -67,6 +82,44 @@ def figure_of(theorem_id: str) -> Figure:
     if theorem_id not in FIGURES:
         raise InvalidInput(f"no paper figure is set up for {theorem_id!r}; `reproduce` draws: {', '.join(FIGURES)}")
     return FIGURES[theorem_id]
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
+
+
+def _extrapolation(records: list[dict]) -> str:
+    """What each point is, where the runs extrapolate in d: '; each point extrapolated to d -> infinity from
+    d = 100, 200, 400' (the sizes read from the runs' own account of their readings)."""
+    methods = [p.method for record in records for p in record["verdict"].predictions if p.method]
+    extrapolated = [m for m in methods if "extrapolated" in m]
+    if not extrapolated:
+        return ""
+    sizes = sorted({int(size) for size in re.findall(r"\bd = (\d+)", extrapolated[0])})
+    drawn = f" from d = {', '.join(map(str, sizes))}" if sizes else ""
+    return f"; each point extrapolated to d -> infinity{drawn}"
+
+
+def draw_claim(axes, found: list[dict], curve: list, colour: str, tag: str) -> None:
+    """One prediction on a paper's panel: the statement's theory as a line (dotted where it is not tested), its claim
+    where that is an interval (a band of its own), the test's resolution beyond the claim as a fainter band, and the
+    simulated points with 95% intervals."""
+    suffix = f" ({tag})" if tag else ""
+    grid = [c[0] for c in curve]
+    tested = [c[5] for c in curve]
+    axes.plot(grid, [c[1] if t else math.nan for c, t in zip(curve, tested)], "-", color=colour,
+              label="theory" + suffix)
+    if not all(tested):
+        axes.plot(grid, [c[1] for c in curve], ":", color=colour, label="theory, where not tested" + suffix)
+    kept = [c for c in curve if c[5] and c[4] is not None and math.isfinite(c[4])]
+    if any(c[3] > c[2] for c in kept):
+        axes.fill_between([c[0] for c in kept], [c[2] for c in kept], [c[3] for c in kept], color=colour,
+                          alpha=0.25, linewidth=0, label="claim: the statement's interval" + suffix)
+    if kept:
+        axes.fill_between([c[0] for c in kept], [c[2] - c[4] for c in kept], [c[3] + c[4] for c in kept],
+                          color=colour, alpha=0.08, linewidth=0, label="and the test's resolution beyond it" + suffix)
+    axes.errorbar([p["x"] for p in found], [p["observed"] for p in found], yerr=[p["bar"] for p in found], fmt="o",
+                  color=colour, capsize=3, markersize=4, label="simulation, 95% interval" + suffix)
 
 
 def reproduce(theorem_id: str, out: str | Path, *, fidelity: str = "default", seeds: int | None = None,
@@ -94,31 +147,37 @@ def reproduce(theorem_id: str, out: str | Path, *, fidelity: str = "default", se
                    for r in opened.records([theorem_id]) if r.task_key in wanted]
     plt = pyplot("reproduce")
     axis_name, xs = axis(records)
-    series = [(AS_STATED, "")] * len(records)
-    drawn = {}
     caption = (f"this project's simulation at the paper's setting: {fidelity} fidelity, "
-               f"{seeds} seed{'s' if seeds > 1 else ''} a point")
-    for name in figure.predictions:
-        found = points(records, xs, series, (AS_STATED, ""), name)
-        if not found:
+               f"{seeds} seed{'s' if seeds > 1 else ''} a point" + _extrapolation(records))
+    drawn = {}
+    for ylabel, series in figure.panel_list():
+        found_series = [(name, tag, found) for name, tag in series
+                        if (found := points(records, xs, [(AS_STATED, "")] * len(records), (AS_STATED, ""), name))]
+        if not found_series:
             continue
-        curve = theory_curve(theorem_id, name, records[0], axis_name, xs, count=THEORY_POINTS,
-                             seconds=THEORY_SECONDS)
         plot, axes = plt.subplots(figsize=(6.6, 4.4))
-        draw_series(axes, found, curve, "C0", "")
-        axes.set_xlabel(f"{axis_name} (dimensionless)")
-        axes.set_ylabel(f"{name} (dimensionless)")
-        axes.set_title(wrapped(f"{theorem_id}: {name}. {figure.paper}", width=90, lines=4), fontsize=7)
-        plot.text(0.01, 0.01, caption, fontsize=6, color="0.35")
+        stem = f"{theorem_id}-{found_series[0][0]}" if len(series) == 1 else f"{theorem_id}-panel-{_slug(ylabel)}"
+        for index, (name, tag, found) in enumerate(found_series):
+            curve = theory_curve(theorem_id, name, records[0], axis_name, xs, count=THEORY_POINTS,
+                                 seconds=THEORY_SECONDS)
+            if curve:
+                draw_claim(axes, found, curve, f"C{index}", tag)
+            else:
+                draw_series(axes, found, curve, f"C{index}", tag)
+            drawn[name] = {"figure": f"{stem}.png", "vector": f"{stem}.svg", "panel": ylabel, "series": tag,
+                           "points": found,
+                           "theory": None if curve is None else [
+                               {"x": x, "value": value, "lower": lower, "upper": upper, "resolution": resolution,
+                                "tested": tested} for x, value, lower, upper, resolution, tested in curve]}
+        axes.set_xlabel(figure.xlabel or f"{axis_name} (dimensionless)")
+        axes.set_ylabel(ylabel)
+        axes.set_title(wrapped(f"{theorem_id}: {ylabel}. {figure.paper}", width=90, lines=4), fontsize=7)
+        plot.text(0.01, 0.01, wrapped(caption, width=150, lines=2), fontsize=6, color="0.35")
         axes.legend(fontsize=6)
-        plot.tight_layout(rect=(0, 0.03, 1, 1))
-        path = out / f"{theorem_id}-{name}.png"
-        plot.savefig(path, dpi=110)
+        plot.tight_layout(rect=(0, 0.05, 1, 1))
+        for suffix in ("png", "svg"):
+            plot.savefig(out / f"{stem}.{suffix}", dpi=110)
         plt.close(plot)
-        drawn[name] = {"figure": path.name, "points": found,
-                       "theory": None if curve is None else [
-                           {"x": x, "value": value, "lower": lower, "upper": upper, "resolution": resolution,
-                            "tested": tested} for x, value, lower, upper, resolution, tested in curve]}
     runs = [{axis_name: x, "seed_index": record["seed_index"], "outcome": str(record["verdict"].outcome),
              "predictions": {p.name: str(p.outcome) for p in record["verdict"].predictions}}
             for x, record in sorted(zip(xs, records), key=lambda pair: (pair[0], pair[1]["seed_index"]))]

@@ -14,6 +14,8 @@ def test_every_figure_is_set_inside_its_theorem_s_assumptions():
         theorem = registry.checker(figure.theorem).theorem
         names = {p.name for p in theorem.predictions}
         assert set(figure.predictions) <= names
+        drawn = [name for _, series in figure.panel_list() for name, _ in series]
+        assert sorted(drawn) == sorted(figure.predictions)  # each prediction on exactly one panel
         for value in figure.values:
             instance = theorem.instance({**figure.fixed, figure.axis: value})
             assert not instance.assumption_failures(), (figure.theorem, value)
@@ -31,6 +33,15 @@ def test_the_bbp_figure_draws_the_theory_and_the_runs(tmp_path, capsys):
     assert "this project's simulation at the paper's setting" in data["caption"]
     overlap = data["predictions"]["spike-overlap"]
     assert (out / overlap["figure"]).stat().st_size > 10_000
+    # the two overlaps on one panel, in the paper's notation, as PNG and SVG; the theory's claim and the test's
+    # resolution drawn apart
+    assert overlap["figure"] == data["predictions"]["teacher-overlap"]["figure"] == \
+        "spike-outlier-panel-overlap-of-u-1-w-1.png"
+    vector = (out / overlap["vector"]).read_text()
+    for words in ("eta, the step size", "overlap of u_1(W_1)", "theory (with zeta/|zeta|)",
+                  "theory (with beta_*)", "and the test's resolution beyond it (with beta_*)",
+                  "simulation, 95% interval (with zeta/|zeta|)"):
+        assert f"<!-- {words}" in vector or words in vector, words
     assert [point["x"] for point in overlap["points"]] == [4.0]  # below the threshold nothing is claimed or read
     theory = overlap["theory"]
     assert theory[0]["x"] == 1.0 and theory[-1]["x"] == 4.0
