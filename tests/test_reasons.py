@@ -78,3 +78,13 @@ def test_the_nearest_are_sorted_and_cut_and_an_unmoved_prediction_says_so():
     assert describe_here({}).endswith("here no mutant moves its target")
     assert describe_here({"d": math.inf}).endswith("here d beyond any resolution")
     assert describe_here({"b": 0.5, "d": math.inf}).endswith("lie b 0.5 resolutions away; d beyond any resolution")
+
+
+def test_a_mutants_own_view_at_its_parameters_names_no_nearest_errors(capsys):
+    """A mutated statement has no mutants of its own, so `show --mutant` at the mutant's own parameters says nothing
+    of near errors (giant-step-risk's penalty-in-ba-units is a mutant at the defaults; early-alignment's
+    every-neuron-in-its-cone and similar carry parameters)."""
+    checker = next(c for c in registry.builtin_checkers() if any(m.parameters for m in c.theorem.mutants))
+    mutant = next(m for m in checker.theorem.mutants if m.parameters)
+    out = _show(capsys, checker.id, "--mutant", mutant.name)
+    assert "away from the defaults" not in out and "measured at this point" not in out

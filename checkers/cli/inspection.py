@@ -52,7 +52,7 @@ def show(arguments) -> int:
     if outside and not constants:  # the statement derives nothing where it is undefined, and claims nothing
         undefined = undefined or "; ".join(reason for _, reason in outside)
     moved = {name: None if undefined else mutant_moves(claims, name) for name in claims.mutants}
-    here = not at_defaults(theorem, instance)
+    here = arguments.mutant is None and not at_defaults(theorem, instance)  # a mutant's own view has no mutants
     simulated = {name: [] if undefined else _simulated_by(checker, theorem, claims, name) for name in claims.mutants}
     descriptions = {node.name: node.description for node in instance.graph}
     data = {
