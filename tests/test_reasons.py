@@ -81,9 +81,8 @@ def test_the_nearest_are_sorted_and_cut_and_an_unmoved_prediction_says_so():
 
 
 def test_a_mutants_own_view_at_its_parameters_names_no_nearest_errors(capsys):
-    """A mutated statement has no mutants of its own, so `show --mutant` at the mutant's own parameters says nothing
-    of near errors (giant-step-risk's penalty-in-ba-units is a mutant at the defaults; early-alignment's
-    every-neuron-in-its-cone and similar carry parameters)."""
+    """A mutated statement has no mutants of its own, so `show --mutant` at the mutant's own parameters (away from
+    the defaults: balancedness-identity's through-tanh sets `between`) says nothing of near errors."""
     checker = next(c for c in registry.builtin_checkers() if any(m.parameters for m in c.theorem.mutants))
     mutant = next(m for m in checker.theorem.mutants if m.parameters)
     out = _show(capsys, checker.id, "--mutant", mutant.name)
