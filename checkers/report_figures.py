@@ -185,12 +185,30 @@ def figures(plt, directory: Path, theorem_id: str, versions: list[tuple[str, lis
     return written
 
 
+def _claim_and_resolution(axes, curve: list, colour: str, suffix: str) -> None:
+    """Where the prediction is tested: its claim where that is an interval (the network's "within 4%" of a formula)
+    as a band, and the test's resolution beyond the claim as a fainter one (around the theory, for a point claim),
+    so that neither is read as the other."""
+    kept = [c for c in curve if c[5] and c[4] is not None and math.isfinite(c[4])]
+    if not kept:
+        return
+    grid = [c[0] for c in kept]
+    interval = any(c[3] > c[2] for c in kept)
+    if interval:
+        axes.fill_between(grid, [c[2] for c in kept], [c[3] for c in kept], color=colour, alpha=0.25, linewidth=0,
+                          label="claim: the statement's interval" + suffix)
+    axes.fill_between(grid, [c[2] - c[4] for c in kept], [c[3] + c[4] for c in kept], color=colour, alpha=0.08,
+                      linewidth=0, label=("and the test's resolution beyond it" if interval
+                                          else "theory +- the test's resolution") + suffix)
+
+
 def draw_series(axes, found: list[dict], curve: list | None, colour: str, tag: str, version: str = AS_STATED
                 ) -> None:
     """One version's claim and runs: its theory curve where the statement evaluates on a fine grid (solid where the
-    prediction is tested, dotted where it is not, the resolution as a band around it), else a line through the runs'
-    settings (a band for an interval, dashed for a one-sided bound); Monte Carlo estimates as points with 95% error
-    bars; deterministic values as margins, with the band of their stated accuracy around the claim."""
+    prediction is tested, dotted where it is not; the claim and the resolution as bands, `_claim_and_resolution`),
+    else a line through the runs' settings (a band for an interval, dashed for a one-sided bound); Monte Carlo
+    estimates as points with 95% error bars; deterministic values as margins, with the band of their stated
+    accuracy around the claim."""
     suffix = f" ({tag})" if tag else ""
     claim = "theory" if version == AS_STATED else "claim"
     x_values = [p["x"] for p in found]
@@ -202,10 +220,8 @@ def draw_series(axes, found: list[dict], curve: list | None, colour: str, tag: s
                   label=claim + suffix)
         if not all(tested):
             axes.plot(grid, values, ":", color=colour, label=f"{claim}, where not tested" + suffix)
-        band = [(c[0], c[1] - c[4], c[1] + c[4]) for c in curve if c[5] and c[4] is not None and math.isfinite(c[4])]
-        if band and version == AS_STATED:
-            axes.fill_between([b[0] for b in band], [b[1] for b in band], [b[2] for b in band], color=colour,
-                              alpha=0.12, label="theory +- its resolution" + suffix)
+        if version == AS_STATED:
+            _claim_and_resolution(axes, curve, colour, suffix)
     elif all(math.isfinite(v) for v in lows + highs):
         axes.plot(x_values, [p["predicted"] for p in found], "-", marker="_", markersize=16, color=colour,
                   label=claim + suffix)

@@ -11,7 +11,6 @@ the fidelity it ran; DIR/ID.json holds the points and the theory curves.
 from __future__ import annotations
 
 import json
-import math
 import re
 import shlex
 from collections import Counter
@@ -100,28 +99,6 @@ def _extrapolation(records: list[dict]) -> str:
     return f"; each point extrapolated to d -> infinity{drawn}"
 
 
-def draw_claim(axes, found: list[dict], curve: list, colour: str, tag: str) -> None:
-    """One prediction on a paper's panel: the statement's theory as a line (dotted where it is not tested), its claim
-    where that is an interval (a band of its own), the test's resolution beyond the claim as a fainter band, and the
-    simulated points with 95% intervals."""
-    suffix = f" ({tag})" if tag else ""
-    grid = [c[0] for c in curve]
-    tested = [c[5] for c in curve]
-    axes.plot(grid, [c[1] if t else math.nan for c, t in zip(curve, tested)], "-", color=colour,
-              label="theory" + suffix)
-    if not all(tested):
-        axes.plot(grid, [c[1] for c in curve], ":", color=colour, label="theory, where not tested" + suffix)
-    kept = [c for c in curve if c[5] and c[4] is not None and math.isfinite(c[4])]
-    if any(c[3] > c[2] for c in kept):
-        axes.fill_between([c[0] for c in kept], [c[2] for c in kept], [c[3] for c in kept], color=colour,
-                          alpha=0.25, linewidth=0, label="claim: the statement's interval" + suffix)
-    if kept:
-        axes.fill_between([c[0] for c in kept], [c[2] - c[4] for c in kept], [c[3] + c[4] for c in kept],
-                          color=colour, alpha=0.08, linewidth=0, label="and the test's resolution beyond it" + suffix)
-    axes.errorbar([p["x"] for p in found], [p["observed"] for p in found], yerr=[p["bar"] for p in found], fmt="o",
-                  color=colour, capsize=3, markersize=4, label="simulation, 95% interval" + suffix)
-
-
 def reproduce(theorem_id: str, out: str | Path, *, fidelity: str = "default", seeds: int | None = None,
               values: tuple[str, ...] | None = None, executor: str = "processes", workers: int | None = None,
               max_minutes: float = 240.0, progress: bool = True, command: str = "") -> dict:
@@ -160,10 +137,7 @@ def reproduce(theorem_id: str, out: str | Path, *, fidelity: str = "default", se
         for index, (name, tag, found) in enumerate(found_series):
             curve = theory_curve(theorem_id, name, records[0], axis_name, xs, count=THEORY_POINTS,
                                  seconds=THEORY_SECONDS)
-            if curve:
-                draw_claim(axes, found, curve, f"C{index}", tag)
-            else:
-                draw_series(axes, found, curve, f"C{index}", tag)
+            draw_series(axes, found, curve, f"C{index}", tag)
             drawn[name] = {"figure": f"{stem}.png", "vector": f"{stem}.svg", "panel": ylabel, "series": tag,
                            "points": found,
                            "theory": None if curve is None else [

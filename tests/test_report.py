@@ -159,3 +159,22 @@ def test_a_run_where_nothing_applies_is_not_applicable_not_inconclusive(tmp_path
     curve = theory_curve("spike-outlier", "spike-overlap", below, "learning_rate", [0.5, 4.0])
     untested = [point for point in curve if not point[5]]
     assert untested and all(point[1] == 0 for point in untested) and all(point[5] for point in curve[-3:])
+
+
+def test_a_claim_interval_and_the_tests_resolution_are_two_bands():
+    """The network's "within 4%" of Result 3.3 is a claim interval; the resolution lies beyond it, fainter. A point
+    claim has one band, the resolution around the theory."""
+    from matplotlib.figure import Figure
+
+    from checkers.report_figures import _claim_and_resolution
+
+    axes = Figure().subplots()
+    interval = [(x, 1.0, 0.96, 1.04, 0.16, True) for x in (0.5, 1.0, 2.0)]
+    _claim_and_resolution(axes, interval, "C0", " (network)")
+    point = [(x, 1.0, 1.0, 1.0, 0.02, True) for x in (0.5, 1.0, 2.0)]
+    _claim_and_resolution(axes, point, "C1", " (sRF)")
+    labels = [collection.get_label() for collection in axes.collections]
+    assert labels == ["claim: the statement's interval (network)", "and the test's resolution beyond it (network)",
+                      "theory +- the test's resolution (sRF)"]
+    outer = axes.collections[1].get_paths()[0].vertices[:, 1]
+    assert math.isclose(outer.min(), 0.96 - 0.16) and math.isclose(outer.max(), 1.04 + 0.16)

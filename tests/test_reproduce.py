@@ -33,13 +33,13 @@ def test_the_bbp_figure_draws_the_theory_and_the_runs(tmp_path, capsys):
     assert "this project's simulation at the paper's setting" in data["caption"]
     overlap = data["predictions"]["spike-overlap"]
     assert (out / overlap["figure"]).stat().st_size > 10_000
-    # the two overlaps on one panel, in the paper's notation, as PNG and SVG; the theory's claim and the test's
-    # resolution drawn apart
+    # the two overlaps on one panel, in the paper's notation, as PNG and SVG (each a point claim: the band is the
+    # test's resolution around the theory)
     assert overlap["figure"] == data["predictions"]["teacher-overlap"]["figure"] == \
         "spike-outlier-panel-overlap-of-u-1-w-1.png"
     vector = (out / overlap["vector"]).read_text()
     for words in ("eta, the step size", "overlap of u_1(W_1)", "theory (with zeta/|zeta|)",
-                  "theory (with beta_*)", "and the test's resolution beyond it (with beta_*)",
+                  "theory (with beta_*)", "theory +- the test's resolution (with beta_*)",
                   "simulation, 95% interval (with zeta/|zeta|)"):
         assert f"<!-- {words}" in vector or words in vector, words
     assert [point["x"] for point in overlap["points"]] == [4.0]  # below the threshold nothing is claimed or read
