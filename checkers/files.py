@@ -1,8 +1,8 @@
-"""Writing the files a user keeps (records, documents, pages): whole or not at all, and one writer at a time.
+"""Writing the files a user keeps (records, documents, pages, figures): whole or not at all, and one writer at a time.
 
 `write_atomically` writes beside the file, flushes it to disk and renames it over the old one, so a full disk or an
-interrupt leaves the old file as it was; `locked` holds an exclusive lock on a side file while a caller reads,
-merges and rewrites, so two writers never lose each other's rows.
+interrupt leaves the old file as it was (`save_figure` writes a figure the same way); `locked` holds an exclusive
+lock on a side file while a caller reads, merges and rewrites, so two writers never lose each other's rows.
 """
 
 from __future__ import annotations
@@ -30,6 +30,21 @@ def write_atomically(path: Path, text: str) -> None:
             partial.unlink()
         raise EnvironmentFault(f"cannot write {str(path)!r}: {error.strerror or error}; it is left as it was") \
             from None
+
+
+def save_figure(figure, path: Path, **options) -> Path:
+    """Write a matplotlib figure to `path` (its format from the suffix) as `write_atomically` writes text: beside it,
+    then renamed over it, or not at all, with `EnvironmentFault` naming it and why."""
+    path = Path(path)
+    partial = path.with_name(f".{path.name}.{os.getpid()}.partial")
+    try:
+        figure.savefig(partial, format=path.suffix.lstrip("."), **options)
+        os.replace(partial, path)
+    except OSError as error:
+        with contextlib.suppress(OSError):
+            partial.unlink()
+        raise EnvironmentFault(f"cannot write {str(path)!r}: {error.strerror or error}") from None
+    return path
 
 
 @contextlib.contextmanager

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from checkers import registry
+from checkers.files import save_figure
 from checkers.report_figures import AS_STATED, axis, draw_series, points, theory_curve, wrapped
 from checkers.store import ResultStore
 from checkers.sweep import plan, stored_on_interrupt, sweep
@@ -150,7 +151,7 @@ def reproduce(theorem_id: str, out: str | Path, *, fidelity: str = "default", se
         axes.legend(fontsize=6)
         plot.tight_layout(rect=(0, 0.05, 1, 1))
         for suffix in ("png", "svg"):
-            plot.savefig(out / f"{stem}.{suffix}", dpi=110)
+            save_figure(plot, out / f"{stem}.{suffix}", dpi=110)
         plt.close(plot)
     runs = [{axis_name: x, "seed_index": record["seed_index"], "outcome": str(record["verdict"].outcome),
              "predictions": {p.name: str(p.outcome) for p in record["verdict"].predictions}}

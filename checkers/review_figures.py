@@ -13,13 +13,12 @@ bound and one a tenth of a resolution from a point share a panel.
 from __future__ import annotations
 
 import math
-import os
 import textwrap
 from pathlib import Path
 
+from checkers.files import save_figure
 from checkers.report import pyplot
 from checkers.stats import critical_value
-from theorems.errors import EnvironmentFault
 
 LINEAR_WITHIN = 10.0  # resolutions drawn on a linear scale either side of the claim
 ROW_INCHES, BASE_INCHES, WIDTH_INCHES = 0.36, 1.6, 7.5
@@ -111,17 +110,7 @@ def claim_figure(title: str, rows: list[tuple[str, dict]], folder: Path, stem: s
         figure.legend(*axes.get_legend_handles_labels(), fontsize=7, loc="lower center", ncol=3, frameon=False)
         figure.tight_layout(rect=(0, LEGEND_INCHES / height, 1, 1))  # the legend's strip kept below the axis label
         folder.mkdir(parents=True, exist_ok=True)
-        paths = []
-        for suffix in ("png", "svg"):
-            path = folder / f"{stem}.{suffix}"
-            partial = folder / f".{stem}.{os.getpid()}.{suffix}"
-            try:
-                figure.savefig(partial, format=suffix, dpi=150, bbox_inches="tight")
-                os.replace(partial, path)
-            except OSError as error:
-                partial.unlink(missing_ok=True)
-                raise EnvironmentFault(f"cannot write {str(path)!r}: {error.strerror or error}") from None
-            paths.append(path)
-        return paths
+        return [save_figure(figure, folder / f"{stem}.{suffix}", dpi=150, bbox_inches="tight")
+                for suffix in ("png", "svg")]
     finally:
         plt.close(figure)

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from checkers.files import locked, writable, write_atomically
+from checkers.files import locked, save_figure, writable, write_atomically
 from theorems.errors import EnvironmentFault
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -56,3 +56,15 @@ def test_two_processes_appending_under_the_lock_keep_every_row(tmp_path):
     assert sorted(json.loads(shared.read_text())) == ["a", "b"]
     with locked(shared):  # and the lock is free again
         pass
+
+
+def test_a_figure_is_written_whole_or_not_at_all(tmp_path):
+    from matplotlib.figure import Figure
+
+    figure = Figure()
+    figure.subplots().plot([0, 1], [0, 1])
+    written = save_figure(figure, tmp_path / "line.svg")
+    assert written.read_text().startswith("<?xml") and [p.name for p in tmp_path.iterdir()] == ["line.svg"]
+    with pytest.raises(EnvironmentFault, match="cannot write .*missing/line.png"):
+        save_figure(figure, tmp_path / "missing" / "line.png")
+    assert [p.name for p in tmp_path.iterdir()] == ["line.svg"]
