@@ -51,6 +51,14 @@ class TerminationSaid(Terminated):
     """SIGTERM, once the command has said in its own line what it stopped and what it kept."""
 
 
+def said(stop: BaseException) -> tuple[str, BaseException]:
+    """For an interrupt a command is about to report in its own line: the word for it ("interrupted" or
+    "terminated") and the exception to raise after that line, which the command line then does not report again."""
+    if isinstance(stop, KeyboardInterrupt):
+        return "interrupted", InterruptSaid()
+    return "terminated", TerminationSaid()
+
+
 def _watch_parent(parent: int) -> None:
     """In a pool worker: exit as soon as the process that started the pool is gone (its pid no longer our
     parent's), so that no worker outlives a killed command."""

@@ -31,7 +31,7 @@ from checkers.arrays import DEFAULT as DEFAULT_BACKEND
 from checkers.budget import DEFAULT_FALSE_FAIL_RATE, MAX_CHECK_MINUTES, MAX_TASKS
 from checkers.cost import machine_rate
 from checkers.engine import run_check
-from checkers.executors import INTERRUPTS, InterruptSaid, TerminationSaid
+from checkers.executors import INTERRUPTS, said
 from checkers.executors import workers as pool_of
 from checkers.offers import backend_for, estimated_cost, fidelity_for
 from checkers.outcome import ERROR
@@ -260,10 +260,10 @@ def stored_on_interrupt(tasks: Sequence[Task] | None, store: str | Path, command
             raise stop from None
         done = f"{len(stored)} tasks" if tasks is None else \
             f"{len(stored & {task.key for task in tasks})} of {len(tasks)} tasks"
-        interrupted = "interrupted" if isinstance(stop, KeyboardInterrupt) else "terminated"
-        print(f"thmcheck: {interrupted}; stopped with {done} stored in {store}; the same command resumes there: "
-              f"{command}", file=sys.stderr)
-        raise (InterruptSaid if isinstance(stop, KeyboardInterrupt) else TerminationSaid) from None
+        word, then = said(stop)
+        print(f"thmcheck: {word}; stopped with {done} stored in {store}; the same command resumes there: {command}",
+              file=sys.stderr)
+        raise then from None
 
 
 def progress_bar(total: int, enabled: bool, description: str = "sweep"):

@@ -14,7 +14,7 @@ from checkers import registry
 from checkers.budget import ANNOUNCE_SECONDS, DEFAULT_FALSE_FAIL_RATE, DEFAULT_SEEDS
 from checkers.cost import describe, duration, machine_rate
 from checkers.engine import run_check
-from checkers.executors import INTERRUPTS, InterruptSaid, TerminationSaid
+from checkers.executors import INTERRUPTS, said
 from checkers.executors import workers as pool_of
 from checkers.offers import backend_for, estimated_cost, fidelity_for
 from checkers.outcome import (
@@ -254,10 +254,10 @@ def _say_what_was_stored(arguments, tasks, store: str | None):
     try:
         yield
     except INTERRUPTS as stop:
-        interrupted = isinstance(stop, KeyboardInterrupt)
-        print(f"thmcheck: {'interrupted' if interrupted else 'terminated'}; this calibration ran in a temporary "
-              "store, now gone: give --store PATH to make it resumable", file=sys.stderr)
-        raise (InterruptSaid if interrupted else TerminationSaid) from None
+        word, then = said(stop)
+        print(f"thmcheck: {word}; this calibration ran in a temporary store, now gone: give --store PATH to make it "
+              "resumable", file=sys.stderr)
+        raise then from None
 
 
 def sweep_command(arguments) -> int:
