@@ -1,5 +1,6 @@
 """Sweeps: grids, seeds by identity, the SQLite store, executors giving identical numbers, resumption."""
 
+import contextlib
 import json
 import os
 import signal
@@ -168,6 +169,16 @@ def test_dask_sweep_killed_midway_resumes_with_every_task_once_and_serial_number
     assert _numbers(store) == _numbers(serial)
 
 
+def _child_processes(pid: int) -> int:
+    """How many processes `pid`'s threads have started and that still run (Linux's /proc)."""
+    count = 0
+    for children in Path(f"/proc/{pid}/task").glob("*/children"):
+        with contextlib.suppress(OSError):  # a thread that ended meanwhile
+            count += len(children.read_text().split())
+    return count
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="reads the process tree from Linux's /proc")
 def test_ctrl_c_of_a_dask_sweep_says_one_line(tmp_path):
     """The LocalCluster's workers report their cancelled tasks and their killing in warnings (66 lines once); the
     command's own line says what it stopped and kept, and is all it prints."""
@@ -178,7 +189,12 @@ def test_ctrl_c_of_a_dask_sweep_says_one_line(tmp_path):
     environment = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parent.parent))
     process = subprocess.Popen(command, env=environment, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
                                preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
-    time.sleep(8)  # the cluster is up and its workers are inside their first tasks (each takes tens of seconds)
+    # the cluster's worker processes are up (started from any of the command's threads), then inside their first
+    # tasks (each takes tens of seconds); a fixed wait could interrupt the cluster's start on a loaded machine
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and _child_processes(process.pid) < 3:  # a tracker, 2 workers
+        time.sleep(0.2)
+    time.sleep(4)
     process.send_signal(signal.SIGINT)
     _, err = process.communicate(timeout=120)
     assert process.returncode == 130 and err.startswith("thmcheck: interrupted; stopped with") and \
