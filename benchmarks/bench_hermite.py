@@ -58,14 +58,14 @@ print(time.perf_counter() - started)
 
 MEMORY_POINTS = [(50, 30), (100, 30), (150, 30), (200, 30), (100, 100)]  # (degree, digits)
 
-# the process's own high-water mark (Linux's VmHWM; ru_maxrss keeps the parent's across fork and exec)
 PEAK = """
 import sys
+from checkers.cost import peak_bytes
 from theorems.hermite import hermite_coefficients, second_moment
 degree, digits = int(sys.argv[1]), int(sys.argv[2])
 hermite_coefficients("tanh", degree, digits=digits)
 second_moment("tanh", digits=digits)
-print(next(int(line.split()[1]) * 1024 for line in open("/proc/self/status") if line.startswith("VmHWM")))
+print(peak_bytes())
 """
 
 

@@ -93,6 +93,20 @@ def available_bytes() -> float | None:
         return None
 
 
+def peak_bytes() -> float | None:
+    """This process's peak resident memory so far (Linux's VmHWM), or None where /proc does not say. Not ru_maxrss:
+    Linux carries the forking process's high-water mark into it across exec, so a child of a large test process
+    would read that process's peak."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("VmHWM:"):
+                    return float(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return None
+
+
 def duration(seconds: float) -> str:
     """A time in words at the precision an estimate has."""
     return f"{seconds:.0f} s" if seconds < 120 else f"{seconds / 60:.0f} min" if seconds < 7200 else \

@@ -286,11 +286,8 @@ def test_the_memory_estimate_is_within_a_factor_of_two_of_a_tables_peak():
 
     from theorems.hermite import quadrature_bytes
 
-    # the process's own high-water mark (VmHWM): ru_maxrss would keep the forking test process's, across exec
-    child = ("from theorems.hermite import hermite_coefficients, second_moment\n"
-             "hermite_coefficients('tanh', 60, digits=30)\nsecond_moment('tanh', digits=30)\n"
-             "print(next(int(line.split()[1]) * 1024 for line in open('/proc/self/status')\n"
-             "           if line.startswith('VmHWM')))")
+    child = ("from checkers.cost import peak_bytes\nfrom theorems.hermite import hermite_coefficients, second_moment\n"
+             "hermite_coefficients('tanh', 60, digits=30)\nsecond_moment('tanh', digits=30)\nprint(peak_bytes())")
     measured = float(subprocess.run([sys.executable, "-c", child], capture_output=True, text=True, check=True,
                                     timeout=120).stdout)
     assert 0.5 <= quadrature_bytes("tanh", 60, 30) / measured <= 2
