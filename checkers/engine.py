@@ -280,7 +280,7 @@ def power_fields(run: Run, prediction: Prediction, measurement: Measurement, rea
     """A result's power fields over the mutants the run speaks for: `power`, the chance the test rejects each (the
     false-pass rate is one minus it); `mutant_shifts`, for those whose power comes from their target alone, how far
     it lies beyond the tested interval, from which the power at any other mean follows; `stage_false_fail_rate`,
-    the rate those powers are computed at."""
+    the rate of each stage's comparison, at which those powers are computed (and seeds pooled, `checkers.pooling`)."""
     powers, shifts = {}, {}
     rows = run.checker.observed_mutants(run.claims, prediction) if judges_mutants(prediction, reading) else ()
     for name, row in rows:
@@ -290,7 +290,7 @@ def power_fields(run: Run, prediction: Prediction, measurement: Measurement, rea
             if shift is not None:
                 shifts[name] = shift
     return {"power": powers or None, "mutant_shifts": shifts or None,
-            "stage_false_fail_rate": run.rate if shifts else None}
+            "stage_false_fail_rate": run.rate}
 
 
 def _tightness(reading: Exact) -> dict | None:
@@ -312,7 +312,7 @@ def _exact_result(run: Run, prediction: Prediction, target: Target, resolution: 
         observed=float(reading.value), method=reading.method, distance=float(comparison.distance),
         statistic=comparison.statistic, p_value=comparison.p_value, detectable=comparison.detectable,
         resolution=resolution, false_fail_rate=0.0, stages=1, message=target.note,
-        tolerance=float(reading.tolerance), tightness=_tightness(reading),
+        tolerance=float(reading.tolerance), tightness=_tightness(reading), strict=target.strict, pools=False,
         power=power_fields(run, prediction, measurement, reading, interval)["power"], **common)
 
 
@@ -343,7 +343,8 @@ def staged(run: Run, prediction: Prediction, target: Target, resolution: float, 
         degrees_of_freedom=reading.degrees_of_freedom, samples=reading.samples, method=reading.method,
         distance=comparison.distance, statistic=comparison.statistic, p_value=comparison.p_value,
         detectable=comparison.detectable, resolution=resolution, false_fail_rate=run.rate * stages,
-        stages=stage + 1, message="; ".join(filter(None, notes)), **common,
+        stages=stage + 1, message="; ".join(filter(None, notes)), strict=target.strict, pools=not reading.parts,
+        **common,
         **power_fields(run, prediction, measurement, reading, interval))
 
 

@@ -24,7 +24,8 @@ from pathlib import Path
 from checkers import registry
 from checkers.engine import run_check
 from checkers.files import write_atomically
-from checkers.outcome import FAIL, PASS, SKIPPED, Claim, pooled_outcome, reading, standing
+from checkers.outcome import FAIL, PASS, SKIPPED, Claim, reading, standing
+from checkers.pooling import how_read, pool_points, sweep_outcome
 from checkers.report_figures import AS_STATED, figures, label, number
 from checkers.store import ResultStore, code_version
 from checkers.verdict import PredictionResult, shown
@@ -73,9 +74,11 @@ def reported_runs(theorem_ids: list[str] | None = None, *, store: str | Path | N
 
 
 def run_standings(groups: dict[str, list[dict]]) -> list:
-    """Each run's standing for the exit code, read for its claim as `thmcheck check` reads its checks."""
-    return [standing(r["verdict"].outcome, r["verdict"].claim, bool(r["verdict"].expected_failure))
-            for records in groups.values() for r in records]
+    """Each point's standing for the exit code, its seeds pooled as a sweep's are (`checkers.pooling`), read for its
+    claim as `thmcheck check` reads its checks."""
+    return [standing(point.outcome, records[0]["verdict"].claim, bool(records[0]["verdict"].expected_failure))
+            for all_records in groups.values() for _, records in _versions(all_records)
+            for point in pool_points(r["verdict"] for r in records)]
 
 
 def write_report(out_dir: str | Path, groups: dict[str, list[dict]], *, store: str | Path | None = None,
@@ -200,14 +203,15 @@ def _summary_row(theorem_id: str, version: str, records: list[dict]) -> str:
     facts = _theorem_facts(theorem_id, records)
     outcomes = [_run_outcome(r) for r in records]
     counts = ", ".join(f"{outcomes.count(o)} {o}" for o in sorted(set(outcomes)))
-    tested = [o for o in outcomes if o != NOT_APPLICABLE]
-    overall = pooled_outcome(tested) if tested else NOT_APPLICABLE
+    points = pool_points(r["verdict"] for r in records)
+    overall = str(sweep_outcome(points))
     if overall in (PASS, FAIL):
         overall = reading(overall, _claim(records[0]), bool(facts.get("expected_failure")))
     css = _css(overall) if version == AS_STATED else "other"
     return (f'<tr class="{css}"><td><a href="#{html.escape(theorem_id)}">{html.escape(theorem_id)}</a></td>'
             f"<td>{html.escape(version)}</td><td>{html.escape(facts['provenance'])}</td><td>{len(records)}</td>"
-            f"<td>{html.escape(counts)}</td><td>{html.escape(overall)}</td></tr>")
+            f"<td>{html.escape(counts)}</td><td>{html.escape(overall)}</td><td>{html.escape(how_read(points))}</td>"
+            "</tr>")
 
 
 def _known_failure(facts: dict) -> str:
@@ -290,12 +294,48 @@ def _prediction_table(theorem_id: str, version: str, name: str, records: list[di
         lines.append('<table class="evidence"><tr><th>parameters</th><th>seed</th><th>predicted</th><th>observed</th>'
                      "<th>detectable</th><th>resolution</th><th>verdict</th></tr>\n" + "\n".join(rows) + more
                      + "</table>")
+    lines += _pooled_lines(name, version, [record for record, _ in applied])
     if skipped:
         lines.append("<p><b>Not applicable</b> in " + html.escape("; ".join(
             f"{count} run{'s' if count > 1 else ''}: {message}" for message, count in skipped.items())) + ".</p>")
     if version != AS_STATED and applied:
         lines.append(f"<p>{html.escape(_told_apart(theorem_id, name, version, applied))}</p>")
     return "\n".join(lines)
+
+
+def _pooled_lines(name: str, version: str, records: list[dict]) -> list[str]:
+    """Per point with several seeds, how its outcome was reached (`checkers.pooling`): each pooled group of more than
+    one seed as a row, or why the seeds were read one by one."""
+    rows, notes = [], []
+    for point in pool_points(r["verdict"] for r in records):
+        pooled = next((p for p in point.predictions if p.name == name), None)
+        if point.seeds < 2 or pooled is None:
+            continue
+        where = html.escape(label(point.parameters))
+        if pooled.group_size < 2:
+            notes.append(f"{where}: {html.escape(pooled.describe())}, {html.escape(str(pooled.outcome))}")
+            continue
+        low, high = pooled.predicted_interval
+        for group in pooled.groups:
+            outcome = group.comparison.outcome
+            rows.append(f'<tr class="{"other" if version != AS_STATED else _css(outcome)}"><td>{where}</td>'
+                        f"<td>{group.seeds} seeds pooled</td><td>{html.escape(_interval(low, high, group))}</td>"
+                        f"<td>{html.escape(shown(group.estimate.value, group.estimate.standard_error))} ± "
+                        f"{group.estimate.standard_error:.2g}</td><td>{_value(group.comparison.detectable)}</td>"
+                        f"<td>{_value(pooled.resolution)}</td><td>{html.escape(str(outcome))}</td></tr>")
+        notes.append(f"{where}: {html.escape(pooled.describe())}, {html.escape(str(pooled.outcome))}")
+    lines = []
+    if rows:
+        lines.append('<table class="pooled"><tr><th>parameters</th><th>seeds</th><th>predicted</th><th>observed</th>'
+                     "<th>detectable</th><th>resolution</th><th>verdict</th></tr>\n" + "\n".join(rows) + "</table>")
+    if notes:
+        lines.append("<p><b>Seeds at a point:</b> " + "; ".join(notes) + ".</p>")
+    return lines
+
+
+def _interval(low: float, high: float, group) -> str:
+    scale = group.estimate.standard_error
+    return shown(low, scale) if low == high else f"[{shown(low, scale)}, {shown(high, scale)}]"
 
 
 def _value(value) -> str:
@@ -378,7 +418,7 @@ figure {{ display: inline-block; margin: 0.5em; }} img {{ max-width: 36em; }}
 <li>Command: <code>{command}</code></li>
 </ul>
 <table class="verdicts"><tr><th>theorem</th><th>version</th><th>provenance</th><th>runs</th><th>outcomes</th>
-<th>verdict</th></tr>
+<th>verdict</th><th>seeds at a point</th></tr>
 {rows}
 </table>
 {sections}

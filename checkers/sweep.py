@@ -35,6 +35,7 @@ from checkers.executors import INTERRUPTS, said
 from checkers.executors import workers as pool_of
 from checkers.offers import backend_for, estimated_cost, fidelity_for
 from checkers.outcome import ERROR
+from checkers.pooling import PointVerdict, how_read, pool_points, sweep_outcome
 from checkers.seeds import seed_sequence
 from checkers.store import ResultStore, code_version, task_key
 from checkers.verdict import Verdict
@@ -158,10 +159,22 @@ class SweepSummary:
     ran: int
     outcomes: dict[str, int]
     rerun_from_other_code: int = 0  # stored by other code (`code_version`): rerun, not reused
+    points: tuple[PointVerdict, ...] = ()  # each grid point's verdict over its seeds (`checkers.pooling`)
+
+    @property
+    def verdict(self) -> str:
+        """The sweep's outcome: each point's seeds pooled where the test allows it, fail where a point fails."""
+        return sweep_outcome(list(self.points))
+
+    @property
+    def how(self) -> str:
+        """How the points' verdicts were reached, in words (`checkers.pooling.how_read`)."""
+        return how_read(list(self.points))
 
     def to_dict(self) -> dict:
         return {"store": str(self.store), "total": self.total, "already_stored": self.skipped, "ran": self.ran,
-                "outcomes": self.outcomes, "rerun_from_other_code": self.rerun_from_other_code}
+                "outcomes": self.outcomes, "rerun_from_other_code": self.rerun_from_other_code,
+                "verdict": str(self.verdict), "how": self.how, "points": [p.to_dict() for p in self.points]}
 
 
 def plan(theorem: str, grid: Mapping[str, Sequence[str]], seeds: int, *, fixed: Mapping[str, str] | None = None,
@@ -226,9 +239,10 @@ def sweep(tasks: Sequence[Task], store_path: str | Path, *, executor: str = "pro
         finally:
             bar.close()
         keys = {task.key for task in tasks}
-        outcomes = Counter(r.outcome for r in store.records([tasks[0].theorem] if tasks else []) if r.task_key in keys)
-    return SweepSummary(Path(store_path), len(tasks), len(tasks) - len(pending), len(pending), dict(outcomes),
-                        other_code)
+        records = [r for r in store.records([tasks[0].theorem] if tasks else []) if r.task_key in keys]
+    return SweepSummary(Path(store_path), len(tasks), len(tasks) - len(pending), len(pending),
+                        dict(Counter(r.outcome for r in records)), other_code,
+                        tuple(pool_points(r.verdict for r in records)))
 
 
 class _Quiet:

@@ -75,8 +75,8 @@ class PredictionResult:
     tolerance: float | None = None  # the stated accuracy of an exact (deterministic) observation
     power: dict[str, float] | None = None  # per mutant whose prediction differs: the chance this test rejects it
     # per mutant whose power comes from its target alone (not its observable on these draws): how far that target
-    # lies beyond the tested interval, + above it and - below, and the false-fail rate of the test at the stage read,
-    # at which `power` is computed; calibrate recomputes the power at the readings' measured offset from these
+    # lies beyond the tested interval, + above it and - below; calibrate recomputes the power at the readings'
+    # measured offset from these and the false-fail rate of the test at the stage read, at which `power` is computed
     mutant_shifts: dict[str, float] | None = None
     stage_false_fail_rate: float | None = None
     # for an inequality: best_ratio of its two sides attained in the search (1 = equality), witness, and the ratio
@@ -88,6 +88,12 @@ class PredictionResult:
     # away from the defaults, where a resolution's reason computed its distances: the mutants nearest this
     # prediction's target at the point run, in its resolutions there (`checkers.reasons`); None at the defaults
     nearest_here: dict[str, float] | None = None
+    # the target is the open half-line (lower, inf) of a strict inequality, passed only where equality is rejected
+    strict: bool = False
+    # the reading is one Monte Carlo estimate of the claimed quantity (not a claim at every size, read at its worst
+    # part, nor an exact value): independent seeds' readings at one point pool into one (`checkers.pooling`); None
+    # where not known (a result stored before this was recorded, or one never compared)
+    pools: bool | None = None
 
     @property
     def indistinguishable(self) -> bool:

@@ -10,6 +10,7 @@ from checkers import registry
 from checkers.cli import main
 from checkers.report import build_report
 from checkers.report_figures import THEORY_POINTS, points, theory_curve, wrapped
+from checkers.store import ResultStore, code_version
 from checkers.sweep import plan, sweep
 from checkers.verdict import PredictionResult, Verdict
 from theorems.errors import EnvironmentFault
@@ -153,7 +154,7 @@ def test_a_run_where_nothing_applies_is_not_applicable_not_inconclusive(tmp_path
     assert "1 not applicable, 1 pass" in summary and "inconclusive" not in summary
     # the command's exit code reads the runs as `check` does: nothing applied is undecided (3), not a pass
     assert main(["report", "--from", str(store), "--out", str(tmp_path / "again")]) == 3
-    assert "<td>pass</td></tr>" in summary
+    assert "<td>pass</td><td>one seed per point</td></tr>" in summary
     # the theory is drawn over the whole range: where the overlap is not tested, the statement still predicts 0
     below = {"parameters": {"learning_rate": "0.5"}, "verdict": _verdict()}
     curve = theory_curve("spike-outlier", "spike-overlap", below, "learning_rate", [0.5, 4.0])
@@ -178,3 +179,26 @@ def test_a_claim_interval_and_the_tests_resolution_are_two_bands():
                       "theory +- the test's resolution (sRF)"]
     outer = axes.collections[1].get_paths()[0].vertices[:, 1]
     assert math.isclose(outer.min(), 0.96 - 0.16) and math.isclose(outer.max(), 1.04 + 0.16)
+
+
+def test_a_store_whose_seeds_each_fall_short_is_decided_on_the_seeds_pooled(tmp_path):
+    # five seeds of one point, each just short of the resolution (detectable about 0.062 against 0.06): the verdict
+    # pools them in the fewest per group that resolve the claim, and the page shows the groups beside the seeds
+    store = tmp_path / "s.sqlite"
+    with ResultStore(store) as results:
+        for index, offset in enumerate((0.004, -0.01, 0.002, 0.006, -0.003)):
+            prediction = PredictionResult(
+                name="means-act-as-a-spike", kind="limit", statement="s", outcome="inconclusive", predicted=0.0,
+                predicted_interval=(0.0, 0.0), observed=offset, standard_error=0.0114, degrees_of_freedom=99.0,
+                samples=100, systematic=0.0, resolution=0.06, false_fail_rate=2e-7, stage_false_fail_rate=1e-7,
+                pools=True, detectable=0.062)
+            verdict = _verdict(theorem="mixture-means", outcome="inconclusive", predictions=(prediction,),
+                               parameters={"x": "1"}, seed=100 + index, fidelity="quick")
+            results.add(f"k{index}", "mixture-means", {"x": "1"}, index, 100 + index, "quick", verdict,
+                        code_version())
+    assert main(["report", "--from", str(store), "--out", str(tmp_path / "out")]) == 0
+    page = (tmp_path / "out" / "index.html").read_text(encoding="utf-8")
+    summary = page[page.index('<table class="verdicts">'):page.index("</table>")]
+    assert "5 inconclusive" in summary and "<td>pass</td><td>seeds pooled</td>" in summary
+    assert [len(rows) - 1 for kind, rows in _parse(tmp_path / "out" / "index.html").tables if kind == "pooled"] == [2]
+    assert "seeds pooled in 2 groups of 2, the fewest at which every group resolves it, pass" in page

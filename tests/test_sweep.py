@@ -120,10 +120,17 @@ def test_results_that_other_code_stored_are_rerun_not_reused(tmp_path, monkeypat
 
 def test_cli_sweep_json_and_exit_codes(tmp_path, capsys):
     store = str(tmp_path / "cli.sqlite")
-    code = main(["sweep", "dual-kernel", "--grid", "rho=0.3,0.6", "--seeds", "1", "--executor", "serial",
+    code = main(["sweep", "dual-kernel", "--grid", "rho=0.3,0.6", "--seeds", "2", "--executor", "serial",
                  "--store", store, "--json"])
     summary = json.loads(capsys.readouterr().out)
-    assert code == 0 and summary["ran"] == 2 and summary["outcomes"] == {"pass": 2}
+    assert code == 0 and summary["ran"] == 4 and summary["outcomes"] == {"pass": 4}
+    # the sweep's verdict is its points', each read over its seeds (`checkers.pooling`), and says how
+    assert summary["verdict"] == "pass" and [point["seeds"] for point in summary["points"]] == [2, 2]
+    hows = {p["prediction"]: p["how"] for p in summary["points"][0]["predictions"]}
+    assert hows["monte-carlo"].startswith("each seed resolves it alone") and hows["closed-form"].startswith(
+        "worst seed: its reading is exact")
+    assert main(["sweep", "dual-kernel", "--grid", "rho=0.3,0.6", "--seeds", "2", "--store", store]) == 0
+    assert "verdict: pass over 2 points (no reading needed or allowed pooling" in capsys.readouterr().out
     code = main(["sweep", "dual-kernel", "--grid", "rho=0.3", "--set", "c1=0.51", "--executor", "serial",
                  "--store", store, "--json"])
     assert code == 1

@@ -28,6 +28,7 @@ from checkers.outcome import (
     claim_of,
     exit_code,
     failed_as_expected,
+    reading,
     standing,
 )
 from checkers.report import output_folder, pyplot, reported_runs, run_standings, write_report
@@ -271,6 +272,8 @@ def sweep_command(arguments) -> int:
     if sum(estimates) > ANNOUNCE_SECONDS:
         print(f"thmcheck: {len(tasks)} tasks, about {duration(sum(estimates))} of one core's time here (each check's "
               "declared cost at its first stage; tasks already stored are skipped)", file=sys.stderr, flush=True)
+    claim = claim_of(arguments.mutant, dict(arguments.overrides))
+    expected_failure = registry.checker(arguments.theorem).theorem.expected_failure
     with _say_what_was_stored(arguments, tasks, arguments.store):
         summary = sweep(tasks, arguments.store, executor=executor, workers=arguments.workers,
                         scheduler=arguments.scheduler, progress=not arguments.json)
@@ -282,18 +285,20 @@ def sweep_command(arguments) -> int:
             if summary.rerun_from_other_code else ""
         print(f"{summary.total} tasks ({summary.skipped} already stored, {summary.ran} run{rerun}) in "
               f"{summary.store}: {counts or 'none'}")
+        if summary.points:
+            print(f"verdict: {reading(summary.verdict, claim, bool(expected_failure))} over "
+                  f"{len(summary.points)} point{'s' if len(summary.points) > 1 else ''} ({summary.how})")
     if summary.outcomes.get(ERROR):
         print(f"thmcheck: {summary.outcomes[ERROR]} task(s) raised an error (stored with their message; a rerun "
               "retries them)", file=sys.stderr)
-    claim = claim_of(arguments.mutant, dict(arguments.overrides))
-    expected_failure = registry.checker(arguments.theorem).theorem.expected_failure
     if failed_as_expected(FAIL, claim, bool(expected_failure)):  # fails are expected here, a pass is not
         if summary.outcomes.get(FAIL):
             print(f"thmcheck: {summary.outcomes[FAIL]} task(s) failed as expected ({expected_failure})",
                   file=sys.stderr)
         if summary.outcomes.get(PASS):
             print(f"thmcheck: {summary.outcomes[PASS]} task(s) of a statement known to fail passed", file=sys.stderr)
-    return exit_code(standing(outcome, claim, bool(expected_failure)) for outcome in summary.outcomes)
+    # the sweep's verdict is its points', each pooled over its seeds (`checkers.pooling`)
+    return exit_code(standing(point.outcome, claim, bool(expected_failure)) for point in summary.points)
 
 
 def calibrate_command(arguments) -> int:
