@@ -216,6 +216,7 @@ def _every_number(path) -> dict:
                 for r in store.records()}
 
 
+@pytest.mark.filterwarnings("ignore:Port 8787 is already in use:UserWarning")  # a cluster of another test has it
 def test_dask_workers_that_ran_other_theorems_store_the_serial_numbers_bit_for_bit(tmp_path):
     """Process-wide state must not change a number: the same tasks, serially in this (long-lived) test process and on
     a LocalCluster whose workers first ran other theorems (mpmath at other precisions, other caches filled)."""

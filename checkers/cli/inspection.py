@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import sys
 
+import numpy as np
 import sympy
 
 from checkers import registry
@@ -41,8 +43,29 @@ def show(arguments) -> int:
         parameters = theorem.mutant_parameters(arguments.mutant, parameters)
         theorem = theorem.mutated(arguments.mutant)
     claims = theorem.claims(parameters, dict(arguments.overrides), digits=arguments.digits)
+    outside = claims.tested.instance.assumption_failures()
+    # outside the assumptions an overflow is what the statement excludes, said by the failed assumptions and by
+    # "undefined", not by numpy's warnings between the statement's lines (the engine's rule for a run)
+    with np.errstate(all="ignore") if outside else contextlib.nullcontext():
+        data = _shown(arguments, checker, theorem, claims, outside)
+    if arguments.json:
+        print(json.dumps(json_safe(data), indent=2, allow_nan=False))
+        return EXIT_PASS
+    _print_statement(theorem, data)
+    print(f"  checked by: {data['simulation']} ({_where_checked(checker, data['family'])})")
+    _print_constants(data, arguments.digits)
+    _print_predictions(theorem, data)
+    _print_mutants(data)
+    if theorem.notes:
+        print(f"  notes: {theorem.notes}")
+    return EXIT_PASS
+
+
+def _shown(arguments, checker, theorem, claims, outside) -> dict:
+    """What `show` prints, as data: the statement, its constants and predictions at the point asked, the mutants'
+    moves there, what was measured there and the papers it encodes."""
     instance = claims.tested.instance
-    undefined, outside = None, instance.assumption_failures()
+    undefined = None
     try:
         constants, changed = instance.constants, instance.changed_constants
     except ArithmeticError as error:  # outside the assumptions a statement may be undefined; inside, it is a bug
@@ -55,7 +78,7 @@ def show(arguments) -> int:
     here = arguments.mutant is None and not at_defaults(theorem, instance)  # a mutant's own view has no mutants
     simulated = {name: [] if undefined else _simulated_by(checker, theorem, claims, name) for name in claims.mutants}
     descriptions = {node.name: node.description for node in instance.graph}
-    data = {
+    return {
         "id": theorem.id, "title": theorem.title, "source": theorem.source,
         "provenance": theorem.provenance, "provenance_meaning": PROVENANCES[theorem.provenance],
         "statement": theorem.statement,
@@ -88,17 +111,6 @@ def show(arguments) -> int:
         "discussion_claims": [{"paper": key, "label": claim.label, "status": str(claim.status),
                                "claim": claim.claim} for key, claim in discussion_claims(theorem.id)],
     }
-    if arguments.json:
-        print(json.dumps(json_safe(data), indent=2, allow_nan=False))
-        return EXIT_PASS
-    _print_statement(theorem, data)
-    print(f"  checked by: {data['simulation']} ({_where_checked(checker, data['family'])})")
-    _print_constants(data, arguments.digits)
-    _print_predictions(theorem, data)
-    _print_mutants(data)
-    if theorem.notes:
-        print(f"  notes: {theorem.notes}")
-    return EXIT_PASS
 
 
 def _print_statement(theorem, data: dict) -> None:

@@ -73,10 +73,11 @@ def descend(instance: Instance, weights, x, y, eta: float, steps: int, visit=Non
     whose weights overflow is no evidence about the law it tests: it raises NumericalError."""
     lam = float(instance["weight_decay"])
     for step in range(steps):
-        grads = gradients(weights, x, y, instance["between"], np)
-        if visit is not None:
-            visit(weights, grads)
-        weights = [(1 - eta * lam) * w - eta * g for w, g in zip(weights, grads)]
+        with np.errstate(over="ignore", invalid="ignore"):  # a diverging run overflows; it is said below, not warned
+            grads = gradients(weights, x, y, instance["between"], np)
+            if visit is not None:
+                visit(weights, grads)
+            weights = [(1 - eta * lam) * w - eta * g for w, g in zip(weights, grads)]
         if not all(np.isfinite(w).all() for w in weights):
             raise NumericalError(f"gradient descent diverged at step {step + 1} (eta = {eta:g}, lambda = {lam:g}): "
                                  "lower the learning rate or the weight decay")
