@@ -47,16 +47,32 @@ def require(name: str) -> None:
 
 @contextlib.contextmanager
 def using(name: str) -> Iterator[None]:
-    """Run what is inside on backend `name`, in this thread (the kernels read it only where they move the draws)."""
+    """Run what is inside on backend `name`, in this thread (the kernels read it only where they move the draws).
+
+    torch on the CPU computes on one thread inside, as numpy's BLAS does in a check (`checkers.engine.run_check`):
+    its own thread pool splits a matrix product's sums by the core count, which moved the last digits of
+    gaussian-equivalence's risk between one thread and two."""
     require(name)
     if name == "jax":
         import jax
         jax.config.update("jax_enable_x64", True)  # else jax silently rounds every float64 array to float32
     token = _current.set(name)
     try:
-        yield
+        with _one_torch_thread() if name == "torch" and _device() == "cpu" else contextlib.nullcontext():
+            yield
     finally:
         _current.reset(token)
+
+
+@contextlib.contextmanager
+def _one_torch_thread() -> Iterator[None]:
+    import torch
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(threads)
 
 
 def current() -> str:

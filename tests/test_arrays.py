@@ -1,7 +1,10 @@
 """The array backends: the one-step kernels, the ridge readout and whole checks under array-api-strict agree with
 numpy to 1e-10 relative; a backend that is unknown, not installed or not offered is bad input."""
 
+import importlib.machinery
 import math
+import sys
+import types
 
 import numpy as np
 import pytest
@@ -113,6 +116,24 @@ def test_spike_strength_on_torchs_cpu_is_numpys_verdict():
     pytest.importorskip("torch")
     with_numpy = run_check(registry.checker("spike-strength"), seed=0, fidelity="quick")
     _agree(run_check(registry.checker("spike-strength"), seed=0, fidelity="quick", backend="torch"), with_numpy)
+
+
+def test_torch_on_the_cpu_computes_on_one_thread_inside_a_check_and_gets_its_threads_back(monkeypatch):
+    """Its thread pool splits a product's sums by the core count (gaussian-equivalence's risk moved in its last
+    digits between one thread and two), so inside a check it runs on one, as numpy's BLAS does."""
+    threads = {"count": 8, "seen": []}
+    torch = types.ModuleType("torch")
+    torch.__spec__ = importlib.machinery.ModuleSpec("torch", None)
+    torch.cuda = types.SimpleNamespace(is_available=lambda: False)
+    torch.get_num_threads = lambda: threads["count"]
+    torch.set_num_threads = lambda count: threads.update(count=count) or threads["seen"].append(count)
+    monkeypatch.setitem(sys.modules, "torch", torch)
+    with arrays.using("torch"):
+        assert threads["count"] == 1 and arrays.device_name() == "cpu"
+    assert threads["count"] == 8 and threads["seen"] == [1, 8]
+    torch.cuda = types.SimpleNamespace(is_available=lambda: True)  # a GPU's threads are the device's own
+    with arrays.using("torch"):
+        assert threads["count"] == 8
 
 
 def test_a_backend_that_is_unknown_missing_or_not_offered_is_refused(monkeypatch):
