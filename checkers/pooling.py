@@ -29,7 +29,7 @@ import json
 import math
 from collections import Counter, defaultdict
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -48,9 +48,10 @@ class Group:
     seeds: int
     estimate: Estimate
     comparison: Comparison
+    members: tuple[int, ...] = ()  # the seeds of the runs pooled, where given
 
     def to_dict(self) -> dict:
-        return json_safe({"seeds": self.seeds, "outcome": str(self.comparison.outcome),
+        return json_safe({"seeds": self.seeds, "members": list(self.members), "outcome": str(self.comparison.outcome),
                           "observed": self.estimate.value, "standard_error": self.estimate.standard_error,
                           "systematic": self.estimate.systematic,
                           "degrees_of_freedom": self.estimate.degrees_of_freedom,
@@ -102,6 +103,7 @@ class PointVerdict:
     outcome: str
     per_seed: dict[str, int]
     predictions: tuple[PooledPrediction, ...] = field(default_factory=tuple)
+    key: str = ""  # its runs' `point_key`, where pooled from several points' runs
 
     @property
     def pooled(self) -> bool:
@@ -151,12 +153,12 @@ def pooled_estimate(results: list[PredictionResult]) -> Estimate:
                     f"{len(results)} seeds pooled", float(weights @ bounds))
 
 
-def _compared(results: list[PredictionResult]) -> Group:
+def _compared(results: list[PredictionResult], members: tuple[int, ...] = ()) -> Group:
     first = results[0]
     estimate = pooled_estimate(results)
     comparison = compare_to_target(estimate, *first.predicted_interval, false_fail_rate=first.stage_false_fail_rate,
                                    resolution=first.resolution)
-    return Group(len(results), estimate, comparison)
+    return Group(len(results), estimate, comparison, members)
 
 
 def groups_of(results: list, size: int) -> list[list]:
@@ -175,13 +177,16 @@ def group_size(results: list[PredictionResult]) -> int:
                         for group in groups_of(results, size))), len(results))
 
 
-def pool_prediction(name: str, results: list[PredictionResult]) -> PooledPrediction:
-    """One prediction's outcome at one point from its seeds' results, given in the order of their seeds."""
+def pool_prediction(name: str, results: list[PredictionResult], seeds: tuple[int, ...] = ()) -> PooledPrediction:
+    """One prediction's outcome at one point from its seeds' results, given in the order of their `seeds` (named in
+    each group, where given)."""
     per_seed = dict(Counter(str(r.outcome) for r in results))
     reason = why_not_pooled(results)
     if reason:
         return PooledPrediction(name, pooled_outcome(r.outcome for r in results), per_seed, reason)
-    groups = tuple(_compared(group) for group in groups_of(results, group_size(results)))
+    size = group_size(results)
+    members = groups_of(list(seeds), size) if seeds else [()] * len(groups_of(results, size))
+    groups = tuple(_compared(group, tuple(seeds_of)) for group, seeds_of in zip(groups_of(results, size), members))
     outcomes = {group.comparison.outcome for group in groups}
     outcome = FAIL if FAIL in outcomes else PASS if PASS in outcomes else INCONCLUSIVE
     return PooledPrediction(name, outcome, per_seed, "", groups, results[0].resolution,
@@ -200,10 +205,9 @@ def pool_point(verdicts: list[Verdict]) -> PointVerdict:
     names = list(dict.fromkeys(p.name for v in verdicts for p in v.predictions))
     predictions = []
     for name in names:
-        results = [p for v in verdicts for p in v.predictions if p.name == name]
-        applied = [r for r in results if r.outcome != SKIPPED]
+        applied = [(v.seed, p) for v in verdicts for p in v.predictions if p.name == name and p.outcome != SKIPPED]
         if applied:
-            predictions.append(pool_prediction(name, applied))
+            predictions.append(pool_prediction(name, [p for _, p in applied], tuple(seed for seed, _ in applied)))
     if any(v.outcome == OUTSIDE for v in verdicts):
         return PointVerdict(parameters, len(verdicts), OUTSIDE, per_seed, tuple(predictions))
     if not predictions:  # nothing applied here: nothing was under-resolved either
@@ -223,7 +227,7 @@ def pool_points(verdicts: Iterable[Verdict]) -> list[PointVerdict]:
     groups: dict[str, list[Verdict]] = defaultdict(list)
     for verdict in verdicts:
         groups[point_key(verdict)].append(verdict)
-    return [pool_point(group) for group in groups.values()]
+    return [replace(pool_point(group), key=key) for key, group in groups.items()]
 
 
 def sweep_outcome(points: list[PointVerdict]) -> str:

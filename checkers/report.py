@@ -25,7 +25,7 @@ from checkers import registry
 from checkers.engine import run_check
 from checkers.files import write_atomically
 from checkers.outcome import FAIL, PASS, SKIPPED, Claim, reading, standing
-from checkers.pooling import how_read, pool_points, sweep_outcome
+from checkers.pooling import how_read, point_key, pool_points, sweep_outcome
 from checkers.report_figures import AS_STATED, figures, label, number
 from checkers.store import ResultStore, code_version
 from checkers.verdict import PredictionResult, shown
@@ -307,23 +307,30 @@ def _pooled_lines(name: str, version: str, records: list[dict]) -> list[str]:
     """Per point with several seeds, how its outcome was reached (`checkers.pooling`): each pooled group of more than
     one seed as a row, or why the seeds were read one by one."""
     rows, notes = [], []
+    claim = _claim(records[0]) if records else Claim.STATED
+
+    def words(outcome) -> str:  # a mutant's or a conjecture's groups read "rejected" or not, as its seeds' rows do
+        return html.escape(str(outcome) if version == AS_STATED else reading(outcome, claim, False))
+
+    indices = {r["verdict"].seed: r["seed_index"] for r in records}
+    asked = {point_key(r["verdict"]): r["parameters"] for r in records}  # a point as its runs' rows name it
     for point in pool_points(r["verdict"] for r in records):
         pooled = next((p for p in point.predictions if p.name == name), None)
         if point.seeds < 2 or pooled is None:
             continue
-        where = html.escape(label(point.parameters))
+        where = html.escape(label(asked[point.key]) or "at the defaults")
+        notes.append(f"{where}: {html.escape(pooled.describe())}, {words(pooled.outcome)}")
         if pooled.group_size < 2:
-            notes.append(f"{where}: {html.escape(pooled.describe())}, {html.escape(str(pooled.outcome))}")
             continue
         low, high = pooled.predicted_interval
         for group in pooled.groups:
             outcome = group.comparison.outcome
             rows.append(f'<tr class="{"other" if version != AS_STATED else _css(outcome)}"><td>{where}</td>'
-                        f"<td>{group.seeds} seeds pooled</td><td>{html.escape(_interval(low, high, group))}</td>"
+                        f"<td>{', '.join(str(indices.get(seed, '?')) for seed in group.members)} pooled</td>"
+                        f"<td>{html.escape(_interval(low, high, group))}</td>"
                         f"<td>{html.escape(shown(group.estimate.value, group.estimate.standard_error))} ± "
                         f"{group.estimate.standard_error:.2g}</td><td>{_value(group.comparison.detectable)}</td>"
-                        f"<td>{_value(pooled.resolution)}</td><td>{html.escape(str(outcome))}</td></tr>")
-        notes.append(f"{where}: {html.escape(pooled.describe())}, {html.escape(str(pooled.outcome))}")
+                        f"<td>{_value(pooled.resolution)}</td><td>{words(outcome)}</td></tr>")
     lines = []
     if rows:
         lines.append('<table class="pooled"><tr><th>parameters</th><th>seeds</th><th>predicted</th><th>observed</th>'

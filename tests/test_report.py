@@ -187,18 +187,24 @@ def test_a_store_whose_seeds_each_fall_short_is_decided_on_the_seeds_pooled(tmp_
     store = tmp_path / "s.sqlite"
     with ResultStore(store) as results:
         for index, offset in enumerate((0.004, -0.01, 0.002, 0.006, -0.003)):
-            prediction = PredictionResult(
-                name="means-act-as-a-spike", kind="limit", statement="s", outcome="inconclusive", predicted=0.0,
-                predicted_interval=(0.0, 0.0), observed=offset, standard_error=0.0114, degrees_of_freedom=99.0,
-                samples=100, systematic=0.0, resolution=0.06, false_fail_rate=2e-7, stage_false_fail_rate=1e-7,
-                pools=True, detectable=0.062)
-            verdict = _verdict(theorem="mixture-means", outcome="inconclusive", predictions=(prediction,),
-                               parameters={"x": "1"}, seed=100 + index, fidelity="quick")
-            results.add(f"k{index}", "mixture-means", {"x": "1"}, index, 100 + index, "quick", verdict,
-                        code_version())
-    assert main(["report", "--from", str(store), "--out", str(tmp_path / "out")]) == 0
+            for mutant, shift in ((None, 0.0), ("m", 0.1)):  # the mutant's seeds read 0.1 off: rejected in pairs
+                prediction = PredictionResult(
+                    name="means-act-as-a-spike", kind="limit", statement="s", outcome="inconclusive", predicted=0.0,
+                    predicted_interval=(0.0, 0.0), observed=offset + shift, standard_error=0.0114,
+                    degrees_of_freedom=99.0, samples=100, systematic=0.0, resolution=0.06, false_fail_rate=2e-7,
+                    stage_false_fail_rate=1e-7, pools=True, detectable=0.062)
+                verdict = _verdict(theorem="mixture-means", outcome="inconclusive", predictions=(prediction,),
+                                   parameters={"x": "1"}, seed=100 + index, fidelity="quick", mutant=mutant)
+                results.add(f"k{index}{mutant}", "mixture-means", {"x": "1"}, index, 100 + index, "quick", verdict,
+                            code_version())
+    # the mutant's rejection is its exit code's fail (as `check --mutant`); the statement's pass is the verdict
+    assert main(["report", "--from", str(store), "--out", str(tmp_path / "out")]) == 1
     page = (tmp_path / "out" / "index.html").read_text(encoding="utf-8")
     summary = page[page.index('<table class="verdicts">'):page.index("</table>")]
     assert "5 inconclusive" in summary and "<td>pass</td><td>seeds pooled</td>" in summary
-    assert [len(rows) - 1 for kind, rows in _parse(tmp_path / "out" / "index.html").tables if kind == "pooled"] == [2]
+    assert "<td>rejected</td><td>seeds pooled</td>" in summary
+    tables = _parse(tmp_path / "out" / "index.html").tables
+    assert [len(rows) - 1 for kind, rows in tables if kind == "pooled"] == [2, 2]
     assert "seeds pooled in 2 groups of 2, the fewest at which every group resolves it, pass" in page
+    mutant_part = page[page.index("A version that is not the theorem: mutant m"):]
+    assert "<td>rejected</td></tr>" in mutant_part and "<td>fail</td>" not in mutant_part
