@@ -3,8 +3,8 @@ claim, where the test allows it; read seed by seed (the worst) where it does not
 
 Seeds at one point (the same parameters, version, fidelity, false-fail rate and backend) are independent runs of
 one design. Where every seed read a prediction as one Monte Carlo estimate of the same quantity (`pools`: not an
-exact reading, nor a claim at every size read at its worst size, nor a strict inequality, which each seed decides by
-its own margin), against the same target and resolution, a group of seeds pools into one estimate: the
+exact reading, nor a claim at every size read at its worst size), not a strict inequality (which each seed decides
+by its own margin), against the same target and resolution, a group of seeds pools into one estimate: the
 samples-weighted mean, its standard error sqrt(sum (w_i se_i)^2) with weights w_i summing to one, Welch and
 Satterthwaite's degrees of freedom, and the systematic bound sum w_i b_i (the most a weighted mean of readings each
 biased by at most b_i can be). Samples weight the mean, not the estimated standard errors, so the weights do not
@@ -14,10 +14,11 @@ is the stage its run stopped at, chosen by what it read, and a group of one seed
 
 Why groups, and not all the seeds at once (docs/derivations/statistics.md#pooling-seeds): a check vouches for its
 readings' bias at the precision its own design reaches, so k seeds pooled at once would turn a finite-size bias no
-run sees into a failure. The seeds, in the order of their seeds, are split into consecutive groups of the fewest
-seeds at which every group's pooled reading resolves the claim, chosen from the standard errors alone, the remainder
-joining the last group; where no smaller size does, all of them form one group. The prediction fails at the point
-where a group fails, passes where a group passes and none fails, and is inconclusive otherwise.
+run sees into a failure. The seeds, ordered by their seed values (the same order on any executor), are split into
+consecutive groups of the fewest seeds at which every group's pooled reading resolves the claim, chosen from the
+standard errors alone, the remainder joining the last group; where no smaller size does, all of them form one group.
+The prediction fails at the point where a group fails, passes where a group passes and none fails, and is
+inconclusive otherwise.
 
 Otherwise the point's outcome for that prediction is the worst seed's (`checkers.outcome.pooled_outcome`), and the
 verdict says why it was not pooled.
