@@ -34,6 +34,8 @@ BACKENDS = {
 DEFAULT = "numpy"
 
 _current: contextvars.ContextVar[str] = contextvars.ContextVar("thmcheck_backend", default=DEFAULT)
+# the dtypes of the arrays moved onto the backend inside `using`: what its matrix work computed in
+_moved: contextvars.ContextVar[set | None] = contextvars.ContextVar("thmcheck_moved_dtypes", default=None)
 
 
 def require(name: str) -> None:
@@ -56,12 +58,13 @@ def using(name: str) -> Iterator[None]:
     if name == "jax":
         import jax
         jax.config.update("jax_enable_x64", True)  # else jax silently rounds every float64 array to float32
-    token = _current.set(name)
+    token, moved = _current.set(name), _moved.set(set())
     try:
         with _one_torch_thread() if name == "torch" and _device() == "cpu" else contextlib.nullcontext():
             yield
     finally:
         _current.reset(token)
+        _moved.reset(moved)
 
 
 @contextlib.contextmanager
@@ -104,9 +107,19 @@ def device_name() -> str:
     return "cpu"
 
 
+def dtype_name() -> str | None:
+    """The float types the current backend's work computed in so far (the arrays moved onto it, "float64" or
+    "float32, float64"), or None on numpy, whose kernels choose theirs per check, or where nothing was moved."""
+    moved = _moved.get()
+    return ", ".join(sorted(moved)) if moved and current() != DEFAULT else None
+
+
 def to_backend(array, *, like=None):
     """A numpy array on the current backend, or on the library and device of the array `like` (the same object on
     numpy)."""
+    moved = _moved.get()
+    if moved is not None and hasattr(array, "dtype"):
+        moved.add(str(array.dtype))
     if like is not None:
         import array_api_compat
         return namespace_of(like).asarray(array, device=array_api_compat.device(like))

@@ -446,4 +446,4 @@ def _run_check(checker: Checker, parameters: Mapping[str, Any] | None, overrides
         overrides=instance.describe_overrides(),
         assumption_failures=tuple(failures), seed=seed, fidelity=chosen.name, false_fail_rate=false_fail_rate,
         elapsed_seconds=time.perf_counter() - started, mutant=mutant, expected_failure=theorem.expected_failure,
-        backend=arrays.current(), device=arrays.device_name())
+        backend=arrays.current(), device=arrays.device_name(), dtype=arrays.dtype_name())

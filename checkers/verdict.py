@@ -141,6 +141,12 @@ class Verdict:
     error: str = ""  # a sweep task whose check raised a bug (outcome "error"): what it raised
     backend: str = "numpy"  # the array library the simulation's matrix work ran on (`checkers.arrays`)
     device: str = "cpu"  # where that library computed
+    dtype: str | None = None  # what it computed in, on a backend other than numpy (`checkers.arrays.dtype_name`)
+
+    @property
+    def place(self) -> str:
+        """The device and, where known, the dtype its backend computed in ("cpu, float64")."""
+        return ", ".join(filter(None, (self.device, self.dtype)))
 
     @property
     def passed(self) -> bool:
@@ -179,6 +185,7 @@ class Verdict:
             "elapsed_seconds": round(self.elapsed_seconds, 3),
             "backend": self.backend,
             "device": self.device,
+            "dtype": self.dtype,
             "predictions": [prediction.to_dict() for prediction in self.predictions],
         } | ({"error": self.error} if self.error else {})
 
@@ -199,14 +206,14 @@ class Verdict:
             false_fail_rate=float(data.get("false_fail_rate", 1e-6)),
             elapsed_seconds=data.get("elapsed_seconds", 0.0), mutant=data.get("mutant"),
             expected_failure=data.get("expected_failure") or "", error=data.get("error") or "",
-            backend=data.get("backend", "numpy"), device=data.get("device", "cpu"))
+            backend=data.get("backend", "numpy"), device=data.get("device", "cpu"), dtype=data.get("dtype"))
 
     def explain(self) -> str:
         """A few lines a person can read: the verdict, then each prediction's evidence, numbers at the digits their
         standard errors (or stated accuracies) support, long lines folded."""
         parameters = ", ".join(f"{k}={v}" for k, v in self.parameters.items())
         tested = f" [mutant {self.mutant}]" if self.mutant else ""
-        where = "" if self.backend == "numpy" else f" on {self.backend} ({self.device})"
+        where = "" if self.backend == "numpy" else f" on {self.backend} ({self.place})"
         lines = [f"{self.theorem}{tested} [{self.provenance}] ({parameters}){where}: {self.reading.upper()}"]
         if self.expected_failure:
             lines.append(f"  expected to fail: {self.expected_failure}")

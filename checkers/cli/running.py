@@ -137,14 +137,14 @@ def check(arguments) -> int:
 
 def summary_line(verdicts: list[Verdict], seconds: float) -> str:
     """One line of counts, each outcome read for its claim ("3 passed, 1 failed as expected, 2 rejected"), and the
-    time taken, as pytest ends its run; and the backend and device, where not numpy's on the CPU."""
+    time taken, as pytest ends its run; and the backend, device and dtype, where not numpy's on the CPU."""
     words = {"pass": "passed", "fail": "failed", "fail, as expected": "failed as expected"}
     counts = Counter(words.get(v.reading, v.reading) for v in verdicts)
     order = ["passed", "failed", "failed as expected", "pass, UNEXPECTED (known to fail)", "rejected", "not rejected",
              "inconclusive", "outside assumptions"]
     parts = [f"{counts[word]} {word}" for word in order if counts[word]] + [
         f"{count} {word}" for word, count in counts.items() if word not in order]
-    where = sorted({f"{v.backend} ({v.device})" for v in verdicts if v.backend != "numpy"})
+    where = sorted({f"{v.backend} ({v.place})" for v in verdicts if v.backend != "numpy"})
     return (f"{len(verdicts)} check{'s' if len(verdicts) != 1 else ''}: {', '.join(parts)} in {seconds:.0f} s"
             + (f" on {', '.join(where)}" if where else ""))
 
