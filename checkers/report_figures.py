@@ -18,6 +18,7 @@ from collections import defaultdict
 from pathlib import Path
 
 from checkers import registry
+from checkers.pooling import pooled_estimate, why_not_pooled
 from checkers.stats import critical_value
 from checkers.verdict import PredictionResult
 from theorems.claims import STATED
@@ -60,8 +61,10 @@ def _critical(degrees_of_freedom) -> float:
 
 def points(records: list[dict], xs: list, series_of: list, key, name: str) -> list[dict]:
     """The observations of one prediction in one series, one point per value of x: the seeds at one setting are
-    pooled (mean, standard error sqrt(sum se^2)/k, summed degrees of freedom) for a Monte Carlo estimate; a
-    deterministic observation (a computed value or the smallest margin a search found) keeps its worst value."""
+    pooled for a Monte Carlo estimate, by `checkers.pooling.pooled_estimate` where the verdict pools them (all of
+    them in one point: a figure shows the reading, the verdict's groups test it), else with equal weights (standard
+    error sqrt(sum se^2)/k, summed degrees of freedom); a deterministic observation (a computed value or the
+    smallest margin a search found) keeps its worst value."""
     by_x: dict[float, list[PredictionResult]] = defaultdict(list)
     for x, record, own in zip(xs, records, series_of):
         match = next((p for p in record["verdict"].predictions if p.name == name), None)
@@ -76,7 +79,11 @@ def points(records: list[dict], xs: list, series_of: list, key, name: str) -> li
         point = {"x": x, "predicted": number(first.predicted), "lower": number(interval[0]),
                  "upper": number(interval[1]), "kind": first.kind, "statement": first.statement,
                  "seeds": len(matches)}
-        if all(e is not None and math.isfinite(e) for e in errors):
+        if len(matches) > 1 and not why_not_pooled(matches):  # the seeds as the verdict pools them
+            pooled = pooled_estimate(matches)
+            point.update(observed=pooled.value, deterministic=False,
+                         bar=_critical(pooled.degrees_of_freedom) * pooled.standard_error)
+        elif all(e is not None and math.isfinite(e) for e in errors):
             dof = sum(number(m.degrees_of_freedom) or math.inf for m in matches)
             point.update(observed=sum(observed) / len(observed), deterministic=False,
                          bar=_critical(dof) * math.sqrt(sum(e * e for e in errors)) / len(errors))

@@ -103,6 +103,20 @@ def test_seeds_at_one_setting_are_pooled_into_one_point_with_a_computed_bar():
     assert not pooled[0]["deterministic"]
 
 
+def test_seeds_the_verdict_pools_are_one_point_at_the_verdicts_pooled_reading():
+    records = []
+    for observed, samples in ((1.0, 100), (2.0, 300)):
+        prediction = PredictionResult(name="p", kind="limit", statement="s", outcome="inconclusive", predicted=1.0,
+                                      predicted_interval=(1.0, 1.0), observed=observed, standard_error=0.3,
+                                      degrees_of_freedom=math.inf, samples=samples, resolution=0.1,
+                                      stage_false_fail_rate=1e-7, pools=True)
+        records.append({"parameters": {"x": "0.5"}, "seed_index": 0, "verdict": _verdict(predictions=(prediction,))})
+    (point,) = points(records, [0.5, 0.5], ["", ""], "", "p")
+    # weighted by samples, 1/4 and 3/4: the mean 1.75, standard error sqrt((0.075)^2 + (0.225)^2), z_0.975
+    assert point["observed"] == pytest.approx(1.75)
+    assert point["bar"] == pytest.approx(1.959963984540054 * math.hypot(0.075, 0.225))
+
+
 def test_a_deterministic_observation_is_a_margin_with_its_stated_accuracy_not_an_error_bar():
     records = [_record(0.5, margin, tolerance=1e-27, kind="inequality", predicted=0.0, interval=(0.0, math.inf))
                for margin in (3e-42, -2e-42)]  # a margin's claim: at least 0
