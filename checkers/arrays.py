@@ -108,8 +108,8 @@ def device_name() -> str:
 
 
 def dtype_name() -> str | None:
-    """The float types the current backend's work computed in so far (the arrays moved onto it, "float64" or
-    "float32, float64"), or None on numpy, whose kernels choose theirs per check, or where nothing was moved."""
+    """The dtypes of the arrays moved onto the current backend so far, what its work computed in ("float64", or
+    several joined), or None on numpy, whose kernels choose theirs per check, or where nothing was moved."""
     moved = _moved.get()
     return ", ".join(sorted(moved)) if moved and current() != DEFAULT else None
 
