@@ -2,6 +2,7 @@
 
 import math
 
+import numpy as np
 import pytest
 
 from checkers.outcome import ERROR, FAIL, INCONCLUSIVE, OUTSIDE, PASS, SKIPPED
@@ -130,3 +131,29 @@ def test_points_are_apart_by_parameters_and_version_and_the_words_say_how_they_w
 def test_groups_take_the_remainder_into_the_last():
     assert groups_of(list(range(7)), 3) == [[0, 1, 2], [3, 4, 5, 6]]
     assert groups_of(list(range(2)), 3) == [[0, 1]]
+
+
+def _sweep_outcomes(truth: float, runs: int, seed: int, *, rate: float, error: float, seeds: int = 5) -> list:
+    """Outcomes of `runs` synthetic points whose `seeds` readings are exact Gaussians about `truth`, each seed's
+    standard error `error` +- 5%, compared at one stage's `rate`."""
+    generator = np.random.default_rng(seed)
+    outcomes = []
+    for _ in range(runs):
+        errors = error * generator.uniform(0.95, 1.05, seeds)
+        results = [_result(1.0 + truth + e * generator.standard_normal(), e, dof=math.inf) for e in errors]
+        results = [PredictionResult(**{**r.__dict__, "stage_false_fail_rate": rate}) for r in results]
+        pooled = pool_prediction("p", results)
+        assert pooled.group_size == 2  # one seed falls short of the resolution 0.06, two resolve it
+        outcomes.append(pooled.outcome)
+    return outcomes
+
+
+def test_pooled_groups_keep_their_false_fail_rate_and_reject_an_error_of_one_resolution():
+    """Over many synthetic points of five seeds, pooled in two groups: a true claim fails at most at two times one
+    stage's rate (measured at a rate of 0.01, where it can be counted), and a claim one resolution off is rejected at
+    least 90% of the time, the power each resolved group has (at the checks' own rate of 1e-7)."""
+    runs = 800
+    true_fails = _sweep_outcomes(0.0, runs, 1, rate=0.01, error=0.018).count(FAIL) / runs
+    assert true_fails <= 0.02 + 3 * math.sqrt(0.02 * 0.98 / runs)
+    rejected = _sweep_outcomes(0.06, runs, 2, rate=1e-7, error=0.0114).count(FAIL) / runs
+    assert rejected >= 0.9 - 3 * math.sqrt(0.09 / runs)
