@@ -78,15 +78,23 @@ def seconds(cost: Cost) -> float:
     return cost.multiply_adds / machine_rate()
 
 
-def available_bytes() -> float | None:
-    """The memory this machine can give now (Linux's MemAvailable), or None where it does not say."""
+def _proc_bytes(path: str, field: str) -> float | None:
+    """A "Field: N kB" line of a Linux /proc file, in bytes; None where the file or the line is not there."""
     try:
-        with open("/proc/meminfo", encoding="ascii") as meminfo:
-            for line in meminfo:
-                if line.startswith("MemAvailable:"):
+        with open(path, encoding="ascii") as lines:
+            for line in lines:
+                if line.startswith(f"{field}:"):
                     return float(line.split()[1]) * 1024
     except OSError:
         pass
+    return None
+
+
+def available_bytes() -> float | None:
+    """The memory this machine can give now (Linux's MemAvailable), or None where it does not say."""
+    found = _proc_bytes("/proc/meminfo", "MemAvailable")
+    if found is not None:
+        return found
     try:
         return float(os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE"))
     except (ValueError, OSError, AttributeError):
@@ -97,14 +105,7 @@ def peak_bytes() -> float | None:
     """This process's peak resident memory so far (Linux's VmHWM), or None where /proc does not say. Not ru_maxrss:
     Linux carries the forking process's high-water mark into it across exec, so a child of a large test process
     would read that process's peak."""
-    try:
-        with open("/proc/self/status", encoding="ascii") as status:
-            for line in status:
-                if line.startswith("VmHWM:"):
-                    return float(line.split()[1]) * 1024
-    except OSError:
-        pass
-    return None
+    return _proc_bytes("/proc/self/status", "VmHWM")
 
 
 def duration(seconds: float) -> str:

@@ -327,7 +327,7 @@ def _pooled_lines(name: str, version: str, records: list[dict]) -> list[str]:
             outcome = group.comparison.outcome
             rows.append(f'<tr class="{"other" if version != AS_STATED else _css(outcome)}"><td>{where}</td>'
                         f"<td>{', '.join(str(indices.get(seed, '?')) for seed in group.members)} pooled</td>"
-                        f"<td>{html.escape(_interval(low, high, group))}</td>"
+                        f"<td>{html.escape(_interval(low, high, group.estimate.standard_error))}</td>"
                         f"<td>{html.escape(shown(group.estimate.value, group.estimate.standard_error))} ± "
                         f"{group.estimate.standard_error:.2g}</td><td>{_value(group.comparison.detectable)}</td>"
                         f"<td>{_value(pooled.resolution)}</td><td>{words(outcome)}</td></tr>")
@@ -340,8 +340,8 @@ def _pooled_lines(name: str, version: str, records: list[dict]) -> list[str]:
     return lines
 
 
-def _interval(low: float, high: float, group) -> str:
-    scale = group.estimate.standard_error
+def _interval(low: float, high: float, scale: float | None) -> str:
+    """A claimed interval at the digits `scale` supports: one number where it is a point."""
     return shown(low, scale) if low == high else f"[{shown(low, scale)}, {shown(high, scale)}]"
 
 
@@ -354,7 +354,7 @@ def _claimed(prediction: PredictionResult) -> str:
     interval = prediction.predicted_interval
     scale = number(prediction.standard_error) or number(prediction.tolerance)
     if interval and number(interval[0]) != number(interval[1]):
-        return f"[{shown(number(interval[0]), scale)}, {shown(number(interval[1]), scale)}]"
+        return _interval(number(interval[0]), number(interval[1]), scale)
     return "" if prediction.predicted is None else shown(number(prediction.predicted), scale)
 
 
