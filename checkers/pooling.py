@@ -35,7 +35,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from checkers.outcome import ERROR, FAIL, INCONCLUSIVE, OUTSIDE, PASS, SKIPPED, overall_outcome, pooled_outcome
-from checkers.stats import Comparison, Estimate, compare_to_target
+from checkers.stats import Comparison, Estimate, compare_to_target, welch_freedom
 from checkers.verdict import PredictionResult, Verdict, json_safe
 
 POOLED, PER_SEED = "seeds pooled", "worst seed"  # the two ways a prediction's outcome at a point is reached
@@ -145,12 +145,11 @@ def pooled_estimate(results: list[PredictionResult]) -> Estimate:
     values = np.array([r.observed for r in results], dtype=np.float64)
     errors = np.array([r.standard_error for r in results], dtype=np.float64)
     bounds = np.array([r.systematic or 0.0 for r in results], dtype=np.float64)
-    shares = (weights * errors) ** 2
-    freedoms = np.array([r.degrees_of_freedom if r.degrees_of_freedom is not None else math.inf for r in results])
-    finite = np.isfinite(freedoms)
-    spread = float(np.sum(shares[finite] ** 2 / freedoms[finite]))
-    return Estimate(float(weights @ values), float(math.sqrt(shares.sum())),
-                    float(shares.sum() ** 2 / spread) if spread > 0 else math.inf, int(samples.sum()),
+    terms = [float(term) for term in weights * errors]
+    freedom = welch_freedom(terms, [math.inf if r.degrees_of_freedom is None else r.degrees_of_freedom
+                                    for r in results])
+    return Estimate(float(weights @ values), math.sqrt(sum(term**2 for term in terms)),
+                    math.inf if freedom is None else float(freedom), int(samples.sum()),
                     f"{len(results)} seeds pooled", float(weights @ bounds))
 
 

@@ -4,7 +4,8 @@ Contents
 --------
 Estimates:     `Estimate` (mean, standard error, degrees of freedom, sample count), `mean_estimate`,
                `pooled_mean` (independent estimates of one quantity, pooled by inverse variance, systematic
-               bounds included), `product_limit` (the limit of a product of two ratios read apart)
+               bounds included), `product_limit` (the limit of a product of two ratios read apart),
+               `welch_freedom` (the degrees of freedom of a sum of estimated error terms)
 Comparisons:   `compare_to_target` (an estimate vs a predicted interval, t-test at a stated false-fail
                rate, with its `allowance`), `compare_exact` (a deterministic value vs the interval), `Comparison`
 Power:         `critical_value`, `detectable_discrepancy` (the smallest discrepancy found with
@@ -113,11 +114,18 @@ def product_limit(first: Estimate, second: Estimate, method: str) -> Estimate:
     value = (1 + first.value) * (1 + second.value) - 1
     systematic = ((1 + abs(second.value)) * first.systematic + (1 + abs(first.value)) * second.systematic
                   + first.systematic * second.systematic)
-    spread = first_term**4 / first.degrees_of_freedom + second_term**4 / second.degrees_of_freedom
-    freedom = (first_term**2 + second_term**2) ** 2 / spread if spread > 0 else min(first.degrees_of_freedom,
-                                                                                second.degrees_of_freedom)
+    freedom = welch_freedom((first_term, second_term), (first.degrees_of_freedom, second.degrees_of_freedom))
+    freedom = min(first.degrees_of_freedom, second.degrees_of_freedom) if freedom is None else freedom
     return Estimate(value, first_term + second_term, float(freedom), min(first.samples, second.samples), method,
                     systematic)
+
+
+def welch_freedom(terms, freedoms) -> float | None:
+    """Welch and Satterthwaite's degrees of freedom of a sum of independent error terms, each a standard error
+    estimated on its own degrees of freedom (inf where known exactly): (sum t_i^2)^2 / sum t_i^4 / nu_i. None where
+    no term carries an estimated spread (every nu_i infinite, or every t_i zero)."""
+    spread = sum(term**4 / freedom for term, freedom in zip(terms, freedoms))
+    return sum(term**2 for term in terms) ** 2 / spread if spread > 0 else None
 
 
 def control_variate_estimate(replicates: np.ndarray, controls: np.ndarray, *, method: str = "") -> Estimate:
