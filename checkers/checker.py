@@ -179,8 +179,9 @@ class Checker:
     it for that prediction; its own run shows its effect.
 
     `cost(instance, fidelity) -> Cost` (`checkers.cost`), where a parameter or the fidelity can make the check
-    long: the most its readers may spend, from the plan of sizes and draws they run. A check estimated beyond the
-    caller's cap is refused before any draw.
+    long: the work its readers may spend, from the plan of sizes and draws they run, which its measured time
+    (`checkers.cost_records`) prices at other sizes. A check estimated beyond the caller's cap is refused before any
+    draw.
 
     What the contract (`checkers.contract`) and the calibration read of this check:
     `resolves_at`, the lowest fidelity whose samples resolve the true statement's stated resolution at the defaults

@@ -1,22 +1,29 @@
-"""What a check will cost, known before any draw: its work and memory, this machine's rate, the refusal at a cap.
+"""What a check will cost, known before any draw: its time and memory on this machine, the refusal at a cap.
 
-A checker whose sizes a parameter or the fidelity can push far declares `Checker.cost(instance, fidelity) -> Cost`,
-computed from the same plan of sizes and draws its readers run: the multiply-adds of its first stage (what it will
-spend) and of every stage the sequential design may reach (the most it can spend), and the largest set of arrays it
-holds at once. A check is refused on the most it can spend. The time is that work over this machine's rate of
-one-core float64 matrix products, measured once per process (`machine_rate`); matrix products are most of a
-simulation's time, so the estimate is a floor that the elementwise passes raise by a modest factor.
+Two sources, combined where a check has both. A checker whose sizes a parameter or the fidelity can push far
+declares `Checker.cost(instance, fidelity) -> Cost`, computed from the same plan of sizes and draws its readers run:
+the multiply-adds of each sequential stage and the largest set of arrays it holds at once. And every built-in check
+has its time measured at quick and default fidelity at its defaults (`checkers.cost_records`), with the machine
+probe of where it was measured (`checkers.probe`). The estimate here (`estimate`) is:
+
+- with both: the declared work at the rate measured for that check (its recorded seconds per declared multiply-add,
+  which prices the elementwise passes and fixed costs a pure matrix product lacks), so that it follows the sizes;
+- with a record only: the recorded time, scaled by the probe here against there, and from the recorded fidelity to
+  a higher one by the budget's doubling per level;
+- with a declared cost only (a plugin): the declared work at this machine's matrix-product rate, a floor.
+
+"Likely" is the time of as many stages as the recorded run at the defaults took; "most", of every stage the
+sequential design may reach. A check is refused on the most it may spend.
 """
 
 from __future__ import annotations
 
-import functools
 import os
-import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from checkers.budget import Budget, Fidelity
+from checkers import cost_records, probe
+from checkers.budget import FIDELITIES, Budget, Fidelity
 
 
 @dataclass(frozen=True)
@@ -55,27 +62,68 @@ def over_stages(fidelity: Fidelity, cost_at: Callable[[Budget], Cost], *, nested
                 tuple(stage.multiply_adds for stage in stages))
 
 
-@functools.cache
 def machine_rate() -> float:
-    """Multiply-adds per second of a one-core float64 matrix product here (512^3, the best of three)."""
-    import numpy as np
-    from threadpoolctl import threadpool_limits
-
-    size = 512
-    matrix = np.random.default_rng(0).standard_normal((size, size))
-    best = float("inf")
-    with threadpool_limits(1, user_api="blas"):
-        matrix @ matrix
-        for _ in range(3):
-            started = time.perf_counter()
-            matrix @ matrix
-            best = min(best, time.perf_counter() - started)
-    return size**3 / best
+    """Multiply-adds per second of a one-core float64 matrix product here (`checkers.probe`)."""
+    return probe.here().multiply_adds_per_second
 
 
-def seconds(cost: Cost) -> float:
-    """The estimated time of the most a check may spend."""
-    return cost.multiply_adds / machine_rate()
+@dataclass(frozen=True)
+class Estimate:
+    """A check's time on one core here, in seconds: `likely` (as many stages as a run at the defaults took) and
+    `most` (every stage); how it was estimated; the declared cost where there is one (its memory)."""
+
+    likely: float
+    most: float
+    basis: str
+    cost: Cost | None = None
+
+    @property
+    def peak_bytes(self) -> float | None:
+        return None if self.cost is None else self.cost.peak_bytes
+
+
+def stages_work(stage_work: tuple[float, ...], stages: int, nested: bool) -> float:
+    """The work of a check's first `stages` sequential stages, each stage's work given: the sum, or where the stages
+    are nested (each re-reads the previous one's draws, cached) the last one's."""
+    taken = stage_work[:max(stages, 1)]
+    return taken[-1] if nested else sum(taken)
+
+
+def _doubling(stages: int, nested: bool) -> float:
+    """The work of `stages` stages in units of the first, each stage's budget twice the one before."""
+    stages = max(stages, 1)
+    return 2.0 ** (stages - 1) if nested else 2.0**stages - 1
+
+
+def estimate(checker, instance, fidelity: Fidelity) -> Estimate | None:
+    """This check's time here at `instance` and `fidelity` (see the module's docstring); None where it neither
+    declares a cost nor has a record."""
+    declared = checker.cost(instance, fidelity) if checker.cost is not None else None
+    records = cost_records.committed()
+    recorded = records.nearest(checker.id, fidelity.name, tuple(FIDELITIES)) if records else None
+    nested, here = checker.nested_stages, probe.here()
+    if recorded is None:
+        if declared is None:
+            return None
+        rate = here.multiply_adds_per_second
+        return Estimate(declared.first / rate, declared.multiply_adds / rate,
+                        "its declared matrix work at this machine's matrix-product rate, a floor", declared)
+    measured = recorded.seconds_here(here)
+    if declared is not None and recorded.work:
+        per_work = measured / recorded.work
+        likely = stages_work(declared.stage_work, recorded.stages, nested) if declared.stage_work else declared.first
+        return Estimate(likely * per_work, declared.multiply_adds * per_work,
+                        f"its declared work at the rate measured for it at {recorded.fidelity} fidelity", declared)
+    first = measured / _doubling(recorded.stages, nested)
+    levels = fidelity.level - FIDELITIES[recorded.fidelity].level
+    if levels and not checker.exact:
+        first *= 2.0**levels
+        basis = f"measured at {recorded.fidelity} fidelity at the defaults, doubled per fidelity level above it"
+    else:
+        basis = f"measured at {fidelity.name} fidelity at the defaults"
+    likely = first * _doubling(recorded.stages, nested)
+    most = likely if checker.exact else max(likely, first * _doubling(fidelity.stages, nested))
+    return Estimate(likely, most, basis, declared)
 
 
 def _proc_bytes(path: str, field: str) -> float | None:
@@ -114,23 +162,25 @@ def duration(seconds: float) -> str:
         f"{seconds / 3600:.1f} h"
 
 
-def describe(cost: Cost) -> str:
-    staged = cost.first < cost.multiply_adds
-    first = f"about {duration(cost.first / machine_rate())} on one core here" + (
-        f", up to {duration(seconds(cost))} if every sequential stage runs" if staged else "")
-    return (f"{first} ({cost.multiply_adds:.2g} multiply-adds at most), and {cost.peak_bytes / 2**30:.2g} GiB "
-            f"(largest draw: {cost.sizes})")
+def describe(estimate: Estimate) -> str:
+    """The estimate in words: the likely time, the most where more, its memory where declared, and its basis."""
+    words = f"about {duration(estimate.likely)} on one core here" + (
+        f", up to {duration(estimate.most)} if every sequential stage runs" if estimate.most > 1.5 * estimate.likely
+        else "")
+    if estimate.cost is not None:
+        words += f", and {estimate.cost.peak_bytes / 2**30:.2g} GiB (largest draw: {estimate.cost.sizes})"
+    return f"{words} ({estimate.basis})"
 
 
-def refusal(theorem: str, cost: Cost, max_seconds: float) -> str | None:
-    """Why a check of this cost is refused before it starts (None where it may run): its estimated time above the
-    cap, or its memory above what this machine has available."""
-    estimate = seconds(cost)
-    if estimate > max_seconds:  # the most it may spend: a cap is a promise about the whole run
-        return (f"{theorem} would take too long: {describe(cost)}, above the cap of {duration(max_seconds)}; lower "
-                f"the sizes or the fidelity, or lift the cap (--max-minutes {estimate / 60 * 1.5:.0f})")
+def refusal(theorem: str, estimate: Estimate, max_seconds: float) -> str | None:
+    """Why a check of this estimate is refused before it starts (None where it may run): the most it may spend
+    above the cap (a cap is a promise about the whole run), or its declared memory above what this machine has
+    available."""
+    if estimate.most > max_seconds:
+        return (f"{theorem} would take too long: {describe(estimate)}, above the cap of {duration(max_seconds)}; "
+                f"lower the sizes or the fidelity, or lift the cap (--max-minutes {estimate.most / 60 * 1.5:.0f})")
     memory = available_bytes()
-    if memory is not None and cost.peak_bytes > memory:
-        return (f"{theorem} would need more memory than this machine has available: {describe(cost)}, and "
+    if memory is not None and estimate.peak_bytes is not None and estimate.peak_bytes > memory:
+        return (f"{theorem} would need more memory than this machine has available: {describe(estimate)}, and "
                 f"{memory / 2**30:.2g} GiB are free; lower the sizes")
     return None

@@ -33,7 +33,7 @@ from threadpoolctl import threadpool_limits
 from checkers import arrays, planning
 from checkers.budget import DEFAULT_FALSE_FAIL_RATE, MAX_CHECK_MINUTES, Budget, Fidelity
 from checkers.checker import Checker, Exact, Fitted, Measurement, Unresolved, not_a_number, stochastic
-from checkers.cost import refusal
+from checkers.cost import estimate, refusal
 from checkers.offers import backend_for, fidelity_for
 from checkers.outcome import FAIL, INCONCLUSIVE, SKIPPED, overall_outcome
 from checkers.reasons import nearest_by_prediction
@@ -392,9 +392,9 @@ def run_check(checker: Checker, parameters: Mapping[str, Any] | None = None,
               false_fail_rate: float = DEFAULT_FALSE_FAIL_RATE, mutant: str | None = None,
               max_minutes: float = MAX_CHECK_MINUTES, backend: str = arrays.DEFAULT,
               outcome_only: bool = False) -> Verdict:
-    """Check one theorem at one parameter point and return the verdict with its evidence. A check whose declared
-    cost (`Checker.cost`) is estimated above `max_minutes` here, or above the memory available, is refused before
-    any draw (`WorkRefused`).
+    """Check one theorem at one parameter point and return the verdict with its evidence. A check estimated
+    (`checkers.cost.estimate`) above `max_minutes` here, or above the memory available, is refused before any draw
+    (`WorkRefused`).
 
     `outcome_only`, for a caller that reads only the outcome (the contract's runs of a mutant): where the readers
     share their draws, every prediction's first stage is read before any later one, and a failure there ends the
@@ -425,7 +425,7 @@ def _run_check(checker: Checker, parameters: Mapping[str, Any] | None, overrides
         theorem = theorem.mutated(mutant)  # a mutated theorem has no mutants of its own: its table has none
     claims = theorem.claims(parameters, overrides)
     instance = claims.tested.instance
-    if checker.cost is not None and (reason := refusal(theorem.id, checker.cost(instance, chosen), 60 * max_minutes)):
+    if (found := estimate(checker, instance, chosen)) and (reason := refusal(theorem.id, found, 60 * max_minutes)):
         raise WorkRefused(reason)
     failures = instance.assumption_failures()
     rate = split_false_fail_rate(false_fail_rate, sum(map(stochastic, theorem.predictions)) * chosen.stages)

@@ -9,7 +9,7 @@ from typing import Any
 from checkers import arrays, registry
 from checkers.budget import FIDELITIES, PAPER, Fidelity
 from checkers.checker import Checker
-from checkers.cost import Cost, refusal
+from checkers.cost import Estimate, estimate, refusal
 from theorems.errors import InvalidInput, WorkRefused
 
 
@@ -37,17 +37,16 @@ def backend_for(checker: Checker, name: str) -> str:
     return name
 
 
-def estimated_cost(checker: Checker, parameters: Mapping[str, Any] | None = None, *, fidelity: str = "default",
-                   mutant: str | None = None, max_minutes: float | None = None) -> Cost | None:
-    """The most a check at these parameters may spend (`Checker.cost`), before any draw; None where its checker
-    declares no cost. With `max_minutes`, a cost beyond it (or beyond the memory available) is refused, as the check
-    itself would refuse it (`WorkRefused`). Bad parameters raise `InvalidInput`, as the check would."""
-    if checker.cost is None:
-        return None
+def estimated(checker: Checker, parameters: Mapping[str, Any] | None = None, *, fidelity: str = "default",
+              mutant: str | None = None, max_minutes: float | None = None) -> Estimate | None:
+    """A check's time on one core here at these parameters (`checkers.cost.estimate`), before any draw; None where
+    it neither declares a cost nor has a record. With `max_minutes`, a check whose most is beyond it (or beyond the
+    memory available) is refused, as the check itself would refuse it (`WorkRefused`). Bad parameters raise
+    `InvalidInput`, as the check would."""
     given = dict(parameters or {})
     parameters = checker.theorem.mutant_parameters(mutant, given) if mutant is not None else given
-    cost = checker.cost(checker.theorem.instance(parameters), fidelity_for(checker, fidelity))
+    found = estimate(checker, checker.theorem.instance(parameters), fidelity_for(checker, fidelity))
     what = f"{checker.id} at {', '.join(f'{k}={v}' for k, v in given.items())}" if given else checker.id
-    if max_minutes is not None and (reason := refusal(what, cost, 60 * max_minutes)):
+    if found is not None and max_minutes is not None and (reason := refusal(what, found, 60 * max_minutes)):
         raise WorkRefused(reason)
-    return cost
+    return found

@@ -18,6 +18,7 @@ from __future__ import annotations
 import contextlib
 import itertools
 import math
+import os
 import sys
 from collections import Counter
 from collections.abc import Mapping, Sequence
@@ -28,14 +29,15 @@ import numpy as np
 
 from checkers import registry
 from checkers.arrays import DEFAULT as DEFAULT_BACKEND
-from checkers.budget import DEFAULT_FALSE_FAIL_RATE, MAX_CHECK_MINUTES, MAX_TASKS
-from checkers.cost import machine_rate
+from checkers.budget import ANNOUNCE_SECONDS, DEFAULT_FALSE_FAIL_RATE, MAX_CHECK_MINUTES, MAX_TASKS
+from checkers.cost import duration
 from checkers.engine import run_check
 from checkers.executors import INTERRUPTS, said
 from checkers.executors import workers as pool_of
-from checkers.offers import backend_for, estimated_cost, fidelity_for
+from checkers.offers import backend_for, estimated, fidelity_for
 from checkers.outcome import ERROR
 from checkers.pooling import PointVerdict, how_read, pool_points, sweep_outcome
+from checkers.progress import WorkProgress
 from checkers.seeds import seed_sequence
 from checkers.store import ResultStore, code_version, task_key
 from checkers.verdict import Verdict
@@ -96,7 +98,7 @@ class Task:
     plugins: tuple[str, ...] = ()
     paired: bool = False  # a mutant's task on the seed of the same task as stated (common random numbers)
     max_minutes: float = MAX_CHECK_MINUTES  # the cap on the check's estimated time (`checkers.cost`)
-    estimated_seconds: float | None = field(default=None, compare=False)  # where its checker declares a cost
+    estimated_seconds: float | None = field(default=None, compare=False)  # likely, where it has an estimate
     backend: str = DEFAULT_BACKEND  # the array library of its matrix work (`checkers.arrays`)
 
     @property
@@ -205,9 +207,9 @@ def plan(theorem: str, grid: Mapping[str, Sequence[str]], seeds: int, *, fixed: 
     for point in grid_points(grid):
         parameters = {**fixed, **point}
         checker.theorem.instance(parameters, overrides)  # validates names, domains and overrides
-        cost = estimated_cost(checker, parameters, fidelity=fidelity, mutant=mutant, max_minutes=max_minutes)
+        found = estimated(checker, parameters, fidelity=fidelity, mutant=mutant, max_minutes=max_minutes)
         tasks.extend(Task(theorem, parameters, index, fidelity, false_fail_rate, root_seed, dict(overrides or {}),
-                          mutant, tuple(plugins), paired, max_minutes, cost and cost.first / machine_rate(), backend)
+                          mutant, tuple(plugins), paired, max_minutes, found and found.likely, backend)
                      for index in range(seeds))
     return tasks
 
@@ -218,24 +220,36 @@ def sweep(tasks: Sequence[Task], store_path: str | Path, *, executor: str = "pro
     stored is rerun and replaced, never reused) and store each as it finishes, on `checkers.executors`' pool:
     "serial", "processes" (`workers` local processes, default: the CPU count) or "dask" (`scheduler` a running
     scheduler's address, or "local" to start a LocalCluster of `workers` single-threaded worker processes). The
-    pool is reached before the store is opened, so a scheduler that does not answer leaves no store behind."""
+    pool is reached before the store is opened, so a scheduler that does not answer leaves no store behind. The work
+    left is announced on stderr (`announce`) where a person watches it there or it is estimated above a minute, and
+    a progress bar follows it where `progress` and stderr is a terminal (`checkers.progress`)."""
     version = code_version()
     with pool_of(executor, workers, scheduler) as pool, ResultStore(store_path) as store:
         done = store.keys(finished_only=True, version=version)
         other_code = len({task.key for task in tasks} & (store.keys(finished_only=True) - done))
         pending = [task for task in tasks if task.key not in done]
         by_key = {task.key: task for task in pending}
-        bar = progress_bar(len(pending), progress)
+        groups = seed_groups(pending)
+        slots = workers or os.cpu_count() or 1
+        weights = [_group_seconds(group) for group in groups]
+        known = sum(weight for weight in weights if weight is not None)
+        if pending and (progress and sys.stderr.isatty() or known > ANNOUNCE_SECONDS):
+            print(f"thmcheck: {announce(pending, weights, slots)}" + (f" ({len(tasks) - len(pending)} already "
+                  "stored)" if len(pending) < len(tasks) else ""), file=sys.stderr, flush=True)
+        group_of = {task.key: index for index, group in enumerate(groups) for task in group}
+        bar = WorkProgress(weights, slots, unit="tasks" if len(groups) == len(pending) else "seed groups",
+                           description="sweep", enabled=progress)
 
         def record(results: list[tuple[str, Verdict]]) -> None:
             for key, verdict in results:
                 task = by_key[key]
                 store.add(key, task.theorem, task.parameters, task.seed_index, task.seed, task.fidelity, verdict,
                           version)
-                bar.update(1)
+            if results:
+                bar.done(group_of[results[0][0]])
 
         try:
-            pool.run([(run_tasks, (group,)) for group in seed_groups(pending)], record)
+            pool.run([(run_tasks, (group,)) for group in groups], record)
         finally:
             bar.close()
         keys = {task.key for task in tasks}
@@ -245,18 +259,25 @@ def sweep(tasks: Sequence[Task], store_path: str | Path, *, executor: str = "pro
                         tuple(pool_points(r.verdict for r in records)))
 
 
-class _Quiet:
-    def update(self, count: int) -> None:
-        pass
+def _group_seconds(group: Sequence[Task]) -> float | None:
+    """The estimated seconds of a group of tasks run as one call (None where none of them has an estimate)."""
+    known = [task.estimated_seconds for task in group if task.estimated_seconds is not None]
+    return sum(known) * len(group) / len(known) if known else None
 
-    def clear(self) -> None:
-        pass
 
-    def close(self) -> None:
-        pass
-
-    def set_description(self, description: str) -> None:
-        pass
+def announce(tasks: Sequence[Task], weights: Sequence[float | None], workers: int) -> str:
+    """The work ahead in words: how many tasks, their estimated time on one core here and on `workers` (the calls
+    of `weights` spread over them, none shorter than the longest), and how many have no estimate."""
+    known = [weight for weight in weights if weight is not None]
+    words = f"{len(tasks)} task{'s' if len(tasks) != 1 else ''} to run"
+    if not known:
+        return words + ", with no estimate of their time"
+    total = sum(known)
+    words += f", about {duration(total)} of one core's time here"
+    if workers > 1 and len(weights) > 1:
+        words += f", about {duration(max(total / min(workers, len(weights)), max(known)))} on {workers} workers"
+    missing = len(weights) - len(known)
+    return words + (f" ({missing} without an estimate)" if missing else "")
 
 
 @contextlib.contextmanager
@@ -278,15 +299,3 @@ def stored_on_interrupt(tasks: Sequence[Task] | None, store: str | Path, command
         print(f"thmcheck: {word}; stopped with {done} stored in {store}; the same command resumes there: {command}",
               file=sys.stderr)
         raise then from None
-
-
-def progress_bar(total: int, enabled: bool, description: str = "sweep"):
-    """A tqdm bar on stderr where it is a terminal (a log file gets no bar), or an object that ignores the same
-    calls."""
-    if not enabled or not sys.stderr.isatty():
-        return _Quiet()
-    try:
-        from tqdm import tqdm
-    except ImportError:
-        return _Quiet()
-    return tqdm(total=total, unit="task", file=sys.stderr, desc=description)

@@ -3,6 +3,7 @@ an internal error (exit 4), and nothing of the user's changed. Each runs the com
 
 import hashlib
 import os
+import re
 import signal
 import sqlite3
 import subprocess
@@ -162,7 +163,9 @@ def test_an_interrupted_sweep_says_what_it_stored_and_how_to_resume(tmp_path):
         stored = len(opened.keys())
     assert f"stopped with {stored} of 6 tasks stored in {path}" in err and "the same command resumes" in err
     assert "thmcheck sweep collapse-training --seeds 6" in err
-    assert err.startswith("thmcheck: interrupted; stopped with") and err.count("\n") == 1, err  # one line
+    # one line, after the announcement of the work ahead where it is estimated above a minute
+    announced, _, said = err.rpartition("thmcheck: interrupted; stopped with")
+    assert said.count("\n") == 1 and announced in ("", announced_work(announced)), err
 
 
 def test_a_plot_path_that_is_a_folder_is_refused_before_any_computation(tmp_path):
@@ -277,3 +280,8 @@ def test_a_port_that_accepts_and_stays_silent_is_no_scheduler(tmp_path, monkeypa
     server.close()
     assert code == 2 and "sent no dask handshake within 1 s" in error and time.perf_counter() - started < 30
     assert not (tmp_path / "s.sqlite").exists()
+
+
+def announced_work(text: str) -> str:
+    """`text` where it is one line announcing a sweep's work ahead (`checkers.sweep.announce`), else ''."""
+    return text if re.fullmatch(r"thmcheck: \d+ tasks? to run, about [^\n]*\n", text) else ""

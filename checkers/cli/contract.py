@@ -9,9 +9,9 @@ from pathlib import Path
 
 from checkers import contract, registry
 from checkers.budget import ANNOUNCE_SECONDS
-from checkers.cost import duration, seconds
+from checkers.cost import duration
 from checkers.executors import INTERRUPTS
-from checkers.offers import estimated_cost
+from checkers.offers import estimated
 from checkers.outcome import EXIT_FAIL, EXIT_INTERRUPTED, EXIT_PASS
 from theorems.errors import InvalidInput, WorkRefused
 
@@ -20,15 +20,14 @@ PROJECT_SNAPSHOTS = Path(__file__).resolve().parents[2] / "tests" / "snapshots"
 
 
 def runs_seconds(checker) -> float | None:
-    """The most the contract's runs of `checker` may take here, from its declared cost (`Checker.cost`): the quick
-    check, and each mutant at quick and, where quick does not reject it, at the fidelity that decides it, every stage
-    drawn (most mutants fall at quick's first stage, so a run takes a fraction of this); None where it declares no
-    cost."""
-    quick = estimated_cost(checker, fidelity="quick")
+    """The most the contract's runs of `checker` may take here (`checkers.cost.estimate`): the quick check, and each
+    mutant at quick and, where quick does not reject it, at the fidelity that decides it, every stage drawn (most
+    mutants fall at quick's first stage, so a run takes a fraction of this); None where it has no estimate."""
+    quick = estimated(checker, fidelity="quick")
     if quick is None:
         return None
-    deciding = estimated_cost(checker, fidelity=checker.deciding_fidelity())
-    return seconds(quick) + len(checker.theorem.mutants) * (seconds(quick) + seconds(deciding))
+    deciding = estimated(checker, fidelity=checker.deciding_fidelity())
+    return quick.most + len(checker.theorem.mutants) * (quick.most + deciding.most)
 
 
 def _refuse_or_announce(checkers, max_minutes: float) -> None:
@@ -45,8 +44,8 @@ def _refuse_or_announce(checkers, max_minutes: float) -> None:
     if sum(known) > ANNOUNCE_SECONDS:
         unknown = len(estimates) - len(known)
         print(f"thmcheck: the contract's runs may take up to {duration(sum(known))} here for the {len(known)} "
-              f"theorem(s) that declare a cost, where every mutant survives quick fidelity (most do not)"
-              + (f"; {unknown} other(s) declare none" if unknown else ""),
+              f"theorem(s) with an estimate, where every mutant survives quick fidelity (most do not)"
+              + (f"; {unknown} other(s) have none" if unknown else ""),
               file=sys.stderr, flush=True)
 
 

@@ -12,11 +12,11 @@ from pathlib import Path
 
 from checkers import registry
 from checkers.budget import ANNOUNCE_SECONDS, DEFAULT_FALSE_FAIL_RATE, DEFAULT_SEEDS
-from checkers.cost import describe, duration, machine_rate
+from checkers.cost import describe, duration
 from checkers.engine import run_check
 from checkers.executors import INTERRUPTS, said
 from checkers.executors import workers as pool_of
-from checkers.offers import backend_for, estimated_cost, fidelity_for
+from checkers.offers import backend_for, estimated, fidelity_for
 from checkers.outcome import (
     ERROR,
     EXIT_INTERRUPTED,
@@ -31,8 +31,9 @@ from checkers.outcome import (
     reading,
     standing,
 )
+from checkers.progress import WorkProgress
 from checkers.report import output_folder, pyplot, reported_runs, run_standings, write_report
-from checkers.sweep import parse_grid, plan, progress_bar, stored_on_interrupt, sweep
+from checkers.sweep import parse_grid, plan, stored_on_interrupt, sweep
 from checkers.verdict import Verdict, format_header, format_table, format_verdict_row, table_widths, tested_name
 from theorems.errors import InvalidInput
 
@@ -70,22 +71,23 @@ def check(arguments) -> int:
     verdicts: dict[str, Verdict] = {}
     if not arguments.json:
         print(format_header(widths), flush=True)  # before the bar, which would otherwise split the header's line
-    bar = _progress(len(jobs), enabled=not arguments.json)
     running = min(arguments.workers, len(jobs))
 
     # the dearest first, so that the longest checks do not start last and leave a worker idle at the end (the rows
     # print as they finish, and the summary in the order the checks were named)
     submitted = sorted(jobs, key=lambda job: -(costs[job[0].id] or 0.0))
+    position = {checker.id: index for index, (checker, _, _) in enumerate(submitted)}
+    bar = WorkProgress([costs[checker.id] for checker, _, _ in submitted], running, unit="checks",
+                       description="check", enabled=not arguments.json)
 
-    def name_the_running() -> None:  # the next `running` unfinished checks are the ones the workers hold
-        bar.set_description(", ".join([c.id for c, _, _ in submitted if c.id not in verdicts][:running]) or "check")
+    def name_the_running() -> None:  # the checks the workers hold
+        bar.describe(", ".join(submitted[index][0].id for index in bar.running()) or "check")
 
     def finished(verdict: Verdict) -> None:
         verdicts[verdict.theorem] = verdict
+        bar.done(position[verdict.theorem])
         if not arguments.json:
-            bar.clear()
-            print(format_verdict_row(verdict, widths), flush=True)
-        bar.update(1)
+            bar.print_above(format_verdict_row(verdict, widths))
         name_the_running()
 
     name_the_running()
@@ -150,17 +152,16 @@ def summary_line(verdicts: list[Verdict], seconds: float) -> str:
 
 
 def _weigh(arguments, jobs) -> dict[str, float | None]:
-    """Before any check starts: refuse one whose declared cost is beyond --max-minutes or the memory available,
-    and say which will take over a minute. Returns each check's first-stage multiply-adds (None where its checker
-    declares no cost)."""
+    """Before any check starts: refuse one estimated beyond --max-minutes or the memory available, and say which
+    will take over a minute. Returns each check's likely seconds here (None where it has no estimate)."""
     costs = {}
     for checker, parameters, _ in jobs:
-        cost = estimated_cost(checker, parameters, fidelity=arguments.fidelity, mutant=arguments.mutant,
-                              max_minutes=arguments.max_minutes)
-        if cost is not None and cost.first / machine_rate() > ANNOUNCE_SECONDS:
-            print(f"thmcheck: {checker.id} at {arguments.fidelity} fidelity: {describe(cost)}", file=sys.stderr,
+        found = estimated(checker, parameters, fidelity=arguments.fidelity, mutant=arguments.mutant,
+                          max_minutes=arguments.max_minutes)
+        if found is not None and found.likely > ANNOUNCE_SECONDS:
+            print(f"thmcheck: {checker.id} at {arguments.fidelity} fidelity: {describe(found)}", file=sys.stderr,
                   flush=True)
-        costs[checker.id] = None if cost is None else cost.first
+        costs[checker.id] = None if found is None else found.likely
     return costs
 
 
@@ -170,12 +171,11 @@ def _say_where_resolved(arguments, jobs) -> None:
     by_fidelity: dict[str | None, list[tuple[str, str]]] = {}
     for checker, parameters, _ in jobs:
         target = checker.resolving_fidelity(arguments.fidelity)
-        cost = None if target is None else estimated_cost(checker, parameters, fidelity=target, mutant=arguments.mutant)
+        found = None if target is None else estimated(checker, parameters, fidelity=target, mutant=arguments.mutant)
         described = checker.id
-        if cost is not None:
-            seconds = cost.first / machine_rate()
-            took = "under a second" if seconds < 1 else f"about {duration(seconds)}"
-            described = f"{checker.id} (its first stage {took} on one core here)"
+        if found is not None:
+            took = "under a second" if found.likely < 1 else f"about {duration(found.likely)}"
+            described = f"{checker.id} ({took} on one core here)"
         by_fidelity.setdefault(target, []).append((checker.id, described))
     for target, named in by_fidelity.items():
         ids = [identifier for identifier, _ in named]
@@ -231,11 +231,6 @@ def _print_verdicts(arguments, verdicts: list[Verdict], *, with_table: bool) -> 
         print(verdict.explain())
 
 
-def _progress(total: int, *, enabled: bool):
-    """A progress bar on stderr where stderr is a terminal (tqdm), else nothing."""
-    return progress_bar(total, enabled, "check")
-
-
 def _executor(arguments) -> str:
     """The sweep machinery's executor: dask with --scheduler, else a local process pool, unless chosen."""
     executor = arguments.executor or ("dask" if arguments.scheduler else "processes")
@@ -268,10 +263,6 @@ def sweep_command(arguments) -> int:
                  root_seed=arguments.root_seed, overrides=dict(arguments.overrides), mutant=arguments.mutant,
                  plugins=arguments.plugins_before + arguments.plugin, max_minutes=arguments.max_minutes,
                  backend=arguments.backend)
-    estimates = [task.estimated_seconds for task in tasks if task.estimated_seconds is not None]
-    if sum(estimates) > ANNOUNCE_SECONDS:
-        print(f"thmcheck: {len(tasks)} tasks, about {duration(sum(estimates))} of one core's time here (each check's "
-              "declared cost at its first stage; tasks already stored are skipped)", file=sys.stderr, flush=True)
     claim = claim_of(arguments.mutant, dict(arguments.overrides))
     expected_failure = registry.checker(arguments.theorem).theorem.expected_failure
     with _say_what_was_stored(arguments, tasks, arguments.store):
