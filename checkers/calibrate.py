@@ -538,15 +538,15 @@ class Calibration:
 def calibration_tasks(theorem: str, seeds: int, *, fidelity: str = "quick",
                       false_fail_rate: float = DEFAULT_FALSE_FAIL_RATE, root_seed: int = 0,
                       plugins=(), paired: bool = False, parameters: dict[str, str] | None = None,
-                      max_minutes: float = MAX_CHECK_MINUTES) -> list[Task]:
+                      max_minutes: float = MAX_CHECK_MINUTES, max_memory: float | None = None) -> list[Task]:
     """The true statement's tasks and each mutant's, at `parameters` (the rest at their defaults), `seeds` seeds each
     (the mutants on the statement's seeds when `paired`)."""
     tasks = plan(theorem, {}, seeds, fixed=parameters, fidelity=fidelity, false_fail_rate=false_fail_rate,
-                 root_seed=root_seed, plugins=plugins, max_minutes=max_minutes)
+                 root_seed=root_seed, plugins=plugins, max_minutes=max_minutes, max_memory=max_memory)
     for mutant in registry.checker(theorem).theorem.mutants:
         tasks += plan(theorem, {}, seeds, fixed=parameters, fidelity=fidelity, false_fail_rate=false_fail_rate,
                       root_seed=root_seed, mutant=mutant.name, plugins=plugins, paired=paired,
-                      max_minutes=max_minutes)
+                      max_minutes=max_minutes, max_memory=max_memory)
     return tasks
 
 
@@ -560,13 +560,13 @@ def calibrate(theorems: list[str], store: str | Path, *, seeds: int, fidelity: s
               false_fail_rate: float = DEFAULT_FALSE_FAIL_RATE, root_seed: int = 0, executor: str = "processes",
               workers: int | None = None, scheduler: str | None = None, progress: bool = True,
               plugins=(), paired: bool = False, parameters: dict[str, str] | None = None,
-              max_minutes: float = MAX_CHECK_MINUTES) -> list[Calibration]:
+              max_minutes: float = MAX_CHECK_MINUTES, max_memory: float | None = None) -> list[Calibration]:
     """Run (or resume) the calibration of each theorem in `store`, and summarise it. `parameters` sets a point other
     than the defaults (every theorem named must take them); a mutant's contract is the same there."""
     parameters = dict(parameters or {})
     planned = {theorem: calibration_tasks(theorem, seeds, fidelity=fidelity, false_fail_rate=false_fail_rate,
                                           root_seed=root_seed, plugins=plugins, paired=paired, parameters=parameters,
-                                          max_minutes=max_minutes)
+                                          max_minutes=max_minutes, max_memory=max_memory)
                for theorem in theorems}  # every theorem's point validated before any task runs
     results = []
     for theorem, tasks in planned.items():

@@ -14,6 +14,10 @@ probe of where it was measured (`checkers.probe`). The estimate here (`estimate`
 
 "Likely" is the time of as many stages as the recorded run at the defaults took; "most", of every stage the
 sequential design may reach. A check is refused on the most it may spend.
+
+Memory (`peak_memory`) is the peak of a process that ran the check alone at the defaults, recorded beside its time,
+and beyond the recorded sizes the declared arrays' growth; a check is refused where it exceeds the cap or the
+memory available, and as many checks as run at once (`at_once_refusal`) where their peaks together do.
 """
 
 from __future__ import annotations
@@ -67,19 +71,30 @@ def machine_rate() -> float:
     return probe.here().multiply_adds_per_second
 
 
+TEMPORARIES = 2  # ours: an array beyond the recorded sizes counts twice, for the temporaries made at its size
+
+
 @dataclass(frozen=True)
 class Estimate:
     """A check's time on one core here, in seconds: `likely` (as many stages as a run at the defaults took) and
-    `most` (every stage); how it was estimated; the declared cost where there is one (its memory)."""
+    `most` (every stage); how it was estimated; the peak memory of a process running it alone, where known; the
+    declared cost where there is one."""
 
     likely: float
     most: float
     basis: str
     cost: Cost | None = None
+    peak_bytes: float | None = None
 
-    @property
-    def peak_bytes(self) -> float | None:
-        return None if self.cost is None else self.cost.peak_bytes
+
+def peak_memory(recorded, declared: Cost | None) -> float | None:
+    """A check's peak memory: the peak recorded for it at the defaults, plus `TEMPORARIES` times the declared arrays
+    beyond the recorded sizes' (none below); without a record, the declared arrays alone (a floor)."""
+    if recorded is None or recorded.peak_bytes is None:
+        return None if declared is None else declared.peak_bytes
+    if declared is None or recorded.declared_bytes is None:
+        return recorded.peak_bytes
+    return recorded.peak_bytes + TEMPORARIES * max(0.0, declared.peak_bytes - recorded.declared_bytes)
 
 
 def stages_work(stage_work: tuple[float, ...], stages: int, nested: bool) -> float:
@@ -107,13 +122,15 @@ def estimate(checker, instance, fidelity: Fidelity) -> Estimate | None:
             return None
         rate = here.multiply_adds_per_second
         return Estimate(declared.first / rate, declared.multiply_adds / rate,
-                        "its declared matrix work at this machine's matrix-product rate, a floor", declared)
+                        "its declared matrix work at this machine's matrix-product rate, a floor", declared,
+                        declared.peak_bytes)
     measured = recorded.seconds_here(here)
     if declared is not None and recorded.work:
         per_work = measured / recorded.work
         likely = stages_work(declared.stage_work, recorded.stages, nested) if declared.stage_work else declared.first
         return Estimate(likely * per_work, declared.multiply_adds * per_work,
-                        f"its declared work at the rate measured for it at {recorded.fidelity} fidelity", declared)
+                        f"its declared work at the rate measured for it at {recorded.fidelity} fidelity", declared,
+                        peak_memory(recorded, declared))
     first = measured / _doubling(recorded.stages, nested)
     levels = fidelity.level - FIDELITIES[recorded.fidelity].level
     if levels and not checker.exact:
@@ -123,7 +140,7 @@ def estimate(checker, instance, fidelity: Fidelity) -> Estimate | None:
         basis = f"measured at {fidelity.name} fidelity at the defaults"
     likely = first * _doubling(recorded.stages, nested)
     most = likely if checker.exact else max(likely, first * _doubling(fidelity.stages, nested))
-    return Estimate(likely, most, basis, declared)
+    return Estimate(likely, most, basis, declared, peak_memory(recorded, declared))
 
 
 def _proc_bytes(path: str, field: str) -> float | None:
@@ -167,20 +184,45 @@ def describe(estimate: Estimate) -> str:
     words = f"about {duration(estimate.likely)} on one core here" + (
         f", up to {duration(estimate.most)} if every sequential stage runs" if estimate.most > 1.5 * estimate.likely
         else "")
-    if estimate.cost is not None:
-        words += f", and {estimate.cost.peak_bytes / 2**30:.2g} GiB (largest draw: {estimate.cost.sizes})"
+    if estimate.peak_bytes is not None:
+        words += f", and {gibibytes(estimate.peak_bytes)}" + (
+            f" (largest draw: {estimate.cost.sizes})" if estimate.cost is not None else "")
     return f"{words} ({estimate.basis})"
 
 
-def refusal(theorem: str, estimate: Estimate, max_seconds: float) -> str | None:
+def gibibytes(count: float) -> str:
+    return f"{count / 2**30:.2g} GiB"
+
+
+def at_once_refusal(peaks: list[float | None], workers: int, max_bytes: float | None = None) -> str | None:
+    """Why `workers` processes may not run these checks side by side (None where they may): the largest peaks that
+    can run at once add up beyond `max_bytes` (where given) or the memory available. A check without an estimate
+    counts for nothing."""
+    known = sorted((peak for peak in peaks if peak is not None), reverse=True)[:max(1, workers)]
+    if len(known) < 2:
+        return None  # one check at a time: `refusal` judges each alone
+    cap = max_bytes if max_bytes is not None else available_bytes()
+    if cap is None or sum(known) <= cap:
+        return None
+    what = "--max-memory" if max_bytes is not None else "this machine has available"
+    return (f"{len(known)} checks at once (one a worker) would need about {gibibytes(sum(known))}, more than the "
+            f"{gibibytes(cap)} {what}; lower --workers")
+
+
+def refusal(theorem: str, estimate: Estimate, max_seconds: float, max_bytes: float | None = None) -> str | None:
     """Why a check of this estimate is refused before it starts (None where it may run): the most it may spend
-    above the cap (a cap is a promise about the whole run), or its declared memory above what this machine has
-    available."""
+    above the cap (a cap is a promise about the whole run), or its peak memory above `max_bytes` (where given) or
+    above what this machine has available."""
     if estimate.most > max_seconds:
         return (f"{theorem} would take too long: {describe(estimate)}, above the cap of {duration(max_seconds)}; "
                 f"lower the sizes or the fidelity, or lift the cap (--max-minutes {estimate.most / 60 * 1.5:.0f})")
+    if estimate.peak_bytes is None:
+        return None
+    if max_bytes is not None and estimate.peak_bytes > max_bytes:
+        return (f"{theorem} would need more memory than --max-memory {max_bytes / 2**30:g}: {describe(estimate)}; "
+                "lower the sizes or lift the cap")
     memory = available_bytes()
-    if memory is not None and estimate.peak_bytes is not None and estimate.peak_bytes > memory:
+    if memory is not None and estimate.peak_bytes > memory:
         return (f"{theorem} would need more memory than this machine has available: {describe(estimate)}, and "
-                f"{memory / 2**30:.2g} GiB are free; lower the sizes")
+                f"{gibibytes(memory)} are free; lower the sizes")
     return None

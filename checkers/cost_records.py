@@ -5,9 +5,9 @@ A record holds the seconds one check took on one core (its verdict's elapsed tim
 machine probe took on the same machine (`checkers.probe`), how many sequential stages its run took, the peak memory
 of a process that ran it alone, and, where its checker declares its work (`Checker.cost`), the declared
 multiply-adds of those stages and the declared peak of its arrays, so that the declared work can be priced at the
-rate measured for that check and its memory followed to other sizes. `benchmarks/bench_costs.py --record` writes them; a record whose
-theorem's code has changed since (the calibration records' content hash) is stale: it is still used, and the
-benchmark names it.
+rate measured for that check and its memory followed to other sizes. `benchmarks/bench_costs.py --record` writes
+them; a record whose theorem's code has changed since (the calibration records' content hash) is stale: it is still
+used, and the benchmark names it.
 """
 
 from __future__ import annotations

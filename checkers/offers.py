@@ -38,15 +38,18 @@ def backend_for(checker: Checker, name: str) -> str:
 
 
 def estimated(checker: Checker, parameters: Mapping[str, Any] | None = None, *, fidelity: str = "default",
-              mutant: str | None = None, max_minutes: float | None = None) -> Estimate | None:
+              mutant: str | None = None, max_minutes: float | None = None,
+              max_memory: float | None = None) -> Estimate | None:
     """A check's time on one core here at these parameters (`checkers.cost.estimate`), before any draw; None where
-    it neither declares a cost nor has a record. With `max_minutes`, a check whose most is beyond it (or beyond the
-    memory available) is refused, as the check itself would refuse it (`WorkRefused`). Bad parameters raise
+    it neither declares a cost nor has a record. With `max_minutes`, a check whose most is beyond it, or whose peak
+    memory is beyond `max_memory` GiB (where given) or the memory available, is refused (`WorkRefused`), as the check
+    itself would refuse it. Bad parameters raise
     `InvalidInput`, as the check would."""
     given = dict(parameters or {})
     parameters = checker.theorem.mutant_parameters(mutant, given) if mutant is not None else given
     found = estimate(checker, checker.theorem.instance(parameters), fidelity_for(checker, fidelity))
     what = f"{checker.id} at {', '.join(f'{k}={v}' for k, v in given.items())}" if given else checker.id
-    if found is not None and max_minutes is not None and (reason := refusal(what, found, 60 * max_minutes)):
+    cap = None if max_memory is None else max_memory * 2**30
+    if found is not None and max_minutes is not None and (reason := refusal(what, found, 60 * max_minutes, cap)):
         raise WorkRefused(reason)
     return found

@@ -102,7 +102,8 @@ def _extrapolation(records: list[dict]) -> str:
 
 def reproduce(theorem_id: str, out: str | Path, *, fidelity: str = "default", seeds: int | None = None,
               values: tuple[str, ...] | None = None, executor: str = "processes", workers: int | None = None,
-              max_minutes: float = 240.0, progress: bool = True, command: str = "") -> dict:
+              max_minutes: float = 240.0, max_memory: float | None = None, progress: bool = True,
+              command: str = "") -> dict:
     """Run the figure's sweep (resuming DIR/runs.sqlite), draw each prediction to DIR/ID-PREDICTION.png and write
     DIR/ID.json; returns what the JSON holds."""
     from checkers.report import pyplot
@@ -115,7 +116,8 @@ def reproduce(theorem_id: str, out: str | Path, *, fidelity: str = "default", se
     out.mkdir(parents=True, exist_ok=True)
     grid = {figure.axis: list(values or figure.values)}
     seeds = figure.seeds if seeds is None else seeds
-    tasks = plan(theorem_id, grid, seeds, fixed=figure.fixed, fidelity=fidelity, max_minutes=max_minutes)
+    tasks = plan(theorem_id, grid, seeds, fixed=figure.fixed, fidelity=fidelity, max_minutes=max_minutes,
+                 max_memory=max_memory)
     store = out / "runs.sqlite"
     with stored_on_interrupt(tasks, store, command or f"thmcheck reproduce {theorem_id} --out {out}"):
         sweep(tasks, store, executor=executor, workers=workers, progress=progress)
@@ -175,7 +177,8 @@ def reproduce_command(arguments) -> int:
             raise InvalidInput("--values needs at least one value")
     result = reproduce(arguments.theorem, arguments.out, fidelity=arguments.fidelity, seeds=arguments.seeds,
                        values=values, executor=arguments.executor or "processes", workers=arguments.workers,
-                       max_minutes=arguments.max_minutes, progress=not arguments.json,
+                       max_minutes=arguments.max_minutes, max_memory=arguments.max_memory,
+                       progress=not arguments.json,
                        command=shlex.join(["thmcheck", *arguments.argv]))
     if arguments.json:
         print(json.dumps(json_safe(result), indent=1, allow_nan=False))

@@ -102,15 +102,17 @@ def review_checks(key: str, fidelity: str = PAPER_SCALE, *, parameters: dict[str
     return list(checks.values())
 
 
-def review_tasks(checks: list[ReviewCheck], *, max_minutes: float) -> list[Task]:
-    """One sweep task per check, validated (and its cost refused beyond `max_minutes`) before anything runs."""
+def review_tasks(checks: list[ReviewCheck], *, max_minutes: float, max_memory: float | None = None) -> list[Task]:
+    """One sweep task per check, validated (and refused beyond `max_minutes` or `max_memory` GiB) before anything
+    runs."""
     return [plan(check.theorem, {}, 1, fixed=dict(check.parameters), fidelity=check.fidelity, mutant=check.mutant,
-                 overrides=dict(check.overrides), max_minutes=max_minutes)[0] for check in checks]
+                 overrides=dict(check.overrides), max_minutes=max_minutes, max_memory=max_memory)[0]
+            for check in checks]
 
 
 def run_review(key: str, out: str | Path, *, store: str | Path | None = None, fidelity: str = PAPER_SCALE,
-               workers: int | None = None, max_minutes: float = 240.0, progress: bool = True,
-               command: str = "", parameters: dict[str, str] | None = None,
+               workers: int | None = None, max_minutes: float = 240.0, max_memory: float | None = None,
+               progress: bool = True, command: str = "", parameters: dict[str, str] | None = None,
                overrides: dict[str, str] | None = None) -> Path:
     """Run the review of paper `key` (resuming from `store`, by default out/review.sqlite) and write its pages;
     return index.html's path. Bad input (an unknown key, an --out that is a file, a store that is not thmcheck's)
@@ -119,7 +121,7 @@ def run_review(key: str, out: str | Path, *, store: str | Path | None = None, fi
     folder = output_folder(out)
     store = Path(store) if store is not None else folder / "review.sqlite"
     checks = review_checks(source.key, fidelity, parameters=parameters, overrides=overrides)
-    tasks = review_tasks(checks, max_minutes=max_minutes)
+    tasks = review_tasks(checks, max_minutes=max_minutes, max_memory=max_memory)
     started = time.perf_counter()
     sweep(tasks, store, executor="serial" if workers == 1 else "processes", workers=workers, progress=progress)
     elapsed = time.perf_counter() - started

@@ -30,7 +30,7 @@ import numpy as np
 from checkers import registry
 from checkers.arrays import DEFAULT as DEFAULT_BACKEND
 from checkers.budget import ANNOUNCE_SECONDS, DEFAULT_FALSE_FAIL_RATE, MAX_CHECK_MINUTES, MAX_TASKS
-from checkers.cost import duration
+from checkers.cost import at_once_refusal, duration
 from checkers.engine import run_check
 from checkers.executors import INTERRUPTS, said
 from checkers.executors import workers as pool_of
@@ -41,7 +41,7 @@ from checkers.progress import WorkProgress
 from checkers.seeds import seed_sequence
 from checkers.store import ResultStore, code_version, task_key
 from checkers.verdict import Verdict
-from theorems.errors import CheckError, DeclarationError, InvalidInput, ThmcheckError
+from theorems.errors import CheckError, DeclarationError, InvalidInput, ThmcheckError, WorkRefused
 
 
 def split_values(text: str) -> list[str]:
@@ -100,6 +100,8 @@ class Task:
     max_minutes: float = MAX_CHECK_MINUTES  # the cap on the check's estimated time (`checkers.cost`)
     estimated_seconds: float | None = field(default=None, compare=False)  # likely, where it has an estimate
     backend: str = DEFAULT_BACKEND  # the array library of its matrix work (`checkers.arrays`)
+    estimated_bytes: float | None = field(default=None, compare=False)  # its process's peak, where estimated
+    max_memory: float | None = None  # the cap on it, in GiB, where one was given
 
     @property
     def key(self) -> str:
@@ -183,9 +185,10 @@ def plan(theorem: str, grid: Mapping[str, Sequence[str]], seeds: int, *, fixed: 
          fidelity: str = "quick", false_fail_rate: float = DEFAULT_FALSE_FAIL_RATE, root_seed: int = 0,
          overrides: Mapping[str, str] | None = None, mutant: str | None = None,
          plugins: Sequence[str] = (), paired: bool = False, max_minutes: float = MAX_CHECK_MINUTES,
-         backend: str = DEFAULT_BACKEND) -> list[Task]:
+         max_memory: float | None = None, backend: str = DEFAULT_BACKEND) -> list[Task]:
     """The sweep's tasks, validated before anything runs (a bad grid value is an error here, not later, and so is
-    a point whose check is estimated beyond `max_minutes`, `WorkRefused`, or a backend the check does not offer);
+    a point whose check is estimated beyond `max_minutes` or `max_memory` GiB, `WorkRefused`, or a backend the check
+    does not offer);
     with `paired`, a mutant's tasks take the seeds of the statement's own (`Task.paired`)."""
     checker = registry.checker(theorem)
     fidelity_for(checker, fidelity)
@@ -207,9 +210,11 @@ def plan(theorem: str, grid: Mapping[str, Sequence[str]], seeds: int, *, fixed: 
     for point in grid_points(grid):
         parameters = {**fixed, **point}
         checker.theorem.instance(parameters, overrides)  # validates names, domains and overrides
-        found = estimated(checker, parameters, fidelity=fidelity, mutant=mutant, max_minutes=max_minutes)
+        found = estimated(checker, parameters, fidelity=fidelity, mutant=mutant, max_minutes=max_minutes,
+                          max_memory=max_memory)
         tasks.extend(Task(theorem, parameters, index, fidelity, false_fail_rate, root_seed, dict(overrides or {}),
-                          mutant, tuple(plugins), paired, max_minutes, found and found.likely, backend)
+                          mutant, tuple(plugins), paired, max_minutes, found and found.likely, backend,
+                          found and found.peak_bytes, max_memory)
                      for index in range(seeds))
     return tasks
 
@@ -224,6 +229,11 @@ def sweep(tasks: Sequence[Task], store_path: str | Path, *, executor: str = "pro
     left is announced on stderr (`announce`) where a person watches it there or it is estimated above a minute, and
     a progress bar follows it where `progress` and stderr is a terminal (`checkers.progress`)."""
     version = code_version()
+    cap = next((task.max_memory * 2**30 for task in tasks if task.max_memory), None)
+    peaks = [task.estimated_bytes for task in tasks]
+    # a cluster's workers may be other machines: there each task is judged alone, when planned
+    if executor != "dask" and (reason := at_once_refusal(peaks, workers or os.cpu_count() or 1, cap)):
+        raise WorkRefused(reason)
     with pool_of(executor, workers, scheduler) as pool, ResultStore(store_path) as store:
         done = store.keys(finished_only=True, version=version)
         other_code = len({task.key for task in tasks} & (store.keys(finished_only=True) - done))

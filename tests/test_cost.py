@@ -151,3 +151,30 @@ def test_every_built_in_check_has_an_estimate_at_every_fidelity_it_offers():
         for fidelity in ("quick", "default", "high") + (("paper",) if checker.paper_scale else ()):
             found = estimated(checker, fidelity=fidelity)
             assert found is not None and 0 < found.likely <= found.most < math.inf, (checker.id, fidelity)
+
+
+def test_memory_is_the_recorded_peak_plus_twice_the_declared_arrays_beyond_the_recorded_sizes(monkeypatch):
+    gib = 2.0**30
+    recorded = CostRecord("t", "default", 1.0, MACHINE.seconds, 1, work=1e9, peak_bytes=0.5 * gib,
+                          declared_bytes=0.1 * gib)
+    assert cost_module.peak_memory(recorded, Cost(1e9, 1.1 * gib, "n")) == pytest.approx(2.5 * gib)
+    assert cost_module.peak_memory(recorded, Cost(1e9, 0.05 * gib, "n")) == pytest.approx(0.5 * gib)
+    assert cost_module.peak_memory(None, Cost(1e9, 0.05 * gib, "n")) == pytest.approx(0.05 * gib)  # a floor
+    assert cost_module.peak_memory(None, None) is None
+
+
+def test_checks_that_fit_alone_are_refused_side_by_side_beyond_the_cap():
+    gib = 2.0**30
+    assert cost_module.at_once_refusal([3 * gib, 3 * gib, None], 1, 4 * gib) is None
+    reason = cost_module.at_once_refusal([3 * gib, 3 * gib, 1 * gib], 2, 4 * gib)
+    assert "2 checks at once" in reason and "6 GiB, more than the 4 GiB --max-memory" in reason
+    assert reason.endswith("lower --workers")
+
+
+def test_every_built_in_check_has_a_memory_estimate_and_one_beyond_the_cap_is_refused(capsys):
+    for checker in map(registry.checker, catalog.entries()):
+        found = estimated(checker, fidelity="quick")
+        assert found.peak_bytes is not None and 50 * 2**20 < found.peak_bytes < 8 * 2**30, checker.id
+    code, out, err = run(capsys, "check", "dual-kernel", "--max-memory", "0.01")
+    assert code == 2 and not out.strip() and err.count("\n") == 1
+    assert "would need more memory than --max-memory 0.01" in err and "GiB" in err

@@ -154,7 +154,7 @@ def review_command(arguments) -> int:
     output_folder(arguments.out)
     asked = dict(parameters=dict(arguments.param), overrides=dict(arguments.overrides))
     checks = review.review_checks(source.key, arguments.fidelity, **asked)
-    tasks = review.review_tasks(checks, max_minutes=arguments.max_minutes)
+    tasks = review.review_tasks(checks, max_minutes=arguments.max_minutes, max_memory=arguments.max_memory)
     seconds = sum(task.estimated_seconds or 0.0 for task in tasks)
     if seconds > 60 * arguments.max_minutes:
         raise WorkRefused(f"the review of {source.key} is estimated at {duration(seconds)}, above --max-minutes "
@@ -163,6 +163,7 @@ def review_command(arguments) -> int:
                                                           if seconds >= 60 else ""), file=sys.stderr)
     page = review.run_review(source.key, arguments.out, store=arguments.store, fidelity=arguments.fidelity,
                              workers=arguments.workers, max_minutes=arguments.max_minutes,
+                             max_memory=arguments.max_memory,
                              command=shlex.join(["thmcheck", *arguments.argv]), **asked)
     summary = json.loads((page.parent / "review.json").read_text())
     missed = [run for run in summary["runs"] if not run["as_expected"]]

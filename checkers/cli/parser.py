@@ -120,6 +120,12 @@ def _max_minutes(parser, default: float, what: str) -> None:
                              f"machine (default {default:g}); an estimate above a minute is printed first")
 
 
+def _max_memory(parser, what: str) -> None:
+    parser.add_argument("--max-memory", type=_gigabytes, metavar="GB",
+                        help=f"refuse, before it starts, {what} whose process is estimated to need more than GB "
+                             "gigabytes (default: the memory this machine has available)")
+
+
 def build_parser() -> argparse.ArgumentParser:
     json_help = "print JSON instead of text"
     common = argparse.ArgumentParser(add_help=False)
@@ -204,6 +210,7 @@ def build_parser() -> argparse.ArgumentParser:
                        help="worker processes, each check on one core; the numbers do not depend on it (default: "
                             f"every usable core, {usable_cores()} here)")
     _max_minutes(check, MAX_CHECK_MINUTES, "a check")
+    _max_memory(check, "a check")
     check.add_argument("-v", "--verbose", action="store_true",
                        help="print the evidence of every check (by default, of those that did not pass)")
     check.add_argument("--json", action="store_true", help=json_help)
@@ -222,6 +229,7 @@ def build_parser() -> argparse.ArgumentParser:
     tasks.add_argument("--scheduler", metavar="ADDRESS", type=_given,
                        help="a running dask scheduler (tcp://host:port), or 'local' to start a LocalCluster")
     _max_minutes(tasks, MAX_CHECK_MINUTES, "a task")
+    _max_memory(tasks, "a task")
 
     sweep = commands.add_parser("sweep", parents=[common, tasks],
                                 help="one theorem over a grid and many seeds, stored")
@@ -298,6 +306,7 @@ def build_parser() -> argparse.ArgumentParser:
     reproduce.add_argument("--workers", type=_bounded_int("workers", 1, 4096),
                            help="worker processes (default: the CPU count)")
     _max_minutes(reproduce, MAX_CHECK_MINUTES, "a run")
+    _max_memory(reproduce, "a run")
     reproduce.add_argument("--json", action="store_true", help="print the points and curves as JSON")
 
     tightness = commands.add_parser("tightness", parents=[common],
@@ -372,6 +381,7 @@ def build_parser() -> argparse.ArgumentParser:
     review.add_argument("--workers", type=_bounded_int("workers", 1, 4096),
                         help="worker processes (default: the CPU count)")
     _max_minutes(review, MAX_CHECK_MINUTES, "a review")
+    _max_memory(review, "a review's check")
     review.add_argument("--json", action="store_true", help="print where the review went, as JSON")
 
     report = commands.add_parser("report", parents=[common], help="a static HTML page of verdicts and plots")

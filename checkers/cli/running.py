@@ -12,7 +12,7 @@ from pathlib import Path
 
 from checkers import registry
 from checkers.budget import ANNOUNCE_SECONDS, DEFAULT_FALSE_FAIL_RATE, DEFAULT_SEEDS
-from checkers.cost import describe, duration
+from checkers.cost import at_once_refusal, describe, duration
 from checkers.engine import run_check
 from checkers.executors import INTERRUPTS, said
 from checkers.executors import workers as pool_of
@@ -35,7 +35,7 @@ from checkers.progress import WorkProgress
 from checkers.report import output_folder, pyplot, reported_runs, run_standings, write_report
 from checkers.sweep import parse_grid, plan, stored_on_interrupt, sweep
 from checkers.verdict import Verdict, format_header, format_table, format_verdict_row, table_widths, tested_name
-from theorems.errors import InvalidInput
+from theorems.errors import InvalidInput, WorkRefused
 
 
 def _rerun_command(arguments, theorems: list[str], fidelity: str) -> str:
@@ -152,16 +152,21 @@ def summary_line(verdicts: list[Verdict], seconds: float) -> str:
 
 
 def _weigh(arguments, jobs) -> dict[str, float | None]:
-    """Before any check starts: refuse one estimated beyond --max-minutes or the memory available, and say which
-    will take over a minute. Returns each check's likely seconds here (None where it has no estimate)."""
-    costs = {}
+    """Before any check starts: refuse one estimated beyond --max-minutes or --max-memory (or the memory available),
+    and as many as --workers runs at once beyond that memory; say which will take over a minute. Returns each
+    check's likely seconds here (None where it has no estimate)."""
+    costs, peaks = {}, []
     for checker, parameters, _ in jobs:
         found = estimated(checker, parameters, fidelity=arguments.fidelity, mutant=arguments.mutant,
-                          max_minutes=arguments.max_minutes)
+                          max_minutes=arguments.max_minutes, max_memory=arguments.max_memory)
         if found is not None and found.likely > ANNOUNCE_SECONDS:
             print(f"thmcheck: {checker.id} at {arguments.fidelity} fidelity: {describe(found)}", file=sys.stderr,
                   flush=True)
         costs[checker.id] = None if found is None else found.likely
+        peaks.append(None if found is None else found.peak_bytes)
+    cap = None if arguments.max_memory is None else arguments.max_memory * 2**30
+    if reason := at_once_refusal(peaks, min(arguments.workers, len(jobs)), cap):
+        raise WorkRefused(reason)
     return costs
 
 
@@ -262,7 +267,7 @@ def sweep_command(arguments) -> int:
                  fidelity=arguments.fidelity, false_fail_rate=arguments.false_fail_rate,
                  root_seed=arguments.root_seed, overrides=dict(arguments.overrides), mutant=arguments.mutant,
                  plugins=arguments.plugins_before + arguments.plugin, max_minutes=arguments.max_minutes,
-                 backend=arguments.backend)
+                 max_memory=arguments.max_memory, backend=arguments.backend)
     claim = claim_of(arguments.mutant, dict(arguments.overrides))
     expected_failure = registry.checker(arguments.theorem).theorem.expected_failure
     with _say_what_was_stored(arguments, tasks, arguments.store):
@@ -317,7 +322,7 @@ def calibrate_command(arguments) -> int:
         for theorem in theorems:
             calibration_tasks(theorem, settings["seeds"], fidelity=settings["fidelity"], plugins=plugins,
                               paired=settings["paired"], parameters=settings["parameters"],
-                              max_minutes=arguments.max_minutes)
+                              max_minutes=arguments.max_minutes, max_memory=arguments.max_memory)
     executor = _executor(arguments)
     if arguments.record or arguments.stale:  # the code as it is when the runs start, not when they end
         for theorems, _ in runs:
@@ -331,7 +336,7 @@ def calibrate_command(arguments) -> int:
                 results += calibrate(theorems, store, **settings, false_fail_rate=arguments.false_fail_rate,
                                      root_seed=arguments.root_seed, executor=executor, workers=arguments.workers,
                                      scheduler=arguments.scheduler, progress=not arguments.json, plugins=plugins,
-                                     max_minutes=arguments.max_minutes)
+                                     max_minutes=arguments.max_minutes, max_memory=arguments.max_memory)
     if arguments.record or arguments.stale:
         _record(results, records_path)
     if arguments.json:
