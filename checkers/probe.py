@@ -2,10 +2,10 @@
 measured once and cached on disk.
 
 A check's time on this machine is estimated from its time where its cost was recorded, scaled by how long the same
-probe takes here against there (`Probe.speed_against`). The probe's three parts are the three kinds of work a
-simulation spends its time on; each is sized to take about the same time on a typical core, so that none of them
-dominates the comparison. Each part is the best of `REPEATS` runs: the least disturbed by other work on the machine
-(on a shared two-core machine single runs spread by 40%, the best of seven by a few percent).
+probe takes here against there (`checkers.cost_records.CostRecord.seconds_here`). The probe's three parts are the
+three kinds of work a simulation spends its time on; each is sized to take about the same time on a typical core,
+so that none of them dominates the comparison. Each part is the best of `REPEATS` runs: the least disturbed by other
+work on the machine (on a shared two-core machine single runs spread by 40%, the best of seven by a few percent).
 
 The cache (probe.json in $THMCHECK_CACHE, else in $XDG_CACHE_HOME/thmcheck or ~/.cache/thmcheck) is keyed by the
 machine's name, its processor and the numpy version, and is measured again after `MAX_AGE_DAYS`; a cache that
@@ -22,6 +22,9 @@ import platform
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
+
+from checkers.files import write_atomically
+from theorems.errors import EnvironmentFault
 
 MAX_AGE_DAYS = 7
 MATMUL_SIZE = 768  # one product of two 768 x 768 float64 matrices: 768^3 multiply-adds
@@ -48,10 +51,6 @@ class Probe:
     def seconds(self) -> float:
         """The probe's whole time: what a check's recorded time is scaled by."""
         return self.matmul + self.eigh + self.elementwise
-
-    def speed_against(self, recorded: "Probe") -> float:
-        """How many times longer work takes here than where `recorded` was measured (below 1: faster here)."""
-        return self.seconds / recorded.seconds
 
     def to_dict(self) -> dict:
         return {name: (round(value, 6) if isinstance(value, float) else value) for name, value in asdict(self).items()}
@@ -122,10 +121,8 @@ def _cached(path: Path, here: str) -> Probe | None:
 def _store(path: Path, probe: Probe) -> None:
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        scratch = path.with_name(f".{path.name}.{os.getpid()}")
-        scratch.write_text(json.dumps(probe.to_dict() | {"measured_at": time.time()}))
-        os.replace(scratch, path)
-    except OSError:
+        write_atomically(path, json.dumps(probe.to_dict() | {"measured_at": time.time()}))
+    except (OSError, EnvironmentFault):
         pass
 
 

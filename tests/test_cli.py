@@ -471,8 +471,9 @@ def test_a_hermite_table_beyond_its_cap_is_refused_before_it_starts_with_the_est
 def test_a_hermite_table_over_a_minute_is_announced(capsys, monkeypatch):
     from checkers.cli import inspection
     monkeypatch.setattr(inspection, "quadrature_seconds", lambda *arguments: 90.0)  # a cheap table, announced
+    monkeypatch.setattr(inspection, "quadrature_bytes", lambda *arguments: 1.5 * 2**30)
     code, _, err = run(capsys, "hermite", "tanh", "--degree", "4")
-    assert code == 0 and "takes about 90 s" in err
+    assert code == 0 and "takes about 90 s and 1.5 GiB" in err
 
 
 @MAIN_JOB

@@ -25,11 +25,6 @@ def test_a_measured_probe_has_three_positive_parts_and_names_its_machine():
     assert measured.machine == probe.machine()
 
 
-def test_work_takes_as_many_times_longer_as_the_probe_does():
-    there = probe.Probe(0.01, 0.02, 0.01)
-    assert probe.Probe(0.02, 0.04, 0.02).speed_against(there) == pytest.approx(2.0)
-
-
 def test_the_probe_is_measured_once_then_read_from_the_cache(cache, monkeypatch):
     first = probe.here()
     assert json.loads(cache.read_text())["machine"] == probe.machine()

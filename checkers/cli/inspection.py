@@ -13,7 +13,7 @@ import sympy
 from checkers import registry
 from checkers.budget import ANNOUNCE_SECONDS
 from checkers.cli.papers import discussion_claims, print_paper
-from checkers.cost import available_bytes, duration
+from checkers.cost import available_bytes, duration, gibibytes
 from checkers.engine import run_check
 from checkers.outcome import EXIT_PASS
 from checkers.reasons import at_defaults, describe_here, mutant_moves, nearest
@@ -261,7 +261,9 @@ def hermite(arguments) -> int:
     _refuse_beyond_memory(sigma, arguments)
     if estimate > ANNOUNCE_SECONDS:
         print(f"thmcheck: the mpmath quadrature of c_0..c_{arguments.degree} and E sigma^2 of {sigma.name} at "
-              f"{arguments.digits} digits takes about {duration(estimate)}", file=sys.stderr, flush=True)
+              f"{arguments.digits} digits takes about {duration(estimate)} and "
+              f"{gibibytes(quadrature_bytes(sigma, arguments.degree, arguments.digits, arguments.route))}",
+              file=sys.stderr, flush=True)
     # both refuse a square that is not integrable before any quadrature
     table = hermite_coefficients(sigma, arguments.degree, digits=arguments.digits, route=arguments.route)
     moment = second_moment(sigma, digits=arguments.digits, route=arguments.route)
