@@ -146,3 +146,12 @@ def test_the_pytest_helpers_run_each_clause(tmp_path):
     for case_checker, clause in cases:
         assert_clause(case_checker, clause)
     assert_contract(checker, runs=False)
+
+
+def test_the_contract_of_every_theorem_is_estimated_and_refused_beyond_its_cap_before_any_run():
+    """Every built-in theorem has an estimate now (`docs/costs.json`): `contract --all` weighs each one's runs and
+    refuses the whole command, in one line, before it runs or prints any of them."""
+    result = thmcheck("contract", "--all", "--max-minutes", "0.01")
+    assert result.returncode == 2 and not result.stdout and result.stderr.count("\n") == 1, result.stderr
+    assert "may take longer than the cap of 1 s" in result.stderr and "spike-count (about" in result.stderr
+    assert "--no-runs" in result.stderr
