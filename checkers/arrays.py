@@ -39,12 +39,18 @@ _moved: contextvars.ContextVar[set | None] = contextvars.ContextVar("thmcheck_mo
 
 
 def require(name: str) -> None:
-    """InvalidInput, with the way to install it, for a backend that is not one of BACKENDS or not installed."""
+    """InvalidInput, with the way to install it, for a backend that is not one of BACKENDS, not installed, or installed
+    but failing to import (a broken install)."""
     if name not in BACKENDS:
         raise InvalidInput(f"unknown backend {name!r}: choose one of {', '.join(BACKENDS)}")
     module, extra = BACKENDS[name]
     if importlib.util.find_spec(module.split(".")[0]) is None:
         raise InvalidInput(f"backend {name!r} is not installed here: pip install -e '.[{extra}]'")
+    try:
+        importlib.import_module(module)
+    except Exception as error:  # whatever a broken install raises (ImportError, OSError), it is the environment's
+        raise InvalidInput(f"backend {name!r} is installed here but fails to import ({type(error).__name__}: "
+                           f"{error}); reinstall it: pip install -e '.[{extra}]'") from None
 
 
 @contextlib.contextmanager

@@ -151,6 +151,16 @@ def test_a_backend_that_is_unknown_missing_or_not_offered_is_refused(monkeypatch
         backend_for(registry.checker("dual-kernel"), STRICT)
 
 
+def test_an_installed_backend_that_fails_to_import_is_the_users_environment(monkeypatch, tmp_path):
+    (tmp_path / "broken_array_library.py").write_text("raise ImportError('libcudart.so.12: cannot open shared "
+                                                      "object file')\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setitem(arrays.BACKENDS, "broken", ("broken_array_library", "broken"))
+    with pytest.raises(InvalidInput, match=r"backend 'broken' is installed here but fails to import \(ImportError: "
+                                           r"libcudart.so.12.*\); reinstall it: pip install -e '\.\[broken\]'"):
+        arrays.require("broken")
+
+
 def test_check_refuses_a_backend_a_check_lacks_before_running_any(capsys):
     """The refusal is the user's (exit 2, one line), before the check that could run on it has run."""
     assert main(["check", "spike-strength", "dual-kernel", "--backend", STRICT, "--fidelity", "quick"]) == 2
