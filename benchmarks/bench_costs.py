@@ -27,8 +27,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from checkers import catalog, cost_records, probe, registry  # noqa: E402
-from checkers.cost import stages_work  # noqa: E402
-from checkers.offers import estimated  # noqa: E402
+from checkers.calibration_records import content_hash  # noqa: E402
+from checkers.offers import estimated, fidelity_for  # noqa: E402
 
 TARGET_FACTOR = 2.0
 
@@ -69,25 +69,16 @@ def run_each(fidelity: str, workers: int, theorems: list[str], scratch: Path) ->
 def record_of(verdict: dict, peak: float | None, machine: probe.Probe) -> cost_records.CostRecord:
     """A cost record of one verdict: its time and peak memory, the machine's probe, its stages and, where declared,
     their work and memory."""
-    from checkers.calibration_records import content_hash
-
     checker = registry.checker(verdict["theorem"])
     stages = max((prediction.get("stages") or 0 for prediction in verdict["predictions"]), default=0)
     work = declared_bytes = None
     if checker.cost is not None:
-        declared = checker.cost(checker.theorem.instance({}), _fidelity(checker, verdict["fidelity"]))
-        work = stages_work(declared.stage_work, stages, checker.nested_stages) if declared.stage_work else \
-            declared.first
+        declared = checker.cost(checker.theorem.instance({}), fidelity_for(checker, verdict["fidelity"]))
+        work = declared.stages_work(stages, checker.nested_stages)
         declared_bytes = declared.peak_bytes
     return cost_records.CostRecord(verdict["theorem"], verdict["fidelity"], float(verdict["elapsed_seconds"]),
                                    machine.seconds, stages, work, content_hash(verdict["theorem"]), peak,
                                    declared_bytes)
-
-
-def _fidelity(checker, name: str):
-    from checkers.offers import fidelity_for
-
-    return fidelity_for(checker, name)
 
 
 def main() -> int:
@@ -103,7 +94,6 @@ def main() -> int:
     machine = probe.measure()
     print(f"probe: {machine.seconds * 1e3:.1f} ms ({machine.machine}); cached: {probe.here().seconds * 1e3:.1f} ms")
     records = cost_records.committed()
-    from checkers.calibration_records import content_hash
     stale = {(r.theorem, r.fidelity) for r in cost_records.stale(records, content_hash)} if records else set()
     missed, new = [], []
     print(f"{'check':32} {'fidelity':8} {'estimate':>9} {'measured':>9} {'ratio':>6}  within 2x  {'peak MiB':>8} "

@@ -45,6 +45,14 @@ class Cost:
     def first(self) -> float:
         return self.multiply_adds if self.first_stage is None else self.first_stage
 
+    def stages_work(self, stages: int, nested: bool) -> float:
+        """The work of the first `stages` sequential stages: their sum, or where the stages are nested (each re-reads
+        the previous one's draws, cached) the last one's; the first stage's where no stage's work is listed."""
+        if not self.stage_work:
+            return self.first
+        taken = self.stage_work[:max(stages, 1)]
+        return taken[-1] if nested else sum(taken)
+
     @staticmethod
     def total(costs: Iterable[Cost]) -> Cost:
         """Work that runs one part after another: the multiply-adds add up; the memory, and the sizes named, are the
@@ -97,13 +105,6 @@ def peak_memory(recorded, declared: Cost | None) -> float | None:
     return recorded.peak_bytes + TEMPORARIES * max(0.0, declared.peak_bytes - recorded.declared_bytes)
 
 
-def stages_work(stage_work: tuple[float, ...], stages: int, nested: bool) -> float:
-    """The work of a check's first `stages` sequential stages, each stage's work given: the sum, or where the stages
-    are nested (each re-reads the previous one's draws, cached) the last one's."""
-    taken = stage_work[:max(stages, 1)]
-    return taken[-1] if nested else sum(taken)
-
-
 def _doubling(stages: int, nested: bool) -> float:
     """The work of `stages` stages in units of the first, each stage's budget twice the one before."""
     stages = max(stages, 1)
@@ -115,7 +116,7 @@ def estimate(checker, instance, fidelity: Fidelity) -> Estimate | None:
     declares a cost nor has a record."""
     declared = checker.cost(instance, fidelity) if checker.cost is not None else None
     records = cost_records.committed()
-    recorded = records.nearest(checker.id, fidelity.name, tuple(FIDELITIES)) if records else None
+    recorded = records.nearest(checker.id, fidelity.name) if records else None
     nested, here = checker.nested_stages, probe.here()
     if recorded is None:
         if declared is None:
@@ -127,8 +128,7 @@ def estimate(checker, instance, fidelity: Fidelity) -> Estimate | None:
     measured = recorded.seconds_here(here)
     if declared is not None and recorded.work:
         per_work = measured / recorded.work
-        likely = stages_work(declared.stage_work, recorded.stages, nested) if declared.stage_work else declared.first
-        return Estimate(likely * per_work, declared.multiply_adds * per_work,
+        return Estimate(declared.stages_work(recorded.stages, nested) * per_work, declared.multiply_adds * per_work,
                         f"its declared work at the rate measured for it at {recorded.fidelity} fidelity", declared,
                         peak_memory(recorded, declared))
     first = measured / _doubling(recorded.stages, nested)
@@ -194,34 +194,40 @@ def gibibytes(count: float) -> str:
     return f"{count / 2**30:.2g} GiB"
 
 
-def at_once_refusal(peaks: list[float | None], workers: int, max_bytes: float | None = None) -> str | None:
+def _memory_cap(max_memory: float | None) -> float | None:
+    """The bytes a run may take: `max_memory` GiB where given (--max-memory), else what this machine has available
+    (None where it does not say)."""
+    return available_bytes() if max_memory is None else max_memory * 2**30
+
+
+def at_once_refusal(peaks: list[float | None], workers: int, max_memory: float | None = None) -> str | None:
     """Why `workers` processes may not run these checks side by side (None where they may): the largest peaks that
-    can run at once add up beyond `max_bytes` (where given) or the memory available. A check without an estimate
-    counts for nothing."""
+    can run at once add up beyond `max_memory` GiB (where given) or the memory available. A check without an
+    estimate counts for nothing."""
     known = sorted((peak for peak in peaks if peak is not None), reverse=True)[:max(1, workers)]
     if len(known) < 2:
         return None  # one check at a time: `refusal` judges each alone
-    cap = max_bytes if max_bytes is not None else available_bytes()
+    cap = _memory_cap(max_memory)
     if cap is None or sum(known) <= cap:
         return None
-    what = "--max-memory" if max_bytes is not None else "this machine has available"
+    what = "--max-memory" if max_memory is not None else "this machine has available"
     return (f"{len(known)} checks at once (one a worker) would need about {gibibytes(sum(known))}, more than the "
             f"{gibibytes(cap)} {what}; lower --workers")
 
 
-def refusal(theorem: str, estimate: Estimate, max_seconds: float, max_bytes: float | None = None) -> str | None:
+def refusal(theorem: str, estimate: Estimate, max_seconds: float, max_memory: float | None = None) -> str | None:
     """Why a check of this estimate is refused before it starts (None where it may run): the most it may spend
-    above the cap (a cap is a promise about the whole run), or its peak memory above `max_bytes` (where given) or
-    above what this machine has available."""
+    above the cap (a cap is a promise about the whole run), or its peak memory above `max_memory` GiB (where given)
+    or above what this machine has available."""
     if estimate.most > max_seconds:
         return (f"{theorem} would take too long: {describe(estimate)}, above the cap of {duration(max_seconds)}; "
                 f"lower the sizes or the fidelity, or lift the cap (--max-minutes {estimate.most / 60 * 1.5:.0f})")
     if estimate.peak_bytes is None:
         return None
-    if max_bytes is not None and estimate.peak_bytes > max_bytes:
-        return (f"{theorem} would need more memory than --max-memory {max_bytes / 2**30:g}: {describe(estimate)}; "
+    memory = _memory_cap(max_memory)
+    if max_memory is not None and estimate.peak_bytes > memory:
+        return (f"{theorem} would need more memory than --max-memory {max_memory:g}: {describe(estimate)}; "
                 "lower the sizes or lift the cap")
-    memory = available_bytes()
     if memory is not None and estimate.peak_bytes > memory:
         return (f"{theorem} would need more memory than this machine has available: {describe(estimate)}, and "
                 f"{gibibytes(memory)} are free; lower the sizes")

@@ -18,6 +18,7 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from checkers.budget import FIDELITIES
 from checkers.files import locked, write_atomically
 from checkers.probe import Probe
 from theorems.errors import InvalidInput
@@ -55,10 +56,10 @@ class CostRecord:
 class CostRecords:
     records: dict[tuple[str, str], CostRecord]  # by theorem and fidelity
 
-    def nearest(self, theorem: str, fidelity: str, order: tuple[str, ...]) -> CostRecord | None:
-        """The record of `theorem` at `fidelity`, else at the highest recorded fidelity below it in `order`."""
-        below = order[: order.index(fidelity) + 1] if fidelity in order else order
-        for name in reversed(below):
+    def nearest(self, theorem: str, fidelity: str) -> CostRecord | None:
+        """The record of `theorem` at `fidelity`, else at the highest recorded fidelity below it."""
+        order = list(FIDELITIES)
+        for name in reversed(order[: order.index(fidelity) + 1]):
             if (theorem, name) in self.records:
                 return self.records[theorem, name]
         return None

@@ -49,7 +49,7 @@ def estimated(checker: Checker, parameters: Mapping[str, Any] | None = None, *, 
     parameters = checker.theorem.mutant_parameters(mutant, given) if mutant is not None else given
     found = estimate(checker, checker.theorem.instance(parameters), fidelity_for(checker, fidelity))
     what = f"{checker.id} at {', '.join(f'{k}={v}' for k, v in given.items())}" if given else checker.id
-    cap = None if max_memory is None else max_memory * 2**30
-    if found is not None and max_minutes is not None and (reason := refusal(what, found, 60 * max_minutes, cap)):
+    if found is not None and max_minutes is not None and \
+            (reason := refusal(what, found, 60 * max_minutes, max_memory)):
         raise WorkRefused(reason)
     return found

@@ -229,7 +229,7 @@ def sweep(tasks: Sequence[Task], store_path: str | Path, *, executor: str = "pro
     left is announced on stderr (`announce`) where a person watches it there or it is estimated above a minute, and
     a progress bar follows it where `progress` and stderr is a terminal (`checkers.progress`)."""
     version = code_version()
-    cap = next((task.max_memory * 2**30 for task in tasks if task.max_memory), None)
+    cap = next((task.max_memory for task in tasks if task.max_memory), None)
     peaks = [task.estimated_bytes for task in tasks]
     # a cluster's workers may be other machines: there each task is judged alone, when planned
     if executor != "dask" and (reason := at_once_refusal(peaks, workers or os.cpu_count() or 1, cap)):

@@ -165,8 +165,8 @@ def test_memory_is_the_recorded_peak_plus_twice_the_declared_arrays_beyond_the_r
 
 def test_checks_that_fit_alone_are_refused_side_by_side_beyond_the_cap():
     gib = 2.0**30
-    assert cost_module.at_once_refusal([3 * gib, 3 * gib, None], 1, 4 * gib) is None
-    reason = cost_module.at_once_refusal([3 * gib, 3 * gib, 1 * gib], 2, 4 * gib)
+    assert cost_module.at_once_refusal([3 * gib, 3 * gib, None], 1, 4) is None
+    reason = cost_module.at_once_refusal([3 * gib, 3 * gib, 1 * gib], 2, 4)
     assert "2 checks at once" in reason and "6 GiB, more than the 4 GiB --max-memory" in reason
     assert reason.endswith("lower --workers")
 

@@ -29,10 +29,9 @@ def test_records_merge_by_theorem_and_fidelity(tmp_path):
 def test_the_nearest_record_is_the_fidelity_asked_else_the_highest_below_it():
     records = cost_records.CostRecords({("a", "quick"): CostRecord("a", "quick", 1.0, 0.1, 1),
                                         ("a", "default"): CostRecord("a", "default", 4.0, 0.1, 1)})
-    order = ("quick", "default", "high", "paper")
-    assert records.nearest("a", "quick", order).seconds == 1.0
-    assert records.nearest("a", "high", order).fidelity == "default"
-    assert records.nearest("b", "quick", order) is None
+    assert records.nearest("a", "quick").seconds == 1.0
+    assert records.nearest("a", "high").fidelity == "default"
+    assert records.nearest("b", "quick") is None
 
 
 def test_a_record_converts_its_time_by_the_probe():

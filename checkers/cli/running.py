@@ -164,8 +164,7 @@ def _weigh(arguments, jobs) -> dict[str, float | None]:
                   flush=True)
         costs[checker.id] = None if found is None else found.likely
         peaks.append(None if found is None else found.peak_bytes)
-    cap = None if arguments.max_memory is None else arguments.max_memory * 2**30
-    if reason := at_once_refusal(peaks, min(arguments.workers, len(jobs)), cap):
+    if reason := at_once_refusal(peaks, min(arguments.workers, len(jobs)), arguments.max_memory):
         raise WorkRefused(reason)
     return costs
 
