@@ -46,9 +46,11 @@ def require(name: str) -> None:
     module, extra = BACKENDS[name]
     if importlib.util.find_spec(module.split(".")[0]) is None:
         raise InvalidInput(f"backend {name!r} is not installed here: pip install -e '.[{extra}]'")
+    # what a broken install raises (a library it cannot load, a version it refuses) is the environment's; any other
+    # error propagates, a bug to report
     try:
         importlib.import_module(module)
-    except Exception as error:  # whatever a broken install raises (ImportError, OSError), it is the environment's
+    except (ImportError, OSError, RuntimeError) as error:
         raise InvalidInput(f"backend {name!r} is installed here but fails to import ({type(error).__name__}: "
                            f"{error}); reinstall it: pip install -e '.[{extra}]'") from None
 
