@@ -1,11 +1,15 @@
 """The contract as it ships (`thmcheck contract`, `checkers.testing`): on a plugin, on a broken plugin, and on a
 theorem added from nothing in the three files the README names."""
 
+import signal
 import subprocess
 import sys
 import textwrap
 from pathlib import Path
 
+import pytest
+
+from checkers import registry
 from checkers.testing import assert_clause, assert_contract, contract_cases
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -155,3 +159,24 @@ def test_the_contract_of_every_theorem_is_estimated_and_refused_beyond_its_cap_b
     assert result.returncode == 2 and not result.stdout and result.stderr.count("\n") == 1, result.stderr
     assert "may take longer than the cap of 1 s" in result.stderr and "spike-count (about" in result.stderr
     assert "--no-runs" in result.stderr
+
+
+@pytest.mark.parametrize("stop, code, word", [(signal.SIGINT, 130, "interrupted"), (signal.SIGTERM, 143, "terminated")],
+                         ids=("SIGINT", "SIGTERM"))
+def test_a_stopped_contract_of_every_theorem_says_how_many_finished_in_one_line(stop, code, word):
+    """`contract --all` prints each theorem's result as it finishes; stopped after the first, it says how many of
+    all finished (printed above) in one line after its announcement of the work ahead, and exits as a stop does
+    (the cap is lifted: at most, the runs of every theorem take longer than the default cap)."""
+    process = subprocess.Popen([sys.executable, "-m", "checkers.cli", "contract", "--all", "--max-minutes", "1e5"],
+                               cwd=ROOT, text=True,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    first = process.stdout.readline()  # the first theorem's result, printed as it finished
+    process.send_signal(stop)
+    rest, error = process.communicate(timeout=120)
+    finished = [line for line in (first + rest).splitlines() if not line.startswith(" ")]
+    assert process.returncode == code and ": holds (" in first, (first, error)
+    announcement, said = error.strip().splitlines()
+    assert announcement.startswith("thmcheck: the contract's runs may take up to ")
+    assert said == f"thmcheck: {word}; {len(finished)} of {len(registry.builtin_checkers())} theorems finished " \
+                   "(printed above)"

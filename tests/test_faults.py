@@ -1,7 +1,9 @@
 """Faults of the user's files, folders, disks, streams, plugins and signals: exit 2 with one line naming what, never
 an internal error (exit 4), and nothing of the user's changed. Each runs the command as a user would."""
 
+import contextlib
 import hashlib
+import json
 import os
 import re
 import signal
@@ -14,6 +16,8 @@ from pathlib import Path
 import pytest
 
 from checkers.store import ResultStore
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def thmcheck(*arguments: str) -> subprocess.CompletedProcess:
@@ -212,6 +216,54 @@ def test_a_full_disk_is_said_for_stores_and_reports(store, disk):
     assert_users_fault(thmcheck("sweep", "dual-kernel", "--executor", "serial", "--seeds", "3", "--store",
                                 str(disk / "s.sqlite")), str(disk / "s.sqlite"))
     assert_users_fault(thmcheck("report", "--from", str(store), "--out", str(disk / "out")), "No space left")
+
+
+def _filled(disk: Path) -> None:
+    """Fill `disk` to its last byte."""
+    with open(disk / "filler", "wb") as filler, contextlib.suppress(OSError):
+        filler.write(bytes(64 * 1024))
+
+
+def test_a_full_disk_leaves_the_users_records_document_snapshots_and_pages_as_they_were(disk):
+    """calibrate --record left 4096 bytes of invalid JSON and lost the old rows; calibration --write truncated the
+    document; contract --update-snapshots and notebooks --out said "writing the output" without the file, and the
+    pages were left at 0 bytes."""
+    from checkers import calibration_records
+
+    kept = disk / "rec.json"
+    rows = json.loads(ROOT.joinpath("docs", "calibration.json").read_text())["records"][:2]  # rows to keep
+    kept.write_text(json.dumps({"records": rows}, indent=1))
+    document = disk / "doc.md"
+    document.write_text("".join(f"{calibration_records.TABLE_START.format(which=which)}\n"
+                                f"{calibration_records.TABLE_END}\n" for which in calibration_records.TABLES))
+    (disk / "snapshots").mkdir()
+    before = {path: _digest(path) for path in (kept, document)}
+    _filled(disk)
+    result = thmcheck("calibrate", "balancedness-identity", "--seeds", "1", "--executor", "serial", "--record",
+                      "--records", str(kept))
+    assert_users_fault(result, str(kept), "No space left on device", "left as it was")
+    assert_users_fault(thmcheck("calibration", "--write", str(document)), str(document), "No space left on device")
+    assert {path: _digest(path) for path in (kept, document)} == before
+    assert_users_fault(thmcheck("contract", "dual-kernel", "--no-runs", "--update-snapshots", "--snapshots",
+                                str(disk / "snapshots")), "constants-dual-kernel.json", "No space left on device")
+    assert list((disk / "snapshots").iterdir()) == []
+    notebook = disk.parent / "small.py"  # a notebook of the user's, quicker to run than the project's
+    notebook.write_text("import marimo\napp = marimo.App()\n\n@app.cell\ndef _():\n    x = 1\n    return\n")
+    pages = disk / "pages"
+    assert_users_fault(thmcheck("notebooks", "--out", str(pages), str(notebook)), "small.html",
+                       "No space left on device")
+    assert [page for page in pages.iterdir() if page.stat().st_size == 0] == []
+
+
+def test_a_standard_error_that_cannot_be_written_keeps_the_exit_code():
+    """`check ... 2>/dev/full` exited 1, which reads as a failed verdict: what the command could not say on stderr
+    is lost, and its exit code is the verdict's or the fault's."""
+    with open("/dev/full", "w") as full:
+        refused = subprocess.run([sys.executable, "-m", "checkers.cli", "check", "no-such-theorem"], stderr=full,
+                                 stdout=subprocess.DEVNULL, timeout=120)
+        clamped = subprocess.run([sys.executable, "-m", "checkers.cli", "check", "dual-kernel", "--fidelity", "quick",
+                                  "--workers", "1000"], stderr=full, stdout=subprocess.DEVNULL, timeout=300)
+    assert (refused.returncode, clamped.returncode) == (2, 0)
 
 
 def test_a_store_with_other_columns_is_refused(store, tmp_path):

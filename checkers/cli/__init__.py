@@ -35,10 +35,31 @@ def _terminate(signum, frame):
     raise Terminated
 
 
+class _StderrThatCannotFail:
+    """Standard error whose failed writes (a full disk, a closed stream) are dropped: what the command says there is
+    commentary, and a failure to say it must not replace the exit code that is the command's verdict."""
+
+    def __init__(self, stream):
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        with contextlib.suppress(OSError, ValueError):
+            return self._stream.write(text)
+        return len(text)
+
+    def flush(self) -> None:
+        with contextlib.suppress(OSError, ValueError):
+            self._stream.flush()
+
+    def __getattr__(self, name):
+        return getattr(self._stream, name)
+
+
 def main(argv: list[str] | None = None) -> int:
     debug = bool(os.environ.get("THMCHECK_DEBUG"))
     on_main_thread = threading.current_thread() is threading.main_thread()
     previous = signal.signal(signal.SIGTERM, _terminate) if on_main_thread else None
+    stderr, sys.stderr = sys.stderr, (_StderrThatCannotFail(sys.stderr) if sys.stderr is not None else None)
     try:
         return _main(argv, debug)
     except Terminated as stop:
@@ -46,6 +67,7 @@ def main(argv: list[str] | None = None) -> int:
             print("thmcheck: terminated", file=sys.stderr)
         return EXIT_TERMINATED
     finally:
+        sys.stderr = stderr
         if previous is not None:
             signal.signal(signal.SIGTERM, previous)
 

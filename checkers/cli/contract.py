@@ -10,9 +10,9 @@ from pathlib import Path
 from checkers import contract, registry
 from checkers.budget import ANNOUNCE_SECONDS
 from checkers.cost import duration
-from checkers.executors import INTERRUPTS
+from checkers.executors import INTERRUPTS, said
 from checkers.offers import estimated
-from checkers.outcome import EXIT_FAIL, EXIT_INTERRUPTED, EXIT_PASS
+from checkers.outcome import EXIT_FAIL, EXIT_PASS
 from theorems.errors import InvalidInput, WorkRefused
 
 # the built-ins' committed snapshots, where this is a checkout of the project (an installed package has none)
@@ -83,11 +83,10 @@ def contract_command(arguments) -> int:
     except INTERRUPTS as stop:  # Ctrl-C, SIGINT or SIGTERM: what finished is printed (above, or here as JSON)
         if arguments.json:
             print(json.dumps(results, indent=2))
-        print(f"thmcheck: interrupted; {len(results)} of {len(checkers)} theorems finished"
+        word, then = said(stop)
+        print(f"thmcheck: {word}; {len(results)} of {len(checkers)} theorems finished"
               + ("" if arguments.json else " (printed above)"), file=sys.stderr)
-        if isinstance(stop, KeyboardInterrupt):
-            return EXIT_INTERRUPTED
-        raise
+        raise then from None
     if arguments.json:
         print(json.dumps(results, indent=2))
     return EXIT_FAIL if any(problems for clauses in results.values() for problems in clauses.values()) else EXIT_PASS
