@@ -204,6 +204,9 @@ def test_a_read_only_disk_is_said_for_stores_reports_and_plots(store, disk, tmp_
     assert_users_fault(thmcheck("report", "--from", str(store), "--out", str(disk / "out")), str(disk / "out"))
     assert_users_fault(thmcheck("oracle", "giant-step-risk", "--vary", "sample_ratio=1:2:2", "--plot",
                                 str(disk / "curve.png")), str(disk / "curve.png"))
+    records = thmcheck("calibrate", "balanced-collapse", "--seeds", "1", "--record", "--records", str(disk / "r.json"))
+    assert_users_fault(records, str(disk / "r.json"))
+    assert records.stdout == ""  # refused before its runs, not after them
     read = thmcheck("report", "--from", str(disk / "old.sqlite"), "--out", str(tmp_path / "report"))
     assert read.returncode == 0, read.stderr  # reading a store on a read-only disk is fine
     default = subprocess.run([sys.executable, "-m", "checkers.cli", "sweep", "dual-kernel", "--executor", "serial"],
