@@ -22,7 +22,7 @@ from pathlib import Path
 
 from checkers import calibration_records, registry, review_figures
 from checkers.files import write_atomically
-from checkers.outcome import FAIL, PASS
+from checkers.outcome import FAIL, PASS, claim_of, reading
 from checkers.report import build_report, output_folder
 from checkers.store import ResultStore, code_version
 from checkers.sweep import Task, plan, sweep
@@ -261,16 +261,9 @@ def readings(review: dict) -> list[dict]:
             rows.append({"claims": run["claims"], "run": run["theorem"] + _point(run), "prediction": prediction["name"],
                          "claimed": _claimed(prediction.get("interval")), "reading": observed,
                          "interval": [observed - half, observed + half], "resolution": prediction["resolution"],
-                         "outcome": _prediction_words(prediction["outcome"],
-                                                      bool(run["mutant"] or run.get("overrides")))})
+                         "outcome": reading(prediction["outcome"], claim_of(run["mutant"], run.get("overrides")),
+                                            False)})
     return rows
-
-
-def _prediction_words(outcome: str, mutant: bool) -> str:
-    """A prediction's outcome in its run's vocabulary: a mutant's or a conjecture's prediction is rejected or not."""
-    if not mutant:
-        return outcome
-    return "rejected" if outcome == FAIL else f"not rejected ({outcome})"
 
 
 def _reading_text(row: dict) -> str:

@@ -92,6 +92,16 @@ def test_a_mutants_readings_say_rejected_not_fail():
     run = {"theorem": "t", "parameters": {}, "mutant": "m", "claims": ["x1"], "predictions": [prediction]}
     (row,) = readings({"runs": [run]})
     assert row["outcome"] == "rejected" and row["claimed"] == "2" and row["interval"] == [1.0, 1.0]
+    # one vocabulary with the terminal and the report (`checkers.outcome.reading`): a pass of a conjecture or a
+    # mutant is "not rejected", an inconclusive reading is inconclusive under any claim
+    def said(outcome, **version):
+        varied = {**run, "mutant": None, "overrides": {}, **version,
+                  "predictions": [{**prediction, "outcome": outcome}]}
+        return readings({"runs": [varied]})[0]["outcome"]
+    assert [said("pass"), said("pass", overrides={"c1": "0.5"}), said("pass", mutant="m")] == \
+        ["pass", "not rejected", "not rejected"]
+    assert {said("inconclusive"), said("inconclusive", overrides={"c1": "0.5"}), said("inconclusive", mutant="m")} \
+        == {"inconclusive"}
 
 
 def test_a_referees_values_apply_where_a_theorem_has_the_name_and_make_conjectures():
