@@ -356,39 +356,50 @@ def measured_near(theorem, records: list[Record] | None = None) -> dict | None:
             "parameters": point, "status": status(record)}
 
 
-def measured_at(theorem, instance, records: list[Record] | None = None) -> list[dict]:
-    """What the recorded calibrations away from the defaults measured at `instance`'s point, however its parameters
-    were spelt, from the highest fidelity down: per row its fidelity, the true statement's runs and outcomes, and
-    its status (`status`); empty where none was recorded there."""
-    point, found = instance.parameters, []
-    for row in sorted(load() if records is None else records, key=lambda r: -fidelity_rank(r)):
-        if row.theorem != theorem.id or row.calibration is None or not row.parameters:
-            continue
+def at_point(theorem, parameters: dict, records: list[Record]) -> list[Record]:
+    """The calibrated rows of `theorem` (a `Theorem`) among `records` at the point `parameters` gives, however either
+    spells its values (`alpha=0.30` is `alpha=0.3`; a default written out is the default), from the highest fidelity
+    down. A point the theorem does not take is matched as spelt; a row at a point it no longer takes, never."""
+    def point(given: dict):
         try:
-            if theorem.instance(row.parameters).parameters != point:
-                continue
-        except InvalidInput:  # a point the theorem no longer takes
-            continue
-        rates = row.calibration.true_statement
-        found.append({"fidelity": row.fidelity, "runs": rates.runs, "passed": rates.passed,
-                      "inconclusive": rates.inconclusive, "failed": rates.failed, "status": status(row)})
+            return theorem.instance(given).parameters
+        except InvalidInput:
+            return None
+    asked = point(parameters)
+    return sorted((row for row in records if row.theorem == theorem.id and row.calibration is not None
+                   and (row.parameters == parameters or (asked is not None and point(row.parameters) == asked))),
+                  key=lambda r: -fidelity_rank(r))
+
+
+def measured_at(theorem, instance, records: list[Record] | None = None) -> list[dict]:
+    """What the recorded calibrations away from the defaults measured at `instance`'s point (`at_point`), from the
+    highest fidelity down: per row its fidelity, the true statement's runs and outcomes, and its status (`status`);
+    empty where none was recorded there."""
+    found = []
+    for row in at_point(theorem, instance.describe_parameters(), load() if records is None else records):
+        if row.parameters:
+            rates = row.calibration.true_statement
+            found.append({"fidelity": row.fidelity, "runs": rates.runs, "passed": rates.passed,
+                          "inconclusive": rates.inconclusive, "failed": rates.failed, "status": status(row)})
     return found
 
 
-def rows_by_point(records: list[Record] | None = None) -> dict:
-    """The records (default: `load()`) by (theorem, point), each point's rows from the highest fidelity down."""
+def rows_by_theorem(records: list[Record] | None = None) -> dict[str, list[Record]]:
+    """The records (default: `load()`) by theorem id, for `evidence` to look points up in."""
     rows: dict = {}
-    for row in sorted(load() if records is None else records, key=lambda r: -fidelity_rank(r)):
-        rows.setdefault((row.theorem, tuple(sorted(row.parameters.items()))), []).append(row)
+    for row in load() if records is None else records:
+        rows.setdefault(row.theorem, []).append(row)
     return rows
 
 
 def evidence(theorem: str, parameters: dict, mutant: str | None, rows: dict) -> dict | None:
-    """What the calibration at a point measured, at its highest fidelity (`rows` from `rows_by_point`): the
-    statement's runs and passes, every mutant's runs and rejections (`mutant`'s own named), and whether the row is
-    current; None where no row was recorded there."""
-    found = rows.get((theorem, tuple(sorted(parameters.items()))))
-    if not found or found[0].calibration is None:
+    """What the calibration at a point measured (`at_point`, in `rows` from `rows_by_theorem`), at its highest
+    fidelity: the statement's runs and passes, every mutant's runs and rejections (`mutant`'s own named), and
+    whether the row is current; None where no row was recorded there."""
+    from checkers import registry
+
+    found = at_point(registry.checker(theorem).theorem, parameters, rows.get(theorem, []))
+    if not found:
         return None
     row = found[0]
     calibration = row.calibration

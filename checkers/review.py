@@ -194,7 +194,7 @@ def summarize(key: str, runs: list, *, fidelity: str, elapsed: float, command: s
     """The review as data: the paper, each claim with its runs, the findings, and the provenance."""
     source = paper(key)
     book = ledger(key) if has_ledger(key) else None
-    rows = calibration_records.rows_by_point()
+    rows = calibration_records.rows_by_theorem()
     run_rows = []
     for check, task, record in runs:
         verdict = record.verdict

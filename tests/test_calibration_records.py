@@ -234,3 +234,15 @@ def test_a_calibration_whose_runs_raised_is_named_and_not_recorded(tmp_path, cap
     _record([clean, broken], path)
     assert [record.theorem for record in records.load(path)] == ["nc2-bracket"]
     assert "not recorded: nc1-bound at quick: 4 run(s) raised an error" in capsys.readouterr().err
+
+
+def test_the_evidence_a_review_reads_is_found_however_its_point_is_spelt():
+    """A review's check at learning_rate=2.0 reads the row recorded at learning_rate=2, as `show` does (they looked
+    points up two ways, and the review's missed it); a point with no row has none."""
+    rows = records.rows_by_theorem()
+    spelt, recorded = (records.evidence("gaussian-equivalence", {"learning_rate": value}, None, rows)
+                       for value in ("2.0", "2"))
+    assert spelt is not None and spelt == recorded and spelt["fidelity"] == "default"
+    at_defaults = records.evidence("gaussian-equivalence", {}, None, rows)
+    assert at_defaults is not None and at_defaults != spelt  # the defaults' row, not this one
+    assert records.evidence("gaussian-equivalence", {"learning_rate": "3"}, None, rows) is None

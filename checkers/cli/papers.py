@@ -99,11 +99,11 @@ def _summary(source: Paper) -> dict:
 
 
 def _calibration_rows() -> dict:
-    """The calibration records by point (imported here: reading them loads the calibration's numerics, which the
+    """The calibration records by theorem (imported here: reading them loads the calibration's numerics, which the
     list of papers does not need)."""
     from checkers import calibration_records
 
-    return calibration_records.rows_by_point()
+    return calibration_records.rows_by_theorem()
 
 
 def calibration_evidence(check: Check, rows: dict) -> dict | None:
