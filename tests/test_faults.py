@@ -223,7 +223,7 @@ def test_a_full_disk_is_said_for_stores_and_reports(store, disk):
 
 def _filled(disk: Path) -> None:
     """Fill `disk` to its last byte."""
-    with open(disk / "filler", "wb") as filler, contextlib.suppress(OSError):
+    with contextlib.suppress(OSError), open(disk / "filler", "wb") as filler:  # the close's flush may fail too
         filler.write(bytes(64 * 1024))
 
 
