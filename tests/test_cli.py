@@ -11,6 +11,7 @@ import pytest
 
 from checkers import registry
 from checkers.cli import main
+from checkers.executors import Terminated
 from tests.main_job import MAIN_JOB
 
 HOSTILE = "__import__('os').system('touch /tmp/thmcheck_cli_pwned')"
@@ -280,7 +281,10 @@ def test_check_streams_rows_and_gives_the_same_numbers_on_several_workers(capsys
     assert sorted(line.split()[0] for line in lines[2:5]) == sorted(ids)  # one row per check, in finishing order
 
 
-def test_interrupted_check_keeps_what_finished(capsys, monkeypatch):
+@pytest.mark.parametrize("stop, code, word", [(KeyboardInterrupt, 130, "interrupted"), (Terminated, 143, "terminated")],
+                         ids=("SIGINT", "SIGTERM"))
+def test_interrupted_check_keeps_what_finished(capsys, monkeypatch, stop, code, word):
+    """Ctrl-C or SIGTERM after the first check: what finished is printed, and one line says so."""
     from checkers.cli import running as cli
     real_run_check = cli.run_check
     calls = []
@@ -288,13 +292,14 @@ def test_interrupted_check_keeps_what_finished(capsys, monkeypatch):
     def interrupted(checker, parameters, overrides, **options):
         calls.append(checker.id)
         if len(calls) == 2:
-            raise KeyboardInterrupt
+            raise stop
         return real_run_check(checker, parameters, overrides, **options)
 
     monkeypatch.setattr(cli, "run_check", interrupted)
-    code, out, error = run(capsys, "check", "stationary-balanced", "balancedness-identity", "--fidelity", "quick",
-                           "--workers", "1")
-    assert code == 130 and "stationary-balanced" in out and "1 of 2 checks finished" in error
+    exit_code, out, error = run(capsys, "check", "stationary-balanced", "balancedness-identity", "--fidelity",
+                                "quick", "--workers", "1")
+    assert exit_code == code and "stationary-balanced" in out
+    assert error == f"thmcheck: {word}; 1 of 2 checks finished (printed above)\n"
 
 
 def test_show_prints_no_more_digits_than_a_constant_is_accurate_to(capsys):

@@ -19,7 +19,6 @@ from checkers.executors import workers as pool_of
 from checkers.offers import backend_for, estimated, fidelity_for
 from checkers.outcome import (
     ERROR,
-    EXIT_INTERRUPTED,
     EXIT_PASS,
     FAIL,
     INCONCLUSIVE,
@@ -104,11 +103,9 @@ def check(arguments) -> int:
     except INTERRUPTS as stop:  # Ctrl-C, SIGINT or SIGTERM: what finished is printed, the workers are stopped
         bar.close()
         _print_verdicts(arguments, [verdicts[c.id] for c, _, _ in jobs if c.id in verdicts], with_table=False)
-        print(f"thmcheck: interrupted; {len(verdicts)} of {len(jobs)} checks finished (printed above)",
-              file=sys.stderr)
-        if isinstance(stop, KeyboardInterrupt):
-            return EXIT_INTERRUPTED
-        raise
+        word, then = said(stop)
+        print(f"thmcheck: {word}; {len(verdicts)} of {len(jobs)} checks finished (printed above)", file=sys.stderr)
+        raise then from None
     bar.close()
     ordered = [verdicts[checker.id] for checker, _, _ in jobs]
     _print_verdicts(arguments, [v for v in ordered if arguments.json or arguments.verbose or v.outcome != PASS],
