@@ -43,8 +43,7 @@ def estimated(checker: Checker, parameters: Mapping[str, Any] | None = None, *, 
     """A check's time on one core here at these parameters (`checkers.cost.estimate`), before any draw; None where
     it neither declares a cost nor has a record. With `max_minutes`, a check whose most is beyond it, or whose peak
     memory is beyond `max_memory` GiB (where given) or the memory available, is refused (`WorkRefused`), as the check
-    itself would refuse it. Bad parameters raise
-    `InvalidInput`, as the check would."""
+    itself would refuse it. Bad parameters raise `InvalidInput`, as the check would."""
     given = dict(parameters or {})
     parameters = checker.theorem.mutant_parameters(mutant, given) if mutant is not None else given
     found = estimate(checker, checker.theorem.instance(parameters), fidelity_for(checker, fidelity))

@@ -232,7 +232,8 @@ def sweep(tasks: Sequence[Task], store_path: str | Path, *, executor: str = "pro
     cap = next((task.max_memory for task in tasks if task.max_memory), None)
     peaks = [task.estimated_bytes for task in tasks]
     # a cluster's workers may be other machines: there each task is judged alone, when planned
-    if executor != "dask" and (reason := at_once_refusal(peaks, workers or os.cpu_count() or 1, cap)):
+    slots = workers or os.cpu_count() or 1  # the pool's own default (`checkers.executors`)
+    if executor != "dask" and (reason := at_once_refusal(peaks, slots, cap)):
         raise WorkRefused(reason)
     with pool_of(executor, workers, scheduler) as pool, ResultStore(store_path) as store:
         done = store.keys(finished_only=True, version=version)
@@ -240,7 +241,6 @@ def sweep(tasks: Sequence[Task], store_path: str | Path, *, executor: str = "pro
         pending = [task for task in tasks if task.key not in done]
         by_key = {task.key: task for task in pending}
         groups = seed_groups(pending)
-        slots = workers or os.cpu_count() or 1
         weights = [_group_seconds(group) for group in groups]
         known = sum(weight for weight in weights if weight is not None)
         if pending and (progress and sys.stderr.isatty() or known > ANNOUNCE_SECONDS):

@@ -242,8 +242,8 @@ def _refuse_beyond_memory(sigma: Activation, arguments) -> None:
         cap, where = MEMORY_SHARE * available, f"{MEMORY_SHARE:.0%} of what this machine has available"
     if cap is not None and needed > cap:
         raise WorkRefused(f"the quadrature of c_0..c_{arguments.degree} and E sigma^2 of {sigma.name} at "
-                          f"{arguments.digits} digits would need about {needed / 2**30:.2g} GiB, above {where} "
-                          f"({cap / 2**30:.2g} GiB); ask for a lower degree or fewer digits"
+                          f"{arguments.digits} digits would need about {gibibytes(needed)}, above {where} "
+                          f"({gibibytes(cap)}); ask for a lower degree or fewer digits"
                           + (", or lift the cap (--max-memory)" if arguments.max_memory is not None else ""))
 
 
