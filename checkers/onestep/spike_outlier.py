@@ -1,12 +1,12 @@
-"""Checker of spike-outlier: overlaps of the top singular vector of W_1 at three sizes, with the realized spike
-strength as control variate, extrapolated in d^-e with the exponent bounded."""
+"""Checker of spike-outlier: overlaps of the top singular vector of W_1 at three sizes, pooled by the statement's
+observable (its control variate on the realized spike strength), extrapolated in d^-e with the exponent bounded."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from checkers.budget import Budget, Fidelity
-from checkers.checker import Checker
+from checkers.checker import Checker, Pooled
 from checkers.convergence import bounded_extrapolation
 from checkers.cost import Cost, over_stages
 from checkers.onestep.draws import draw_generators, setting_for, step_cost
@@ -35,31 +35,34 @@ def _outlier_draws(instance: Instance, dimension: int, draws: int, seed: np.rand
 OUTLIER_BIAS_EXPONENT = 0.5
 
 
-def _read(*, teacher: bool):
-    """A reader of the overlap of u_1(W_1) with the spike direction, or (`teacher`) with beta_*."""
-    def read(instance: Instance, budget: Budget, seed: np.random.SeedSequence) -> Estimate:
-        return _observe(instance, budget, seed, teacher=teacher)
-    return read
+# each draw's measurements, the columns of `_outlier_draws`' rows, as the statement's observables name them
+MEASURED = ("spike_overlap", "teacher_overlap", "strength", "alignment")
 
 
-def _observe(instance: Instance, budget: Budget, seed: np.random.SeedSequence, *, teacher: bool) -> Estimate:
-    """Control-variate overlaps at sizes d/4, d/2 and d (4, 2 and 1 times the draws), extrapolated to the limit
-    under a finite-size bias O(d^-1/2): at d = 400 the network's overlap exceeds the limit by about 0.02 (a pure
-    spiked Gaussian matrix of the same shape shows no such excess), and the excess shrinks with d, so a single
-    size would reject a true limit. The exponent is bounded, 1/4 <= e <= 1; the limits of the exponents the sizes
-    accept enter the test as a systematic bound (`checkers.convergence.bounded_extrapolation`), and sizes that
-    reject every one leave the reading unresolved."""
+def read_overlap(instance: Instance, budget: Budget, seed: np.random.SeedSequence, observable) -> Pooled:
+    """Overlaps of u_1(W_1) at sizes d/4, d/2 and d (4, 2 and 1 times the draws), each draw's read by the version's
+    observable (the statement's control variate), their means extrapolated to the limit under a finite-size bias
+    O(d^-1/2): at d = 400 the network's overlap exceeds the limit by about 0.02 (a pure spiked Gaussian matrix of the
+    same shape shows no such excess), and the excess shrinks with d, so a single size would reject a true limit. The
+    exponent is bounded, 1/4 <= e <= 1; the limits of the exponents the sizes accept enter the test as a systematic
+    bound (`checkers.convergence.bounded_extrapolation`), and sizes that reject every one leave the reading
+    unresolved."""
     sizes, counts = _plan(budget)
-    estimates = []
+    per_size = []
     for index, (dimension, count) in enumerate(zip(sizes, counts)):
         child = np.random.SeedSequence(seed.entropy, spawn_key=(*seed.spawn_key, index))
-        # the draws read the parameters only (the statement's constants enter in `_outlier_values`), so a mutant or
-        # an override reads the same draws
+        # the draws read the parameters only (the statement's constants enter through its observable), so a mutant
+        # or an override reads the same draws
         rows = memoized(draw_key(instance, budget, child, "outlier", dimension, mutant_blind=True),
                          lambda: _outlier_draws(instance, dimension, count, child))
-        estimates.append(mean_estimate(_outlier_values(instance, rows, teacher=teacher)))
-    return bounded_extrapolation(sizes, estimates, exponent=OUTLIER_BIAS_EXPONENT,
-                                 what="overlaps, realized spike strength as control variate")
+        per_size.append([dict(zip(MEASURED, row)) for row in rows])
+
+    def pool(observable) -> Estimate:
+        return bounded_extrapolation(sizes, [mean_estimate(np.array([observable(draw) for draw in draws]))
+                                             for draws in per_size],
+                                     exponent=OUTLIER_BIAS_EXPONENT,
+                                     what="overlaps, realized spike strength as control variate")
+    return Pooled(pool)
 
 
 def _plan(budget: Budget) -> tuple[tuple[int, ...], tuple[int, ...]]:
@@ -78,29 +81,18 @@ def cost(instance: Instance, fidelity: Fidelity) -> Cost:
     return over_stages(fidelity, at)
 
 
-def _outlier_values(instance: Instance, rows: np.ndarray, *, teacher: bool) -> np.ndarray:
-    spike_overlap, teacher_overlap, strength, alignment = rows.T
-    formula = spike_outlier.overlap_formula
-    c = float(instance.constant("aspect_ratio"))
-    theta = float(instance["learning_rate"]) / float(instance.constant("bbp_threshold")) * c**0.25
-    theta_draws = theta * strength / float(instance.constant("zeta_norm"))
-    control = np.array([formula(t, c) for t in theta_draws])
-    if not teacher:
-        return spike_overlap - control + formula(theta, c)
-    alignment_limit = float(instance.constant("alignment_limit"))
-    return teacher_overlap - control * alignment + formula(theta, c) * alignment_limit
-
-
 CHECKER = Checker(
     theorem=spike_outlier.THEOREM,
     simulation="control variate, three sizes extrapolated in d^-1/2 with the exponent bounded, 1/4 <= e <= 1 (the "
                "accepted models' spread is a systematic bound)",
-    readers={"spike-overlap": _read(teacher=False), "teacher-overlap": _read(teacher=True)},
+    readers={"spike-overlap": read_overlap, "teacher-overlap": read_overlap},
     shared_draws=True,
     cost=cost,
     second_point={"activation": "erf", "psi1": "2", "psi2": "1", "learning_rate": "6"},
     calibration_seeds=30,
     slow_rerun=True,
+    resolves_at="paper",
+    prediction_resolves_at={"teacher-overlap": "quick"},
     paper_scale="d = 800, 1600 and 3200 (192, 96 and 48 draws): Ba et al.'s n = d = N in the thousands, where the "
                 "finite network's excess over the limit is a few thousandths",
 )
