@@ -252,7 +252,7 @@ def mutant_power(run: Run, prediction: Prediction, row: Row, measurement: Measur
         target = row.target(prediction.name)
         own = measurement.reading(lambda measured: row.observe(prediction.name, measured)) \
             if measurement.observes else None
-    except (ThmcheckError, ArithmeticError):  # not evaluable for this row: no power is claimed
+    except (ThmcheckError, ArithmeticError, Unresolved):  # not evaluable for this row: no power is claimed
         return None
     if own is None:
         above, below = float(target.lower) - interval[1], interval[0] - float(target.upper)

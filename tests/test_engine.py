@@ -14,7 +14,7 @@ from checkers.budget import FIDELITIES
 from checkers.calibrate import _power_at_offset
 from checkers.checker import Checker, Exact, Tightness, Unresolved
 from checkers.engine import Settled, Unmeetable, _tightness, power_at_shift, run_check, settle
-from checkers.outcome import INCONCLUSIVE, SKIPPED
+from checkers.outcome import INCONCLUSIVE, PASS, SKIPPED
 from checkers.stats import Estimate, power_beyond
 from theorems.errors import CheckError, DeclarationError, InvalidInput, NumericalError
 
@@ -60,6 +60,17 @@ def test_a_power_from_a_mutants_target_carries_the_signed_shift_it_was_computed_
         target = rows[name].target("monte-carlo")
         assert shift == (float(target.lower) - upper if shift > 0 else float(target.upper) - lower)
         assert _power_at_offset(result, name, 0.0, math.nan) == pytest.approx(result.power[name], rel=1e-12)
+
+
+def test_a_mutant_whose_own_reading_is_unresolved_gets_no_power_and_the_statements_verdict_stands():
+    """spike-outlier pools each version's observable (its control variate) over the same draws. At learning rate 16
+    the threshold-exponent-half mutant's control variate leaves sizes that no exponent in [1/4, 1] fits: its reading
+    is unresolved, so no power is claimed against it, and the statement's own pass stands (before, an internal
+    error)."""
+    verdict = run_check(registry.checker("spike-outlier"), {"learning_rate": "16"}, fidelity="quick")
+    spike = next(p for p in verdict.predictions if p.name == "spike-overlap")
+    assert verdict.outcome == PASS
+    assert "threshold-exponent-half" not in spike.power and {"sides-swapped", "no-outlier"} <= set(spike.power)
 
 
 @pytest.mark.parametrize("observation", [Exact(mpmath.mpf("nan"), 1e-9, "an mpf NaN"),
