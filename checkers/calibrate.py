@@ -45,7 +45,7 @@ import statistics
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from checkers import registry
+from checkers import probe, registry
 from checkers.budget import DEFAULT_FALSE_FAIL_RATE, FIDELITIES, MAX_CHECK_MINUTES
 from checkers.engine import power_at_shift
 from checkers.outcome import ERROR, FAIL, INCONCLUSIVE, OUTSIDE, PASS, miscalibrated
@@ -412,6 +412,11 @@ class Calibration:
     # per mutant whose runs give its shifts, the same with each reading's mean at its prediction's pooled offset:
     # the kill rate its runs should show, which `kill_rates_disagree` holds them to
     predicted_at_offset: dict[str, float] = field(default_factory=dict)
+    # each version's mean seconds a run, and the machine probe's seconds where they ran (`checkers.probe`): a later
+    # calibration of the same row is estimated from them, since a paired mutant that reads the statement's draws
+    # from the memo costs a fraction of a check, which the check's own estimate cannot know
+    run_seconds: dict[str, float] = field(default_factory=dict)
+    probe_seconds: float | None = None
 
     @property
     def label(self) -> str:
@@ -485,7 +490,9 @@ class Calibration:
                 "predicted_kill_rates": dict(self.predicted_kills),
                 "predicted_at_least": list(self.predicted_at_least),
                 "predicted_at_offset": dict(self.predicted_at_offset),
-                "kill_rates_disagree": self.kill_rates_disagree}
+                "kill_rates_disagree": self.kill_rates_disagree,
+                "run_seconds": {version: round(seconds, 3) for version, seconds in self.run_seconds.items()},
+                "probe_seconds": None if self.probe_seconds is None else round(self.probe_seconds, 5)}
 
     @classmethod
     def from_dict(cls, data: dict) -> "Calibration":
@@ -506,7 +513,9 @@ class Calibration:
                    moves=tuple(fields_of(MeasuredMove, m) for m in data.get("measured_moves", [])),
                    predicted_kills=dict(data.get("predicted_kill_rates", {})),
                    predicted_at_least=tuple(data.get("predicted_at_least", ())),
-                   predicted_at_offset=dict(data.get("predicted_at_offset", {})))
+                   predicted_at_offset=dict(data.get("predicted_at_offset", {})),
+                   run_seconds=dict(data.get("run_seconds", {})),
+                   probe_seconds=data.get("probe_seconds"))
 
     @property
     def kill_rates_disagree(self) -> list[str]:
@@ -538,16 +547,31 @@ class Calibration:
 def calibration_tasks(theorem: str, seeds: int, *, fidelity: str = "quick",
                       false_fail_rate: float = DEFAULT_FALSE_FAIL_RATE, root_seed: int = 0,
                       plugins=(), paired: bool = False, parameters: dict[str, str] | None = None,
-                      max_minutes: float = MAX_CHECK_MINUTES, max_memory: float | None = None) -> list[Task]:
+                      max_minutes: float = MAX_CHECK_MINUTES, max_memory: float | None = None,
+                      measured: Calibration | None = None) -> list[Task]:
     """The true statement's tasks and each mutant's, at `parameters` (the rest at their defaults), `seeds` seeds each
-    (the mutants on the statement's seeds when `paired`)."""
+    (the mutants on the statement's seeds when `paired`). Where `measured`, an earlier calibration of the same row
+    run the same way, timed its versions' runs, their tasks are estimated from those times (`timed_estimates`)."""
     tasks = plan(theorem, {}, seeds, fixed=parameters, fidelity=fidelity, false_fail_rate=false_fail_rate,
                  root_seed=root_seed, plugins=plugins, max_minutes=max_minutes, max_memory=max_memory)
     for mutant in registry.checker(theorem).theorem.mutants:
         tasks += plan(theorem, {}, seeds, fixed=parameters, fidelity=fidelity, false_fail_rate=false_fail_rate,
                       root_seed=root_seed, mutant=mutant.name, plugins=plugins, paired=paired,
                       max_minutes=max_minutes, max_memory=max_memory)
-    return tasks
+    return timed_estimates(tasks, measured) if measured is not None and measured.paired == paired else tasks
+
+
+def timed_estimates(tasks: list[Task], measured: Calibration, here: float | None = None) -> list[Task]:
+    """`tasks` with each version's estimate replaced by its mean run in `measured`, scaled from the probe there to
+    the probe `here` (this machine's, by default); a version it did not time keeps the check's estimate. The
+    refusals of work beyond --max-minutes stay the check's: they judge a run alone."""
+    if not measured.run_seconds or not measured.probe_seconds:
+        return tasks
+    if here is None:
+        here = probe.here().seconds
+    return [dataclasses.replace(task, estimated_seconds=measured.run_seconds[version] * here
+                                                          / measured.probe_seconds)
+            if (version := task.mutant or AS_STATED) in measured.run_seconds else task for task in tasks]
 
 
 def _rates(version: str, outcomes: list[str]) -> VersionRates:
@@ -560,13 +584,16 @@ def calibrate(theorems: list[str], store: str | Path, *, seeds: int, fidelity: s
               false_fail_rate: float = DEFAULT_FALSE_FAIL_RATE, root_seed: int = 0, executor: str = "processes",
               workers: int | None = None, scheduler: str | None = None, progress: bool = True,
               plugins=(), paired: bool = False, parameters: dict[str, str] | None = None,
-              max_minutes: float = MAX_CHECK_MINUTES, max_memory: float | None = None) -> list[Calibration]:
+              max_minutes: float = MAX_CHECK_MINUTES, max_memory: float | None = None,
+              measured: dict[str, Calibration] | None = None) -> list[Calibration]:
     """Run (or resume) the calibration of each theorem in `store`, and summarise it. `parameters` sets a point other
-    than the defaults (every theorem named must take them); a mutant's contract is the same there."""
-    parameters = dict(parameters or {})
+    than the defaults (every theorem named must take them); a mutant's contract is the same there. `measured` holds,
+    by theorem, an earlier calibration of the same row, whose timed runs estimate this one's (`calibration_tasks`)."""
+    parameters, measured = dict(parameters or {}), dict(measured or {})
     planned = {theorem: calibration_tasks(theorem, seeds, fidelity=fidelity, false_fail_rate=false_fail_rate,
                                           root_seed=root_seed, plugins=plugins, paired=paired, parameters=parameters,
-                                          max_minutes=max_minutes, max_memory=max_memory)
+                                          max_minutes=max_minutes, max_memory=max_memory,
+                                          measured=measured.get(theorem))
                for theorem in theorems}  # every theorem's point validated before any task runs
     results = []
     for theorem, tasks in planned.items():
@@ -579,6 +606,8 @@ def calibrate(theorems: list[str], store: str | Path, *, seeds: int, fidelity: s
                 if record.task_key in wanted:
                     by_version[wanted[record.task_key]].append(record.outcome)
                     verdicts[wanted[record.task_key]][record.seed_index] = record.verdict
+        run_seconds = {version: statistics.fmean(v.elapsed_seconds for v in runs.values())
+                       for version, runs in verdicts.items() if runs}
         stated = verdicts.pop(AS_STATED)
         as_stated = list(stated.values())
         pooled = pooled_offsets(as_stated)
@@ -592,7 +621,8 @@ def calibrate(theorems: list[str], store: str | Path, *, seeds: int, fidelity: s
             paired=paired, parameters=parameters, standardized=standardized(as_stated),
             moves=measured_moves(stated, verdicts) if paired else (), predicted_kills=predicted,
             predicted_at_least=power_withheld(theorem, parameters),
-            predicted_at_offset={mutant: rate for mutant, rate in at_offset.items() if rate != predicted[mutant]}))
+            predicted_at_offset={mutant: rate for mutant, rate in at_offset.items() if rate != predicted[mutant]},
+            run_seconds=run_seconds, probe_seconds=probe.here().seconds))
     return results
 
 

@@ -371,6 +371,13 @@ def at_point(theorem, parameters: dict, records: list[Record]) -> list[Record]:
                   key=lambda r: -fidelity_rank(r))
 
 
+def timed(theorem, fidelity: str, parameters: dict, records: list[Record]) -> Calibration | None:
+    """The row of `theorem` (a `Theorem`) among `records` at `fidelity` and the point `parameters` gives (`at_point`)
+    where it timed its runs (`Calibration.run_seconds`): what a rerun of that row is estimated from."""
+    return next((row.calibration for row in at_point(theorem, parameters, records)
+                 if row.fidelity == fidelity and row.calibration.run_seconds), None)
+
+
 def measured_at(theorem, instance, records: list[Record] | None = None) -> list[dict]:
     """What the recorded calibrations away from the defaults measured at `instance`'s point (`at_point`), from the
     highest fidelity down: per row its fidelity, the true statement's runs and outcomes, and its status (`status`);

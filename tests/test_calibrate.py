@@ -1,5 +1,6 @@
 """checkers.calibrate and `thmcheck calibrate`: rates over seeds from the sweep machinery, exact intervals."""
 
+import dataclasses
 import json
 
 import pytest
@@ -11,12 +12,14 @@ from checkers.calibrate import (
     MeasuredMove,
     VersionRates,
     calibrate,
+    calibration_tasks,
     format_calibration,
     markdown_calibration,
     pooled_offsets,
     power_withheld,
     predicted_kill_rates,
     standardized,
+    timed_estimates,
 )
 from checkers.cli import main
 from checkers.store import ResultStore
@@ -196,6 +199,32 @@ def test_a_paired_calibration_reads_each_seeds_draws_for_every_version_with_one_
     assert numbers[(None, 0)] != numbers[(None, 1)]
     assert all(m.failed == m.runs == 2 for m in serial.mutants)
     assert "| population-loss | quick | 2 paired |" in markdown_calibration([serial])
+    # every version's runs are timed, with the probe of the machine they ran on, and read back as written
+    versions = {"as stated", *(m.name for m in registry.checker("population-loss").theorem.mutants)}
+    assert set(serial.run_seconds) == versions and all(seconds > 0 for seconds in serial.run_seconds.values())
+    assert serial.probe_seconds > 0
+    again = Calibration.from_dict(json.loads(json.dumps(serial.to_dict())))
+    assert again.run_seconds == pytest.approx(serial.run_seconds, abs=1e-3) and again.probe_seconds == \
+        pytest.approx(serial.probe_seconds, abs=1e-5)
+
+
+def test_a_rerun_of_a_timed_row_is_estimated_from_its_versions_runs():
+    """A paired mutant that reads the statement's draws from the memo costs a fraction of a check, which the check's
+    own estimate cannot know: a row's timed runs (seconds a run per version, at the probe where they ran) estimate
+    its rerun, scaled to this machine's probe. A version the row did not time keeps the check's estimate, and a row
+    run unpaired does not estimate a paired rerun."""
+    mutants = [m.name for m in registry.checker("population-loss").theorem.mutants]
+    tasks = calibration_tasks("population-loss", 2, paired=True)
+    measured = Calibration(**{**_calibration(0).__dict__, "theorem": "population-loss", "paired": True,
+                              "run_seconds": {"as stated": 10.0, mutants[0]: 0.5}, "probe_seconds": 0.1})
+    timed = {(task.mutant, task.seed_index): task.estimated_seconds for task in timed_estimates(tasks, measured, 0.2)}
+    assert timed[None, 0] == timed[None, 1] == pytest.approx(20.0) and timed[mutants[0], 1] == pytest.approx(1.0)
+    assert [timed[mutants[1], seed] for seed in (0, 1)] == [task.estimated_seconds for task in tasks
+                                                            if task.mutant == mutants[1]]
+    unpaired = dataclasses.replace(measured, paired=False)
+    assert [task.estimated_seconds for task in calibration_tasks("population-loss", 2, paired=True,
+                                                                 measured=unpaired)] == \
+        [task.estimated_seconds for task in tasks]
 
 
 def test_the_most_significant_pooled_offset_is_reported_in_the_table():

@@ -246,3 +246,18 @@ def test_the_evidence_a_review_reads_is_found_however_its_point_is_spelt():
     at_defaults = records.evidence("gaussian-equivalence", {}, None, rows)
     assert at_defaults is not None and at_defaults != spelt  # the defaults' row, not this one
     assert records.evidence("gaussian-equivalence", {"learning_rate": "3"}, None, rows) is None
+
+
+def test_a_rerun_is_timed_by_the_row_at_its_fidelity_and_point_that_timed_its_runs():
+    """`timed` finds the row a rerun is estimated from however its point is spelt, at the rerun's fidelity only, and
+    only where the row timed its runs (rows recorded before they did have no times)."""
+    import dataclasses
+
+    theorem = registry.checker("nc2-bracket").theorem
+    untimed = records.record_of(_calibration())
+    timed_row = dataclasses.replace(untimed, parameters={"kappa": "3.0"}, calibration=dataclasses.replace(
+        _calibration(), run_seconds={"as stated": 2.0, "loosened": 0.1}, probe_seconds=0.07))
+    # kappa = 3 is the default, spelt otherwise
+    assert records.timed(theorem, "quick", {}, [untimed, timed_row]) is timed_row.calibration
+    assert records.timed(theorem, "default", {}, [untimed, timed_row]) is None
+    assert records.timed(theorem, "quick", {}, [untimed]) is None

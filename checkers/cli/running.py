@@ -319,6 +319,7 @@ def calibrate_command(arguments) -> int:
             calibration_tasks(theorem, settings["seeds"], fidelity=settings["fidelity"], plugins=plugins,
                               paired=settings["paired"], parameters=settings["parameters"],
                               max_minutes=arguments.max_minutes, max_memory=arguments.max_memory)
+    recorded = calibration_records.load(records_path) if records_path.exists() else []
     executor = _executor(arguments)
     if arguments.record or arguments.stale:  # the code as it is when the runs start, not when they end
         for theorems, _ in runs:
@@ -332,7 +333,8 @@ def calibrate_command(arguments) -> int:
                 results += calibrate(theorems, store, **settings, false_fail_rate=arguments.false_fail_rate,
                                      root_seed=arguments.root_seed, executor=executor, workers=arguments.workers,
                                      scheduler=arguments.scheduler, progress=not arguments.json, plugins=plugins,
-                                     max_minutes=arguments.max_minutes, max_memory=arguments.max_memory)
+                                     max_minutes=arguments.max_minutes, max_memory=arguments.max_memory,
+                                     measured=_timed(theorems, settings, recorded))
     if arguments.record or arguments.stale:
         _record(results, records_path)
     if arguments.json:
@@ -342,6 +344,14 @@ def calibrate_command(arguments) -> int:
     else:
         print(format_calibration(results))
     return exit_code(calibration_standing(c.errors, c.contract_holds) for c in results)
+
+
+def _timed(theorems: list[str], settings: dict, recorded: list) -> dict:
+    """By theorem, its recorded row at this run's fidelity and point that timed its runs, to estimate the run by."""
+    from checkers import calibration_records
+    found = {theorem: calibration_records.timed(registry.checker(theorem).theorem, settings["fidelity"],
+                                                settings["parameters"], recorded) for theorem in theorems}
+    return {theorem: row for theorem, row in found.items() if row is not None}
 
 
 def _stale_runs(arguments, records_path: Path) -> list[tuple[list[str], dict]]:
