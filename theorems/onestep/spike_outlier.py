@@ -12,8 +12,8 @@ and both tend to 0 below. In the limit ||zeta|| -> zeta_norm, ||a|| -> 1, so the
 bbp_threshold = c^(1/4) / (mu1 zeta_norm sqrt(c)), and theta = (eta / bbp_threshold) c^(1/4).
 
 The overlap depends on the realized ||zeta|| ||a||, whose O(n^(-1/2)) fluctuations dominate the
-spread of |<u_1, u>|^2 across draws; the check uses them as a control variate (see
-`checkers.onestep.checks`). Finite size: the network's W_1 is not exactly a spiked Gaussian matrix.
+spread of |<u_1, u>|^2 across draws; the statement's observables take them out as a control variate (below).
+Finite size: the network's W_1 is not exactly a spiked Gaussian matrix.
 Measured for tanh/tanh at eta = 4 (this project): the overlap exceeds the limit by about 0.022 at
 d = 100 and 0.015 at d = 400 (a pure spiked Gaussian matrix of the same shape shows no excess), and the
 overlap given the realized outlier singular value exceeds the BBP relation by 0.046 and 0.025: an
@@ -22,8 +22,8 @@ therefore extrapolates from three sizes in d^(-1/2) with the exponent bounded, 1
 exponents the sizes accept are a systematic bound), which costs resolving power. The spike overlap is claimed to
 5%, the nearest error kept (the overlap 5% high), which only the papers' sizes resolve (`--fidelity paper`); the
 teacher overlap to its own factor's nearest error (each prediction's `resolution_reason`).
-The control variate is the statement's: each draw's overlap is observed less the limit formula at the draw's own
-realized spike strength, plus the formula at the limit's (`spike_overlap_given_strength`).
+Each draw's overlap is observed less the limit formula at the draw's own realized spike strength, plus the formula
+at the limit's (`spike_overlap_given_strength`), so a version with another threshold corrects the draws with its own.
 Reference (n = 1500, d = 1000, N = 1500, tanh/tanh, noise 0.1): threshold 2.29; at eta = 4 the
 overlap with u is 0.6924, with beta_* 0.3930.
 """
