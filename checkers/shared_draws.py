@@ -23,7 +23,11 @@ from checkers.budget import Budget
 from theorems.statement import Instance
 
 _MEMO: dict = {}
-_SIZE = 8
+# The keys one check reads are its stages times its sizes (spike-outlier at high fidelity: 4 x 3), and every version of
+# a paired calibration reads them again in turn: with room for fewer, each version redraws everything (with 8,
+# spike-outlier's default calibration, whose statement now reads every stage, redrew for each of its six versions).
+# The memoized values are per-draw readings (numbers per draw, not matrices).
+_SIZE = 32
 _CACHES: list = []
 
 

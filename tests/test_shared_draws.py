@@ -34,3 +34,17 @@ def test_forget_empties_the_memo_and_every_cached_run():
     forget()
     run(1), memoized("k", lambda: calls.append("memo"))
     assert calls == [1, "memo", 1, "memo"]
+
+
+def test_every_version_of_a_paired_run_rereads_a_checks_draws_at_every_stage_and_size():
+    """A check's draws are keyed per stage and size (spike-outlier reads three sizes at each of default's three stages
+    and high's four); a paired calibration runs each version on them in turn, so the memo keeps them all for the next
+    version, and computes each once."""
+    forget()
+    calls = []
+    keys = [("stage", stage, "size", size) for stage in range(4) for size in range(3)]
+    for _version in range(3):
+        for key in keys:
+            memoized(key, lambda key=key: calls.append(key))
+    assert calls == keys
+    forget()
