@@ -1,5 +1,6 @@
 """checkers.calibration_records and `thmcheck calibration`: records keyed by content, stale rows, generated tables."""
 
+import dataclasses
 import json
 import subprocess
 import sys
@@ -251,8 +252,6 @@ def test_the_evidence_a_review_reads_is_found_however_its_point_is_spelt():
 def test_a_rerun_is_timed_by_the_row_at_its_fidelity_and_point_that_timed_its_runs():
     """`timed` finds the row a rerun is estimated from however its point is spelt, at the rerun's fidelity only, and
     only where the row timed its runs (rows recorded before they did have no times)."""
-    import dataclasses
-
     theorem = registry.checker("nc2-bracket").theorem
     untimed = records.record_of(_calibration())
     timed_row = dataclasses.replace(untimed, parameters={"kappa": "3.0"}, calibration=dataclasses.replace(

@@ -162,7 +162,7 @@ def test_a_run_where_nothing_applies_is_not_applicable_not_inconclusive(tmp_path
     """Below the BBP threshold neither overlap is tested: such a run counts apart, and the theorem's verdict is read
     from the runs that tested something."""
     store = tmp_path / "s.sqlite"
-    # at learning rate 8 quick fidelity resolves the spike overlap's 5% (at 4 only paper does)
+    # at learning rate 8 quick fidelity resolves the spike overlap's 5% (at 4 it never does)
     sweep(plan("spike-outlier", {"learning_rate": ["0.5", "8"]}, 1), store, executor="serial", progress=False)
     text = build_report(tmp_path / "out", store=store).read_text(encoding="utf-8")
     summary = text[text.index('<table class="verdicts">'):text.index("</table>")]

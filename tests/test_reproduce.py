@@ -24,7 +24,7 @@ def test_every_figure_is_set_inside_its_theorem_s_assumptions():
 def test_the_bbp_figure_draws_the_theory_and_the_runs(tmp_path, capsys):
     pytest.importorskip("matplotlib")
     out = tmp_path / "figures"
-    # at learning rate 8 quick fidelity resolves the spike overlap's 5% (at 4 only paper does)
+    # at learning rate 8 quick fidelity resolves the spike overlap's 5% (at 4 it never does)
     code = main(["reproduce", "spike-outlier", "--out", str(out), "--fidelity", "quick", "--seeds", "1",
                  "--values", "1,8", "--executor", "serial"])
     assert code == 3  # below the threshold nothing applies: undecided, as `check` reads it
