@@ -319,7 +319,7 @@ def calibrate_command(arguments) -> int:
             calibration_tasks(theorem, settings["seeds"], fidelity=settings["fidelity"], plugins=plugins,
                               paired=settings["paired"], parameters=settings["parameters"],
                               max_minutes=arguments.max_minutes, max_memory=arguments.max_memory)
-    recorded = calibration_records.load(records_path) if records_path.exists() else []
+    recorded = calibration_records.load(records_path)  # none where the file does not exist
     executor = _executor(arguments)
     if arguments.record or arguments.stale:  # the code as it is when the runs start, not when they end
         for theorems, _ in runs:
