@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from checkers import arrays, planning
+from checkers import arrays, planning, stopping
 from checkers.budget import DEFAULT_FALSE_FAIL_RATE, MAX_CHECK_MINUTES, Budget, Fidelity
 from checkers.checker import Checker, Exact, Fitted, Measurement, Unresolved, not_a_number, stochastic
 from checkers.cost import estimate, refusal
@@ -163,16 +163,22 @@ class Run:
 
     @contextlib.contextmanager
     def phase(self, phase: str, prediction: Prediction):
-        """Errors raised within, settled as `ERRORS` says."""
+        """Errors raised within, settled as `ERRORS` says; a stop dropped before or within, raised
+        (`checkers.stopping`)."""
+        stopping.raise_dropped()
         try:
             yield
         except Settled:
             raise
         except Exception as error:
+            stop = stopping.arrived()
+            if stop is not None:  # a stop that a library turned into an error of its own (`checkers.stopping`)
+                raise stop from error
             settled = settle(error, phase, self.outside, self.tested.instance.theorem.id, prediction.name)
             if settled is error:
                 raise
             raise settled from error
+        stopping.raise_dropped()
 
 
 def claim(run: Run, prediction: Prediction) -> tuple[Target, float]:

@@ -17,22 +17,16 @@ import errno
 import importlib
 import io
 import os
-import signal
 import sys
-import threading
 import traceback
 
-from checkers import registry
+from checkers import registry, stopping
 from checkers.cli.parser import build_parser, formula_as_positional, usable_cores
 from checkers.executors import InterruptSaid, Terminated, TerminationSaid
 from checkers.outcome import EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_TERMINATED, EXIT_USAGE
 from theorems.errors import CheckError, DeclarationError, EnvironmentFault, ThmcheckError
 
 __all__ = ["build_parser", "main"]
-
-
-def _terminate(signum, frame):
-    raise Terminated
 
 
 class _StderrThatCannotFail:
@@ -57,19 +51,21 @@ class _StderrThatCannotFail:
 
 def main(argv: list[str] | None = None) -> int:
     debug = bool(os.environ.get("THMCHECK_DEBUG"))
-    on_main_thread = threading.current_thread() is threading.main_thread()
-    previous = signal.signal(signal.SIGTERM, _terminate) if on_main_thread else None
     stderr, sys.stderr = sys.stderr, (_StderrThatCannotFail(sys.stderr) if sys.stderr is not None else None)
     try:
-        return _main(argv, debug)
-    except Terminated as stop:
-        if not isinstance(stop, TerminationSaid):  # else the command has said what it stopped and kept
-            print("thmcheck: terminated", file=sys.stderr)
-        return EXIT_TERMINATED
+        with stopping.handled():
+            try:
+                return _main(argv, debug)
+            except KeyboardInterrupt as stop:
+                if not isinstance(stop, InterruptSaid):  # else the command has said what it stopped and kept
+                    print("thmcheck: interrupted", file=sys.stderr)
+                return EXIT_INTERRUPTED
+            except Terminated as stop:
+                if not isinstance(stop, TerminationSaid):
+                    print("thmcheck: terminated", file=sys.stderr)
+                return EXIT_TERMINATED
     finally:
         sys.stderr = stderr
-        if previous is not None:
-            signal.signal(signal.SIGTERM, previous)
 
 
 def _clamp_workers(arguments) -> None:
@@ -100,10 +96,6 @@ def _main(argv: list[str] | None, debug: bool) -> int:
     except ThmcheckError as error:
         print(f"thmcheck: error: {error}", file=sys.stderr)
         return EXIT_USAGE
-    except KeyboardInterrupt as stop:
-        if not isinstance(stop, InterruptSaid):  # else the command has said what it stopped and kept
-            print("thmcheck: interrupted", file=sys.stderr)
-        return EXIT_INTERRUPTED
     except BrokenPipeError:  # the reader closed the pipe (`thmcheck list | head`): end quietly, as SIGPIPE would
         with contextlib.suppress(OSError, ValueError, AttributeError, io.UnsupportedOperation):
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # the final flush must not complain
@@ -114,16 +106,25 @@ def _main(argv: list[str] | None, debug: bool) -> int:
         print(f"thmcheck: error: {error.strerror or error}{where}", file=sys.stderr)
         return EXIT_USAGE
     except (CheckError, DeclarationError) as error:  # a bug in a theorem or a checker, named
+        _raise_the_stop_it_was(error)
         if debug:
             traceback.print_exc()
         print(f"thmcheck: internal error in {error} (run with --debug for the traceback)", file=sys.stderr)
         return EXIT_INTERNAL
     except Exception as error:  # a bug: say so in one line unless debugging
+        _raise_the_stop_it_was(error)
         if debug:
             traceback.print_exc()
         print(f"thmcheck: internal error: {type(error).__name__}: {error} (run with --debug for the traceback)",
               file=sys.stderr)
         return EXIT_INTERNAL
+
+
+def _raise_the_stop_it_was(error: Exception) -> None:
+    """Where a stop arrived before `error`, a library turned the stop into it (`checkers.stopping`): raise the stop."""
+    stop = stopping.arrived()
+    if stop is not None:
+        raise stop from error
 
 
 _WRITE_ERRORS = {errno.ENOSPC, errno.EDQUOT, errno.EIO, errno.EROFS, errno.EBADF}

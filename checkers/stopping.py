@@ -1,0 +1,82 @@
+"""Stops (Ctrl-C, SIGINT, SIGTERM) during a command: raised where they land, and not lost where a library drops them.
+
+Python runs a signal's handler in the main thread between two bytecodes, wherever those are. Sent at random moments
+to `contract --all`, a stop was lost in two places: in a callback of the garbage collector (Hypothesis registers
+one), which reports the exception as unraisable and drops it, so the command ran on; and inside Hypothesis's engine,
+which turned it into an error of its own (`FlakyStrategyDefinition`), reported as an internal error. So, while
+`handled`, each stop is recorded as it arrives (`arrived`), for the engine and the command line to take an error
+raised after it as the stop; and a stop dropped as unraisable is raised again at the engine's next phase
+(`raise_dropped`). Sending it again from a thread is no cure: the thread's start waits on a lock, where the handler
+runs and the stop is dropped inside the hook that reports the drop.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import signal
+import sys
+import threading
+from collections.abc import Iterator
+
+from checkers.executors import Terminated
+
+_arrived: list[type[BaseException]] = []
+_dropped: list[type[BaseException]] = []
+
+
+def arrived() -> BaseException | None:
+    """The stop that arrived during the command being run, as a fresh exception to raise; None where none did."""
+    return _arrived[0]() if _arrived else None
+
+
+def raise_dropped() -> None:
+    """Raise the stop that was dropped as unraisable since the last call, if one was."""
+    if _dropped:
+        stop = _dropped[0]
+        _dropped.clear()
+        raise stop
+
+
+def _interrupt(signum, frame):
+    _arrived.append(KeyboardInterrupt)
+    raise KeyboardInterrupt
+
+
+def _terminate(signum, frame):
+    _arrived.append(Terminated)
+    raise Terminated
+
+
+def _keeping_dropped_stops(previous):
+    def hook(unraisable) -> None:
+        if isinstance(unraisable.exc_value, (KeyboardInterrupt, Terminated)):
+            _dropped.append(type(unraisable.exc_value))
+        else:
+            previous(unraisable)
+    return hook
+
+
+@contextlib.contextmanager
+def handled() -> Iterator[None]:
+    """For the duration: SIGTERM raises `Terminated`, SIGINT `KeyboardInterrupt` (where Python's own handler had it;
+    an ignored SIGINT stays ignored), each recorded, and a stop dropped as unraisable is kept for `raise_dropped`.
+    Off the main thread, where no handler runs, nothing changes."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous_terminate = signal.signal(signal.SIGTERM, _terminate)
+    previous_interrupt = signal.getsignal(signal.SIGINT)
+    if previous_interrupt is signal.default_int_handler:
+        signal.signal(signal.SIGINT, _interrupt)
+    previous_hook, sys.unraisablehook = sys.unraisablehook, _keeping_dropped_stops(sys.unraisablehook)
+    _arrived.clear()
+    _dropped.clear()
+    try:
+        yield
+    finally:
+        sys.unraisablehook = previous_hook
+        signal.signal(signal.SIGTERM, previous_terminate)
+        if previous_interrupt is signal.default_int_handler:
+            signal.signal(signal.SIGINT, previous_interrupt)
+        _arrived.clear()
+        _dropped.clear()
