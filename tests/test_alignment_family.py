@@ -144,6 +144,7 @@ def test_orthogonal_data_that_cannot_exist_is_outside_the_assumptions_not_an_err
     assert all(p.outcome == SKIPPED and "orthogonal data need D >= n = 20" in p.message for p in verdict.predictions)
 
 
+@pytest.mark.slow  # about 17 s: a check away from the defaults
 def test_peak_exponent_at_dimension_two_carries_its_refinement_floor():
     """The refinement floor of peak-alignment's local exponents was divided by the (negative) step in log epsilon,
     so it came off the geometric-tail bound: at D = 2 the bound read 5e-6 where the tail alone was 9.6e-5, and 4/3,

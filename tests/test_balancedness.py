@@ -91,6 +91,7 @@ def test_richardson_is_trusted_only_when_its_remainder_is_within_budget():
     assert balancedness_recurrence_checker._in_regime(np.array([1.0565 - 1.0269, 1.0269 - 1.0131]))
 
 
+@pytest.mark.slow  # about 18 s: a check away from the defaults
 def test_a_run_whose_orders_stay_out_of_regime_is_unresolved_not_failed():
     """At width = 200 the orders keep a remainder of 0.026 down to eta/64: inconclusive, with the way out."""
     verdict = run_check(registry.checker("balancedness-recurrence"), {"width": "200"}, fidelity="quick")

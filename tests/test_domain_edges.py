@@ -110,6 +110,7 @@ def test_every_domain_edge_gives_a_verdict_or_a_clear_refusal(theorem_id, parame
         assert len(lines) == 1, finished.stderr[-2000:]
 
 
+@pytest.mark.slow  # about 30 s: every point of the slow sweep
 def test_every_prediction_inside_the_assumptions_at_every_swept_point_has_a_target_and_a_resolution_above_zero():
     """Without a draw: at the defaults and at every point the slow sweep runs, each prediction that applies inside
     the assumptions evaluates its target (finite or infinite ends, lower <= value <= upper, no NaN) and states a

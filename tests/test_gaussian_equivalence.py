@@ -9,6 +9,7 @@ from checkers.outcome import FAIL, OUTSIDE, SKIPPED
 from tests.main_job import MAIN_JOB
 
 
+@pytest.mark.slow  # about 20 s: a check away from the defaults
 def test_outside_a_constant_step_says_so_and_shows_what_happens():
     # eta = N^(1/2) is outside Theorem 3 (eta = Theta(1)): the verdict names the failed assumption, the risk
     # prediction is still evaluated (the network's risk is about half the GE model's), the small-step limit is not

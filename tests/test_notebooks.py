@@ -28,7 +28,12 @@ def test_every_notebook_is_a_well_formed_marimo_app():
 EXPORTED = "hermite_and_dual_kernels"  # run by the export test below, which executes every cell too
 
 
-@pytest.mark.parametrize("notebook", [n for n in NOTEBOOKS if n.stem != EXPORTED],
+# the three that take 20-40 s as scripts run on request; the others (7-11 s each) and the exported one run by default
+RUN_ON_REQUEST = {"gaussian_equivalence", "early_alignment", "neural_collapse"}
+
+
+@pytest.mark.parametrize("notebook", [pytest.param(n, marks=pytest.mark.slow) if n.stem in RUN_ON_REQUEST else n
+                                      for n in NOTEBOOKS if n.stem != EXPORTED],
                          ids=[n.stem for n in NOTEBOOKS if n.stem != EXPORTED])
 def test_notebook_runs_as_a_script(notebook, tmp_path):
     # the timeout guards against a hang; the default sizes are chosen to take well under a minute

@@ -158,6 +158,7 @@ def test_predictions_that_do_not_apply_are_said_once_below_their_table(tmp_path)
     assert text.count("<b>Not applicable</b> in 2 runs:") == 1
 
 
+@pytest.mark.slow  # about 20 s of runs
 def test_a_run_where_nothing_applies_is_not_applicable_not_inconclusive(tmp_path):
     """Below the BBP threshold neither overlap is tested: such a run counts apart, and the theorem's verdict is read
     from the runs that tested something."""

@@ -21,6 +21,7 @@ def test_every_figure_is_set_inside_its_theorem_s_assumptions():
             assert not instance.assumption_failures(), (figure.theorem, value)
 
 
+@pytest.mark.slow  # about 24 s of runs
 def test_the_bbp_figure_draws_the_theory_and_the_runs(tmp_path, capsys):
     pytest.importorskip("matplotlib")
     out = tmp_path / "figures"

@@ -140,6 +140,7 @@ def test_cli_sweep_json_and_exit_codes(tmp_path, capsys):
                  "--store", store]) == 2
 
 
+@pytest.mark.slow  # about 25 s: a dask cluster killed and restarted (test_faults resumes a sweep by default)
 def test_dask_sweep_killed_midway_resumes_with_every_task_once_and_serial_numbers(tmp_path):
     pytest.importorskip("dask.distributed")
     grid = ["--grid", "rho=-0.9,-0.5,-0.1,0.1,0.5,0.9", "--grid", "activation=relu,tanh", "--seeds", "1"]
@@ -217,6 +218,7 @@ def _every_number(path) -> dict:
                 for r in store.records()}
 
 
+@pytest.mark.slow  # about 22 s: a dask cluster; serial against process-pool numbers run by default
 @pytest.mark.filterwarnings("ignore:Port 8787 is already in use:UserWarning")  # a cluster of another test has it
 def test_dask_workers_that_ran_other_theorems_store_the_serial_numbers_bit_for_bit(tmp_path):
     """Process-wide state must not change a number: the same tasks, serially in this (long-lived) test process and on
