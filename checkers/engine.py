@@ -274,10 +274,17 @@ def mutant_power(run: Run, prediction: Prediction, row: Row, measurement: Measur
 
 def _power_on_same_draws(own: Estimate, statement: Estimate, interval: tuple[float, float], stated: Target,
                          rate: float) -> float | None:
-    """The power against a version whose reading `own` lies farther outside its `interval` than the statement's
-    reading on the same draws lies outside the `stated` target; None where it does not."""
-    shift = (distance_outside(own.value, *interval)
-             - distance_outside(statement.value, float(stated.lower), float(stated.upper)))
+    """The power against a version from its reading `own` on the draws the statement's reading `statement` came
+    from; None where the version does not lie outside its `interval`. Where the statement claims a point, its
+    reading's miss of it is these draws' noise, and `own` less that miss is where the version's reading lies on
+    average if the statement holds: the power is the test's at that distance outside `interval`, whichever way these
+    draws missed. Against a claimed interval the miss is unknown (any point inside may be the truth), so the version
+    is taken only as far outside its interval as its reading lies beyond the statement's outside the `stated` one."""
+    if stated.lower == stated.upper:
+        shift = distance_outside(own.value - (statement.value - float(stated.value)), *interval)
+    else:
+        shift = (distance_outside(own.value, *interval)
+                 - distance_outside(statement.value, float(stated.lower), float(stated.upper)))
     return power_at_shift(shift, own, interval, rate) if shift > 0 else None
 
 
