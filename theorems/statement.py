@@ -260,6 +260,7 @@ RESOLUTION_BASES = {
     "paper": "a criterion from the paper or its authors' experiments",
     "nearest-error": "the distance of the nearest plausible derivation error",
     "numerical-accuracy": "the accuracy of an exact or deterministic computation",
+    "ours": "a rule of this project's, where no paper states a criterion and no named error sets the distance",
 }
 
 
