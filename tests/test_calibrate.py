@@ -386,11 +386,12 @@ def test_a_power_from_a_target_is_recomputed_at_the_readings_measured_offset():
 
 
 def test_a_kill_rate_predicted_without_the_predictions_that_read_the_mutant_is_a_lower_bound():
-    """giant-step-risk's realized-test-error draws its readout with the statement's test noise, which
-    noise-in-test-error changes: the true statement's runs claim no power there, and the mutant's own runs were
-    rejected there in 7 of 20 quick calibration runs against a predicted 0.01. A rate above a lower bound is no
+    """giant-step-risk draws its sRF at the statement's r, c, gamma, which no-spike changes: the true statement's
+    runs claim no power there, and the mutant's own runs may reject it there too, so its predicted kill rate is a
+    lower bound (a mutant's rate of 7 in 20 against a predicted 0.01). A rate above a lower bound is no
     disagreement; one below it still is."""
-    assert "noise-in-test-error" in power_withheld("giant-step-risk", {})
+    assert "no-spike" in power_withheld("giant-step-risk", {})
+    assert "noise-in-test-error" not in power_withheld("giant-step-risk", {})  # the statement's observable reads it
     assert power_withheld("dual-kernel", {}) == ()  # its simulation reads none of the statement's constants
     seven = VersionRates(version="m", runs=20, passed=0, failed=7, inconclusive=13, outside=0, errors=0)
     base = {**_calibration(0).__dict__, "mutants": (seven,), "predicted_kills": {"m": 0.01}}

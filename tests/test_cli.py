@@ -382,13 +382,14 @@ def test_show_with_an_activation_outside_every_assumption_is_the_users_not_an_in
 
 
 def test_show_json_gives_each_prediction_its_resolution_basis_and_the_fidelity_that_resolves_it(capsys):
-    """giant-step-risk's Monte Carlo limits resolve from paper fidelity, on named errors' distances and the authors'
-    closeness; none rests on a budget."""
+    """giant-step-risk's Monte Carlo limits resolve from paper fidelity, on named errors' distances; the network's
+    bands on a rule of ours around the authors' closeness; none rests on a budget."""
     from theorems.statement import RESOLUTION_BASES
     code, out, _ = run(capsys, "show", "giant-step-risk", "--json")
     predictions = {p["name"]: p for p in json.loads(out)["predictions"]}
     assert code == 0 and predictions["srf-test-error"]["resolved_at"] == "paper"
     assert predictions["srf-test-error"]["resolution_reason"]["basis"] == "nearest-error"
+    assert predictions["test-error"]["resolution_reason"]["basis"] == "ours"
     assert all(p["resolution"] > 0 and p["resolution_reason"]["basis"] in RESOLUTION_BASES
                for p in predictions.values())
 

@@ -69,8 +69,8 @@ def test_every_inequality_reports_how_tight_it_got(checker):
 @pytest.mark.parametrize("checker", CHECKERS, ids=IDS)
 def test_true_statement_passes_where_its_check_decides(checker):
     """A true statement passes at default fidelity, or at the higher one its checker says resolves it
-    (giant-step-risk's paper fidelity, about half an hour here); a statement declared known to fail (a secondary
-    source's form that a derivation here corrects) fails there."""
+    (giant-step-risk's paper fidelity, about 8 minutes of one core here); a statement declared known to fail (a
+    secondary source's form that a derivation here corrects) fails there."""
     verdict = run_check(checker, seed=0, fidelity=checker.deciding_fidelity())
     assert verdict.outcome == (FAIL if checker.theorem.expected_failure else PASS), verdict.explain()
 

@@ -109,3 +109,34 @@ def test_the_network_gap_is_reported_per_size_with_its_trend_in_d():
     reported = gap_trend((100, 200, 400), estimates, limit)
     assert "+1.00% +- 0.50% at d = 100" in reported and "+3.00% +- 0.50% at d = 400" in reported
     assert reported.endswith("trend +1.00% +- 0.35% per doubling of d")
+
+
+def test_a_readouts_test_error_is_mehlers_series_and_sampled_only_where_the_series_falls_short(monkeypatch):
+    """The same draw's readout, scored by the series and, where it reaches no degree, on sampled inputs: the
+    training draw is the same, and the sampled test error agrees within its sampling error (about 1% here)."""
+    import numpy as np
+
+    from checkers.equivalence import giant_step_risk as checker_module
+    from checkers.equivalence.spiked_features import spiked_model
+
+    instance = CHECKER.theorem.instance()
+    spiked = [float(instance.constant(name)) for name in ("r", "c", "gamma")]
+    weights, theta = spiked_model(80, 80, *spiked, np.random.default_rng(0))
+    series = checker_module.readout_errors(instance, weights, theta, np.random.default_rng(1))
+    monkeypatch.setattr(checker_module, "series_test_error", lambda *arguments: None)
+    sampled = checker_module.readout_errors(instance, weights, theta, np.random.default_rng(1))
+    assert series[1:] == sampled[1:] and series[0] != sampled[0]
+    assert sampled[0] == pytest.approx(series[0], rel=0.05)
+
+
+def test_the_realized_gap_is_the_statements_observable_and_zero_on_the_limits_own_first_layer():
+    """The statement's gap reads each version's penalty and noise: on the reference draw (the limit's first layer,
+    Result 3.3's test error) it is 0 for the statement and what the claims table says for a mutant of the readout."""
+    from theorems.equivalence.giant_step_risk import draw_at_the_limit, realized_gap
+
+    claims = CHECKER.theorem.claims()
+    reference = draw_at_the_limit(claims.stated.instance)["at the limit"]
+    assert realized_gap(claims.stated.instance, reference) == pytest.approx(0.0, abs=1e-9)
+    left_out = realized_gap(claims.mutants["noise-left-out-of-readout"].instance, reference)
+    assert left_out == pytest.approx(claims.moves("noise-left-out-of-readout")["realized-test-error"] * 0.04, rel=1e-9)
+    assert 0.03 < left_out < 0.04  # Result 3.3 3.4% lower without the readout's noise: the gap 3.5% higher

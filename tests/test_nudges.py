@@ -1,7 +1,7 @@
 """The near errors a referee nudged into statements (issues "sharp verdicts" and "paper scale"): each is rejected at the
 fidelity its check names for it, where the true statement passes on the same seed. Slow: paper fidelity takes about
-half an hour for giant-step-risk and ten minutes for spike-outlier on one core; the time of the last full run is in
-the README.
+8 minutes for giant-step-risk and ten minutes for spike-outlier on one core; the time of the last full run is in the
+README.
 
 The fifth, large-step-beats-linear's linear bound 15% low, is not here: it is false only at d = 128, where the
 network's risk (0.0346 at the defaults) lies above it; from d = 256 on (0.0327) the network beats the nudged bound

@@ -3,9 +3,10 @@ giant step, at three sizes, against Result 3.3 in the limit and on each draw's o
 
 Per network draw (`_simulated`): the step (`checkers.equivalence.spiked_features.spiked_step`), then the readout
 (`readout_errors`): ridge on n = alpha p fresh samples with noisy labels, its training error, and its test error
-against the noiseless teacher, exact given the readout for erf features and an erf teacher
-(`checkers.equivalence.exact_risk.readout_risk`), else on TEST_SAMPLES fresh inputs; beside them what Result 3.3
-reads off W_1 (r, c, gamma and Omega's spectrum). Per sRF draw (`_spiked_model`): the same readout on
+against the noiseless teacher, exact given the readout: in closed form for erf features and an erf teacher
+(`checkers.equivalence.exact_risk.readout_risk`), else by Mehler's series with a bounded truncation
+(`checkers.equivalence.series_risk`), sampled only where the series does not converge fast enough; beside them what
+Result 3.3 reads off W_1 (r, c, gamma and Omega's spectrum). Per sRF draw (`_spiked_model`): the same readout on
 W = sqrt(c) W_0 + r 1 v^T at the statement's r, c, gamma. Each reading is averaged per size and extrapolated as
 L + B d^-e with the exponent bounded around 1 (`checkers.convergence.bounded_extrapolation`): the spread of the
 limits the sizes accept enters the test, and sizes that reject every such model leave the reading unresolved.
@@ -19,11 +20,12 @@ import math
 import numpy as np
 
 from checkers.budget import PAPER, Budget, Fidelity
-from checkers.checker import Checker
+from checkers.checker import Checker, Pooled
 from checkers.convergence import bounded_extrapolation, require_small_expansion_parameter
 from checkers.cost import Cost, over_stages
 from checkers.equivalence.exact_risk import readout_risk
 from checkers.equivalence.ridge import fit_ridge
+from checkers.equivalence.series_risk import series_test_error
 from checkers.equivalence.spiked_features import spiked_model, spiked_step
 from checkers.equivalence.srf_constants import expected_direction_energy
 from checkers.shared_draws import cached
@@ -33,7 +35,6 @@ from theorems.equivalence.giant_step_oracle import (
     channels,
     mean_channel_noise_ratio,
     mean_channel_penalty_ratio,
-    realized_errors,
     realized_features,
 )
 from theorems.equivalence.kernel_oracle import erf_feature_moments
@@ -49,12 +50,17 @@ SIZES = (100, 200, 400)
 DRAWS = {100: 32, 200: 16, 400: 8}
 # At paper fidelity the sizes double, where the sRF's finite-size bias is below 0.2% of its limit (it is +1.35% at
 # d = 100), and the sRF gets the draws that resolve 2% of its limits at the first stage: its per-draw s.d. is 9.1%,
-# 6.2%, 5.5% (test) and 12%, 7%, 5.5% (training) at d = 200, 400, 800, at 0.19, 0.35 and 1.0 s a draw; the limit at
-# e = 1 weighs the sizes' means by -1/2, 1/2 and 1, and these counts are near the allocation that minimizes its
-# variance at that cost (about 45 minutes on one core; half as many leave no margin below 2%). The network's
+# 6.2%, 5.5% (test) and 12%, 7%, 5.5% (training) at d = 200, 400, 800; the limit at e = 1 weighs the sizes' means by
+# -1/2, 1/2 and 1, and these counts are near the allocation that minimizes its variance at that cost (half as many
+# leave no margin below 2%). With the test error by Mehler's series a paper check took 8.3 minutes of one core
+# (2026-12-07; 45 when the test error was sampled). The network's
 # readings resolve 4% and more, so it gets far fewer (2.1 s a draw at d = 800). Per size: (network draws, sRF
 # draws), doubled at the second stage (docs/derivations/limits.md#giant-step).
 PAPER_DRAWS = {200: (128, 3072), 400: (64, 1536), 800: (64, 1536)}
+# The test error given the readout, by Mehler's series (`checkers.equivalence.series_risk`) with its truncation bounded
+# by 1e-4 of it: 1/200 of the 2% that the sRF's test error is resolved to (our rule). Where no degree reaches that
+# (rows correlated near 1), it is sampled on TEST_SAMPLES fresh inputs instead.
+SERIES_ACCURACY = 1e-4
 TEST_SAMPLES = 10_000
 # The finite-size correction of a ridge error is of order 1/d; its exponent is bounded within a factor two of it
 FINITE_SIZE_EXPONENT = 1.0
@@ -63,7 +69,8 @@ FINITE_SIZE_EXPONENT = 1.0
 def readout_errors(instance: Instance, weights: np.ndarray, theta: np.ndarray, rng: np.random.Generator):
     """(test error, training error, n) of the ridge readout on sigma(W x)/sqrt(p), W = `weights` (p x d), trained on
     n = alpha p fresh samples labelled by the teacher along `theta` with the instance's noise; the test error is
-    against the noiseless teacher."""
+    against the noiseless teacher, exact given the readout (erf's closed form, else Mehler's series to
+    SERIES_ACCURACY), sampled only where the series does not reach that."""
     sigma, teacher, noise = instance["activation"], instance["teacher"], float(instance["noise"])
     width, dimension = weights.shape
     samples = max(2, round(float(instance["sample_ratio"]) * width))
@@ -74,10 +81,12 @@ def readout_errors(instance: Instance, weights: np.ndarray, theta: np.ndarray, r
     readout = fit_ridge(features, y, float(instance["penalty"]) * width / samples)
     train = float(np.mean((y - features @ readout) ** 2))
     if sigma.name == "erf" and teacher.name == "erf":
-        test = readout_risk(readout, *erf_feature_moments(weights.T, theta))
-    else:
-        x = rng.standard_normal((TEST_SAMPLES, dimension))
-        test = float(np.mean((teacher(x @ theta) - sigma(x @ weights.T) @ readout / math.sqrt(width)) ** 2))
+        return readout_risk(readout, *erf_feature_moments(weights.T, theta)), train, samples
+    series = series_test_error(readout, weights, theta, sigma, teacher, SERIES_ACCURACY)
+    if series is not None:
+        return series[0], train, samples
+    x = rng.standard_normal((TEST_SAMPLES, dimension))
+    test = float(np.mean((teacher(x @ theta) - sigma(x @ weights.T) @ readout / math.sqrt(width)) ** 2))
     return test, train, samples
 
 
@@ -120,19 +129,20 @@ def plan(budget: Budget) -> dict[int, tuple[int, int]]:
 
 def cost(instance: Instance, fidelity: Fidelity) -> Cost:
     """A network draw at d: its step (n_0 = alpha0 d samples, p = (p/d) d neurons, two n_0 d p products), its
-    readout (n = (n/p) p samples: the features, n d p, a ridge solve, about n p^2 + p^3, and TEST_SAMPLES test
-    features) and W_1's spectrum (about 10 p^3); an sRF draw is the readout alone. A stage's draws include the
-    previous stage's (cached), so the check spends its last stage's."""
+    readout (n = (n/p) p samples: the features, n d p, a ridge solve, about n p^2 + p^3, and the test error's
+    series, the rows' Gram matrix p^2 d and a few sums of degree 20 or so over it) and W_1's spectrum (about 10 p^3);
+    an sRF draw is the readout alone. A stage's draws include the previous stage's (cached), so the check spends its
+    last stage's."""
     def at(budget: Budget) -> Cost:
         parts = []
         for dimension, (network, spiked) in plan(budget).items():
             width = max(1, round(float(instance["width_ratio"]) * dimension))
             samples = max(2, round(float(instance["sample_ratio"]) * width))
             step_samples = max(1, round(float(instance["alpha0"]) * dimension))
-            readout = samples * dimension * width + samples * width**2 + width**3 + TEST_SAMPLES * dimension * width
+            readout = samples * dimension * width + samples * width**2 + width**3 + width**2 * (dimension + 60)
             parts.append(Cost(network * (2 * step_samples * dimension * width + readout + 10 * width**3)
                               + spiked * readout,
-                              8 * (max(samples, step_samples, TEST_SAMPLES) * (dimension + width) + width**2),
+                              8 * (max(samples, step_samples) * (dimension + width) + 6 * width**2),
                               f"d = {dimension}, p = {width}, n = {samples}, n_0 = {step_samples}"))
         return Cost.total(parts)
     return over_stages(fidelity, at, nested=True)
@@ -236,19 +246,22 @@ def require_resolved_mean_channel(instance: Instance) -> None:
                                       parameter="the ridge's shrinkage of the mean direction lambda_C / (n E mu0^2)")
 
 
-def read_realized_gap(instance: Instance, budget: Budget, seed: np.random.SeedSequence) -> Estimate:
+def read_realized_gap(instance: Instance, budget: Budget, seed: np.random.SeedSequence, observable) -> Pooled:
+    """The network's draws, each read by the version's observable (the statement's `realized_gap`: its test error
+    over Result 3.3 on its own W_1, minus 1), their means per size extrapolated. The draws read the parameters only,
+    so every version reads the same ones."""
     require_resolved_mean_channel(instance)
-    sigma, teacher = instance["activation"], instance["teacher"]
-    ridge, noise = float(instance.constant("solver_penalty")), float(instance.constant("readout_noise"))
-    test_noise = float(instance.constant("test_noise"))
-    estimates = []
     draws_per_size = _draws(instance, budget, seed)
-    for draws in draws_per_size.values():
-        estimates.append(mean_estimate(np.array([
-            test / (realized_errors(sigma, teacher, features, sample_ratio=samples / len(features.spectrum.eigenvalues),
-                                    ridge=ridge, noise=noise).test_error + test_noise) - 1
-            for test, _, features, samples, _ in draws])))
-    return _extrapolated(draws_per_size, estimates, "test error / Result 3.3 on the draw's W_1 - 1, paired")
+    measured = {dimension: [{"test_error": test, "features": features,
+                             "sample_ratio": samples / len(features.spectrum.eigenvalues)}
+                            for test, _, features, samples, _ in draws]
+                for dimension, draws in draws_per_size.items()}
+
+    def pool(observable) -> Estimate:
+        return _extrapolated(measured, [mean_estimate(np.array([observable(draw) for draw in draws]))
+                                        for draws in measured.values()],
+                             "test error / Result 3.3 on the draw's W_1 - 1, paired")
+    return Pooled(pool)
 
 
 CHECKER = Checker(
@@ -263,8 +276,7 @@ CHECKER = Checker(
              "realized-test-error": read_realized_gap},
     shared_draws=True,
     nested_stages=True,
-    simulation_constants={"srf-test-error": ("r", "c", "gamma"), "srf-train-error": ("r", "c", "gamma"),
-                          "realized-test-error": ("solver_penalty", "readout_noise", "test_noise")},
+    simulation_constants={"srf-test-error": ("r", "c", "gamma"), "srf-train-error": ("r", "c", "gamma")},
     cost=cost,
     resolves_at="paper",
     prediction_resolves_at={"test-error": "default", "train-error": "default", "realized-test-error": "default"},
