@@ -1,13 +1,12 @@
 """Stops (Ctrl-C, SIGINT, SIGTERM) during a command: raised where they land, and not lost where a library drops them.
 
-Python runs a signal's handler in the main thread between two bytecodes, wherever those are. Sent at random moments
-to `contract --all`, a stop was lost in two places: in a callback of the garbage collector (Hypothesis registers
-one), which reports the exception as unraisable and drops it, so the command ran on; and inside Hypothesis's engine,
-which turned it into an error of its own (`FlakyStrategyDefinition`), reported as an internal error. So, while
-`handled`, each stop is recorded as it arrives (`arrived`), for the engine and the command line to take an error
-raised after it as the stop; and a stop dropped as unraisable is raised again at the engine's next phase
-(`raise_dropped`). Sending it again from a thread is no cure: the thread's start waits on a lock, where the handler
-runs and the stop is dropped inside the hook that reports the drop.
+Python runs a signal's handler in the main thread between two bytecodes, wherever those are, and two places there
+lose the exception it raises: a callback of the garbage collector (Hypothesis registers one) reports it as
+unraisable and drops it, so the command would run on; and Hypothesis's engine turns it into an error of its own
+(`FlakyStrategyDefinition`), which would read as an internal error. So, while `handled`, each stop is recorded as it
+arrives (`arrived`), for the engine and the command line to take an error raised after it as the stop; and a stop
+dropped as unraisable is kept and raised again at the engine's next phase (`raise_dropped`), not sent again from a
+thread, whose start waits on a lock where the handler would run inside the drop's report and be dropped again.
 """
 
 from __future__ import annotations

@@ -52,10 +52,9 @@ DRAWS = {100: 32, 200: 16, 400: 8}
 # d = 100), and the sRF gets the draws that resolve 2% of its limits at the first stage: its per-draw s.d. is 9.1%,
 # 6.2%, 5.5% (test) and 12%, 7%, 5.5% (training) at d = 200, 400, 800; the limit at e = 1 weighs the sizes' means by
 # -1/2, 1/2 and 1, and these counts are near the allocation that minimizes its variance at that cost (half as many
-# leave no margin below 2%). With the test error by Mehler's series a paper check took 8.3 minutes of one core
-# (2026-12-07; 45 when the test error was sampled). The network's
-# readings resolve 4% and more, so it gets far fewer (2.1 s a draw at d = 800). Per size: (network draws, sRF
-# draws), doubled at the second stage (docs/derivations/limits.md#giant-step).
+# leave no margin below 2%); a paper check takes about 8 minutes of one core. The network's readings resolve 4% and
+# more, so it gets far fewer (2.1 s a draw at d = 800). Per size: (network draws, sRF draws), doubled at the second
+# stage (docs/derivations/limits.md#giant-step, where the timings are).
 PAPER_DRAWS = {200: (128, 3072), 400: (64, 1536), 800: (64, 1536)}
 # The test error given the readout, by Mehler's series (`checkers.equivalence.series_risk`) with its truncation bounded
 # by 1e-4 of it: 1/200 of the 2% that the sRF's test error is resolved to (our rule). Where no degree reaches that

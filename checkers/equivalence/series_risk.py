@@ -18,6 +18,10 @@ After a giant step the spike correlates every pair of rows (|rho| about 0.6 at g
 d^-1/2), so the degree needed depends on the point (docs/derivations/limits.md#giant-step). The coefficients come from
 Gauss-Hermite quadrature on HERMITE_NODES nodes (exact for polynomials of degree below twice that), and T_i from the
 same rule, so it is never negative; for a kink (ReLU) the rule's own error, algebraic in the nodes, adds to it.
+
+`theorems.equivalence.kernel_oracle`'s series (gaussian-equivalence's, at a fixed degree 12 and without a bound)
+repeats `scaled_coefficients` and `_mehler`; it should call these, with gaussian-equivalence's next recalibration
+(the change stales its rows).
 """
 
 from __future__ import annotations

@@ -20,8 +20,9 @@ overlap given the realized outlier singular value exceeds the BBP relation by 0.
 excess decaying roughly like d^(-1/2), presumably from the gradient's remainder (Prop. 2). The check
 therefore extrapolates from three sizes in d^(-1/2) with the exponent bounded, 1/4 <= e <= 1 (the limits of the
 exponents the sizes accept are a systematic bound), which costs resolving power. The spike overlap is claimed to
-5%, the nearest error kept (the overlap 5% high), which only the papers' sizes resolve (`--fidelity paper`); the
-teacher overlap to its own factor's nearest error (each prediction's `resolution_reason`).
+5%, the nearest error kept (the overlap 5% high), which the papers' sizes resolve on every seed (`--fidelity paper`;
+default's on most, quick's never); the teacher overlap to its own factor's nearest error (each prediction's
+`resolution_reason`).
 Each draw's overlap is observed less the limit formula at the draw's own realized spike strength, plus the formula
 at the limit's (`spike_overlap_given_strength`), so a version with another threshold corrects the draws with its own.
 Reference (n = 1500, d = 1000, N = 1500, tanh/tanh, noise 0.1): threshold 2.29; at eta = 4 the
