@@ -17,15 +17,24 @@ from theorems.onestep import spike_outlier
 from theorems.statement import Instance
 
 
+# The draws and the step are float32 (drawn in float64 and rounded: a float64 run's sample), and W_1's top singular
+# vector is found in float64 from the float32 W_1: on the same draws every measurement moves by about 1e-7, a
+# hundred-thousandth of the overlap's resolution, and the two n x d x N products a draw take half the time
+# (docs/derivations/onestep.md#spike-outlier, "In float32").
+DTYPE = np.float32
+
+
 def _outlier_draws(instance: Instance, dimension: int, draws: int, seed: np.random.SeedSequence):
     rows = []
-    setting = setting_for(instance, dimension, learning_rate=float(instance["learning_rate"]))
+    setting = setting_for(instance, dimension, learning_rate=float(instance["learning_rate"]), dtype=DTYPE)
     for rng in draw_generators(seed, draws):
         step = one_step(setting, rng)
-        top = top_left_singular_vector(step.updated_weights())
-        rows.append((spike_direction_overlap(top, step.zeta), spike_direction_overlap(top, step.teacher_direction),
-                     float(np.linalg.norm(step.zeta) * np.linalg.norm(step.second_layer)),
-                     spike_direction_overlap(step.zeta, step.teacher_direction)))
+        top = top_left_singular_vector(step.updated_weights().astype(np.float64))
+        zeta, second_layer = step.zeta.astype(np.float64), step.second_layer.astype(np.float64)
+        teacher = step.teacher_direction.astype(np.float64)
+        rows.append((spike_direction_overlap(top, zeta), spike_direction_overlap(top, teacher),
+                     float(np.linalg.norm(zeta) * np.linalg.norm(second_layer)),
+                     spike_direction_overlap(zeta, teacher)))
     return np.array(rows)
 
 
@@ -76,7 +85,7 @@ def cost(instance: Instance, fidelity: Fidelity) -> Cost:
     learning_rate = float(instance["learning_rate"])
 
     def at(budget: Budget) -> Cost:
-        return Cost.total(step_cost(setting_for(instance, size, learning_rate=learning_rate), count)
+        return Cost.total(step_cost(setting_for(instance, size, learning_rate=learning_rate, dtype=DTYPE), count)
                           for size, count in zip(*_plan(budget)))
     return over_stages(fidelity, at)
 
