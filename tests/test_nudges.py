@@ -23,6 +23,7 @@ NUDGES = [
     ("nc2-bracket", "bound_scale", lambda value: value * mpmath.mpf("0.9"), "default"),
     ("nc2-bracket", "hidden_scale", lambda value: value * mpmath.mpf("0.9"), "default"),
     ("collapse-training", "decay_factor", lambda value: value ** mpmath.mpf("1.04"), "default"),
+    ("mixture-spike", "spike_exponent", lambda value: mpmath.mpf("-0.35"), "paper"),
 ]
 
 
