@@ -17,8 +17,8 @@ from theorems.onestep import spike_outlier
 from theorems.statement import Instance
 
 # The draws and the step are float32 (drawn in float64 and rounded: a float64 run's sample), and W_1's top singular
-# vector is found in float64 from the float32 W_1: on the same draws every measurement moves by about 1e-7, a
-# hundred-thousandth of the overlap's resolution, and the two n x d x N products a draw take half the time
+# vector is found in float64 from the float32 W_1: on the same draws every measurement moves by about 1e-7, three
+# millionths of the overlap's resolution, and the two n x d x N products a draw take half the time
 # (docs/derivations/onestep.md#spike-outlier, "In float32").
 DTYPE = np.float32
 
