@@ -129,11 +129,18 @@ def test_a_stale_row_is_rerun_at_its_own_settings(tmp_path, capsys):
                           progress=False)
     old = records.Record.from_dict({**records.record_of(result).to_dict(), "content": "0" * 16})
     records.save([old], path)
-    assert main(["calibrate", "--stale", "--records", str(path), "--executor", "serial", "--json"]) == 0
+    capsys.readouterr()
+    # ids keep only their theorems' rows: nc2-bracket has none, so nothing runs and the stale row stays
+    assert main(["calibrate", "nc2-bracket", "--stale", "--records", str(path)]) == 0
+    assert "every recorded row of nc2-bracket is current" in capsys.readouterr().out
+    assert records.load(path)[0].stale()
+    assert main(["calibrate", "balancedness-identity", "--stale", "--records", str(path), "--executor", "serial",
+                 "--json"]) == 0
     (rerun,) = records.load(path)
     assert not rerun.stale() and rerun.seeds == 2 and not rerun.paired
     assert main(["calibrate", "--stale", "--records", str(path), "--seeds", "5"]) == 2  # a row's own seeds
-    assert main(["calibrate", "nc2-bracket", "--stale", "--records", str(path)]) == 2
+    assert main(["calibrate", "--all", "--stale", "--records", str(path)]) == 2
+    assert main(["calibrate", "no-such-theorem", "--stale", "--records", str(path)]) == 2
     (path.parent / "bad.json").write_text("[1, 2]")
     assert main(["calibration", "--records", str(path.parent / "bad.json")]) == 2
     assert main(["calibration", "--records", str(path.parent / "missing.json")]) == 2  # not an empty table

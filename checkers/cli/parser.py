@@ -278,7 +278,7 @@ def build_parser() -> argparse.ArgumentParser:
     calibrate.add_argument("--stale", action="store_true",
                            help="rerun every row of the records file that is stale (its theorem changed since, or "
                                 "it was measured before the records), at its own fidelity, point and seeds, and "
-                                "record it")
+                                "record it; with theorem ids, only those theorems' rows")
 
     calibration = commands.add_parser("calibration", parents=[common, records],
                                       help="the recorded calibrations (docs/calibration.json): which rows are current")

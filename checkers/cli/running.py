@@ -307,7 +307,8 @@ def calibrate_command(arguments) -> int:
     if arguments.stale:
         runs = _stale_runs(arguments, records_path)
         if not runs:
-            print("thmcheck: every recorded row is current")
+            print(f"thmcheck: every recorded row{' of ' + ', '.join(arguments.theorems) if arguments.theorems else ''}"
+                  " is current")
             return EXIT_PASS
     else:
         theorems = [c.id for c in registry.selected(arguments.theorems, arguments.all)]
@@ -355,17 +356,22 @@ def _timed(theorems: list[str], settings: dict, recorded: list) -> dict:
 
 
 def _stale_runs(arguments, records_path: Path) -> list[tuple[list[str], dict]]:
-    """The stale rows of the records, grouped by how they ran: (theorem ids, calibrate's settings)."""
+    """The stale rows of the records (of the theorems named, where ids are given), grouped by how they ran:
+    (theorem ids, calibrate's settings)."""
     from checkers import calibration_records
 
-    if arguments.theorems or arguments.all or arguments.param:
-        raise InvalidInput("--stale reruns the stale rows of the records: give no ids, --all or --param")
+    if arguments.all or arguments.param:
+        raise InvalidInput("--stale reruns the stale rows of the records at their own points: give no --all or "
+                           "--param (ids keep only those theorems' rows)")
+    named = {checker.id for checker in registry.selected(arguments.theorems, False)} if arguments.theorems else None
     if arguments.seeds != DEFAULT_SEEDS or arguments.paired or arguments.fidelity != "quick":
         raise InvalidInput("--stale reruns each row at its own fidelity, seeds and pairing: drop --fidelity, --seeds "
                            "and --paired")
     groups: dict[tuple, list[str]] = {}
     registered = {c.id for c in registry.all_checkers()}
     for record in calibration_records.stale(calibration_records.load(records_path)):
+        if named is not None and record.theorem not in named:
+            continue
         if record.theorem not in registered:
             print(f"thmcheck: {record.theorem} is no longer registered; its row stays until removed",
                   file=sys.stderr)
