@@ -9,6 +9,7 @@ import pytest
 
 from checkers.report import build_report
 from checkers.sweep import plan, sweep
+from theorems.papers import PAPERS
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 # the flags of a quiet, offline headless start: no sandbox (CI runs as root), no background network traffic
@@ -93,3 +94,23 @@ def test_a_review_page_renders_offline_with_its_claims_runs_figures_findings_and
     assert '<img src="figures/theorems.png"' in dom and (page.parent / "figures" / "theorems.png").is_file()
     assert "Review: Cho and Saul" in dom and 'href="runs/index.html"' in dom
     assert "thmcheck check dual-kernel --fidelity quick --seed " in dom
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("key", [paper.key for paper in PAPERS])
+def test_every_papers_review_page_renders_offline_with_its_sections(key, tmp_path):
+    """The default suite renders one paper's page (above); on request, every paper's, at quick fidelity (about 5
+    minutes of one core for the eleven): each finds its sections, and a discussed paper's page its ledger's claims."""
+    from checkers.review import run_review
+    from theorems.ledger import has_ledger, ledger
+
+    page = run_review(key, tmp_path / "review", fidelity="quick", workers=1, progress=False)
+    rendered = _chromium(tmp_path, "--proxy-server=127.0.0.1:9", "--dump-dom", page.as_uri())
+    assert rendered.returncode == 0, rendered.stderr[-2000:]
+    assert [line for line in rendered.stderr.splitlines() if ":CONSOLE" in line] == []
+    dom = rendered.stdout
+    for section in ("claims", "runs", "readings", "figures", "findings", "provenance"):
+        assert f'<h2 id="{section}">' in dom, section
+    assert re.search(r'<img src="figures/[^"]+\.png"', dom)
+    if has_ledger(key):
+        assert all(f"<td>{claim.label}</td>" in dom for claim in ledger(key).claims)
