@@ -3,23 +3,35 @@ profiles: "fixed" by default (the same examples on every run and machine, nothin
 (`pytest --hypothesis-profile explore`) for fresh random examples; and the main job's shared verdicts as a fixture
 (tests/main_job.py); and the machine probe's cache (`checkers.probe`) in a folder of each test process's own, so that
 the suite never writes the user's cache, and a probe measured while the suite loads every core never becomes this
-machine's cached speed."""
+machine's cached speed.
+
+Each test process keeps BLAS to one thread, as run_check does for a check: pytest-xdist already runs a process per
+core, and a BLAS pool in each (with OpenBLAS's threads spinning while they wait) would share two cores four ways
+(measured: 16-24% more CPU for the same tests). Set before numpy loads its BLAS, the variables reach the subprocesses
+the tests start; threadpoolctl limits what a plugin loaded earlier.
+"""
 
 import atexit
 import os
 import shutil
 import tempfile
 
-from hypothesis import settings
+for _variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_variable, "1")
 
-from tests.flake_meter import (  # noqa: F401 - pytest finds hooks by name in a conftest
+from hypothesis import settings  # noqa: E402 - after the BLAS variables
+from threadpoolctl import threadpool_limits  # noqa: E402
+
+from tests.flake_meter import (  # noqa: F401, E402 - pytest finds hooks by name in a conftest
     pytest_addoption,
     pytest_configure,
     pytest_runtest_call,
     pytest_sessionfinish,
     pytest_terminal_summary,
 )
-from tests.main_job import main_job_verdicts  # noqa: F401 - pytest finds fixtures by name in a conftest
+from tests.main_job import main_job_verdicts  # noqa: F401, E402 - pytest finds fixtures by name in a conftest
+
+threadpool_limits(1)
 
 settings.register_profile("fixed", derandomize=True, database=None)
 settings.register_profile("explore", database=None)
