@@ -111,19 +111,21 @@ def review_tasks(checks: list[ReviewCheck], *, max_minutes: float, max_memory: f
 
 
 def run_review(key: str, out: str | Path, *, store: str | Path | None = None, fidelity: str = PAPER_SCALE,
-               workers: int | None = None, max_minutes: float = 240.0, max_memory: float | None = None,
-               progress: bool = True, command: str = "", parameters: dict[str, str] | None = None,
-               overrides: dict[str, str] | None = None) -> Path:
+               workers: int | None = None, scheduler: str | None = None, max_minutes: float = 240.0,
+               max_memory: float | None = None, progress: bool = True, command: str = "",
+               parameters: dict[str, str] | None = None, overrides: dict[str, str] | None = None) -> Path:
     """Run the review of paper `key` (resuming from `store`, by default out/review.sqlite) and write its pages;
-    return index.html's path. Bad input (an unknown key, an --out that is a file, a store that is not thmcheck's)
-    is refused before any run."""
+    return index.html's path. The runs go to `workers` local processes, or to a dask `scheduler` (an address, or
+    "local" for a LocalCluster of `workers`). Bad input (an unknown key, an --out that is a file, a store that is not
+    thmcheck's, a scheduler that does not answer) is refused before any run."""
     source = paper(key)
     folder = output_folder(out)
     store = Path(store) if store is not None else folder / "review.sqlite"
     checks = review_checks(source.key, fidelity, parameters=parameters, overrides=overrides)
     tasks = review_tasks(checks, max_minutes=max_minutes, max_memory=max_memory)
     started = time.perf_counter()
-    sweep(tasks, store, executor="serial" if workers == 1 else "processes", workers=workers, progress=progress)
+    executor = "dask" if scheduler else "serial" if workers == 1 else "processes"
+    sweep(tasks, store, executor=executor, workers=workers, scheduler=scheduler, progress=progress)
     elapsed = time.perf_counter() - started
     with ResultStore(store, readonly=True) as results:
         by_key = {record.task_key: record for record in results.records({check.theorem for check in checks})}

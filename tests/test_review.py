@@ -131,6 +131,8 @@ def test_a_referees_values_apply_where_a_theorem_has_the_name_and_make_conjectur
     (["review", "cho-saul2009", "--out", "{tmp}/out", "--store", "{tmp}/a-file"], "cannot open the store"),
     (["review", "cho-saul2009", "--out", "{tmp}/out", "--fidelity", "huge"], "invalid choice"),
     (["review", "cho-saul2009", "--out", "{tmp}/out", "--set", "nosuch=1"], "neither a parameter nor a constant"),
+    (["review", "cho-saul2009", "--out", "{tmp}/out", "--fidelity", "quick", "--scheduler", "tcp://127.0.0.1:9"],
+     "no dask scheduler answered"),
 ])
 def test_bad_input_is_refused_in_one_line_with_exit_2(tmp_path, capsys, arguments, fragment):
     (tmp_path / "a-file").write_text("not a store")
@@ -138,3 +140,15 @@ def test_bad_input_is_refused_in_one_line_with_exit_2(tmp_path, capsys, argument
     error = capsys.readouterr().err
     assert code == 2 and fragment in error
     assert len([line for line in error.splitlines() if line.startswith("thmcheck: error")]) == 1
+
+
+def test_a_review_on_a_dask_cluster_reads_what_the_local_processes_read(tmp_path, capsys):
+    """`--scheduler local` (or a running scheduler's address) runs the review's tasks on dask; each run's seed comes
+    from its identity, so the readings are the serial run's."""
+    assert main(["review", "cho-saul2009", "--out", str(tmp_path / "serial"), "--fidelity", "quick", "--workers",
+                 "1"]) == 0
+    assert main(["review", "cho-saul2009", "--out", str(tmp_path / "dask"), "--fidelity", "quick", "--scheduler",
+                 "local", "--workers", "1"]) == 0
+    serial, dask = (json.loads((tmp_path / name / "review.json").read_text())["readings"]
+                    for name in ("serial", "dask"))
+    assert dask == serial and serial

@@ -162,7 +162,8 @@ def review_command(arguments) -> int:
     print(f"review of {source.key}: {len(tasks)} runs" + (f", estimated {duration(seconds)} on one core"
                                                           if seconds >= 60 else ""), file=sys.stderr)
     page = review.run_review(source.key, arguments.out, store=arguments.store, fidelity=arguments.fidelity,
-                             workers=arguments.workers, max_minutes=arguments.max_minutes,
+                             workers=arguments.workers, scheduler=arguments.scheduler,
+                             max_minutes=arguments.max_minutes,
                              max_memory=arguments.max_memory,
                              command=shlex.join(["thmcheck", *arguments.argv]), **asked)
     summary = json.loads((page.parent / "review.json").read_text())

@@ -379,7 +379,9 @@ def build_parser() -> argparse.ArgumentParser:
                         dest="overrides", help="a conjecture: override a named constant in every check whose theorem "
                                                "has it (repeatable)")
     review.add_argument("--workers", type=_bounded_int("workers", 1, 4096),
-                        help="worker processes (default: the CPU count)")
+                        help="worker processes (default: the CPU count; 2 for --scheduler local)")
+    review.add_argument("--scheduler", metavar="ADDRESS", type=_given,
+                        help="run on a dask scheduler (tcp://host:port), or 'local' to start a LocalCluster")
     _max_minutes(review, MAX_CHECK_MINUTES, "a review")
     _max_memory(review, "a review's check")
     review.add_argument("--json", action="store_true", help="print where the review went, as JSON")
