@@ -100,27 +100,37 @@ def _extrapolation(records: list[dict]) -> str:
     return f"; each point extrapolated to d -> infinity{drawn}"
 
 
+def figure_tasks(theorem_id: str, *, fidelity: str = "default", seeds: int | None = None,
+                 values: tuple[str, ...] | None = None, max_minutes: float = 240.0,
+                 max_memory: float | None = None) -> list:
+    """The sweep's tasks of the figure: each value of its axis, `seeds` (default: the figure's) seeds a point."""
+    figure = figure_of(theorem_id)
+    registry.checker(theorem_id)  # registered (a plugin could shadow nothing here, but say so if it is missing)
+    seeds = figure.seeds if seeds is None else seeds
+    return plan(theorem_id, {figure.axis: list(values or figure.values)}, seeds, fixed=figure.fixed,
+                fidelity=fidelity, max_minutes=max_minutes, max_memory=max_memory)
+
+
 def reproduce(theorem_id: str, out: str | Path, *, fidelity: str = "default", seeds: int | None = None,
               values: tuple[str, ...] | None = None, executor: str = "processes", workers: int | None = None,
-              max_minutes: float = 240.0, max_memory: float | None = None, progress: bool = True,
-              command: str = "") -> dict:
+              scheduler: str | None = None, max_minutes: float = 240.0, max_memory: float | None = None,
+              progress: bool = True, command: str = "") -> dict:
     """Run the figure's sweep (resuming DIR/runs.sqlite), draw each prediction to DIR/ID-PREDICTION.png and write
     DIR/ID.json; returns what the JSON holds."""
     from checkers.report import pyplot
 
     figure = figure_of(theorem_id)
-    registry.checker(theorem_id)  # registered (a plugin could shadow nothing here, but say so if it is missing)
     out = Path(out)
     if out.exists() and not out.is_dir():
         raise InvalidInput(f"--out {out} is a file, not a folder")
+    seeds = figure.seeds if seeds is None else seeds
+    tasks = figure_tasks(theorem_id, fidelity=fidelity, seeds=seeds, values=values, max_minutes=max_minutes,
+                         max_memory=max_memory)
     out.mkdir(parents=True, exist_ok=True)
     grid = {figure.axis: list(values or figure.values)}
-    seeds = figure.seeds if seeds is None else seeds
-    tasks = plan(theorem_id, grid, seeds, fixed=figure.fixed, fidelity=fidelity, max_minutes=max_minutes,
-                 max_memory=max_memory)
     store = out / "runs.sqlite"
     with stored_on_interrupt(tasks, store, command or f"thmcheck reproduce {theorem_id} --out {out}"):
-        sweep(tasks, store, executor=executor, workers=workers, progress=progress)
+        sweep(tasks, store, executor=executor, workers=workers, scheduler=scheduler, progress=progress)
     wanted = {task.key for task in tasks}
     with ResultStore(store, readonly=True) as opened:
         records = [{"parameters": r.parameters, "seed_index": r.seed_index, "verdict": r.verdict}

@@ -1,6 +1,6 @@
 """A referee's review of one paper: every check of the paper's theorems and of its discussion's claims ledger, run
 into a resumable sweep store, summarized per claim in review.json, review.md and index.html (with the runs' own
-report, figures included, under runs/).
+report, figures included, under runs/), beside the paper's own figure setting where `thmcheck reproduce` has one.
 
 What a check answers is read from the ledger (`theorems.ledger`): a claim's `Check` names a theorem, a parameter
 point or a mutant. A stated version should pass; a mutant's check answers its claim by being rejected. Findings are
@@ -20,7 +20,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from checkers import calibration_records, registry, review_figures
+from checkers import calibration_records, registry, reproduce, review_figures
 from checkers.files import write_atomically
 from checkers.outcome import FAIL, PASS, claim_of, reading
 from checkers.report import build_report, output_folder
@@ -31,6 +31,22 @@ from theorems.ledger import Check, Claim, has_ledger, ledger
 from theorems.papers import paper
 
 PAPER_SCALE = "paper"
+# The paper's figure setting is drawn at quick fidelity, the figure's seeds a point: at default its sweep alone takes
+# 7 to 23 minutes of one core (mixture-equivalence, spike-outlier), more than a page's budget; the page gives the
+# command that draws it at default
+FIGURE_FIDELITY = "quick"
+
+
+def paper_figures(key: str) -> list[str]:
+    """The theorems of the paper whose figure setting `thmcheck reproduce` draws."""
+    return [theorem for theorem in paper(key).encodes if theorem in reproduce.FIGURES]
+
+
+def figure_tasks(key: str, *, max_minutes: float = 240.0, max_memory: float | None = None) -> list[Task]:
+    """The sweep tasks of the paper's figures, for the review's estimate."""
+    return [task for theorem in paper_figures(key)
+            for task in reproduce.figure_tasks(theorem, fidelity=FIGURE_FIDELITY, max_minutes=max_minutes,
+                                               max_memory=max_memory)]
 
 
 @dataclass(frozen=True)
@@ -126,6 +142,9 @@ def run_review(key: str, out: str | Path, *, store: str | Path | None = None, fi
     started = time.perf_counter()
     executor = "dask" if scheduler else "serial" if workers == 1 else "processes"
     sweep(tasks, store, executor=executor, workers=workers, scheduler=scheduler, progress=progress)
+    drawn = [_paper_figure(theorem, folder, executor=executor, workers=workers, scheduler=scheduler,
+                           max_minutes=max_minutes, max_memory=max_memory, progress=progress)
+             for theorem in paper_figures(source.key)]
     elapsed = time.perf_counter() - started
     with ResultStore(store, readonly=True) as results:
         by_key = {record.task_key: record for record in results.records({check.theorem for check in checks})}
@@ -135,6 +154,7 @@ def run_review(key: str, out: str | Path, *, store: str | Path | None = None, fi
     review["asked"] = {"param": dict(parameters or {}), "set": dict(overrides or {})}
     review["readings"] = readings(review)
     review["figures"] = draw_figures(review, folder / "figures")
+    review["paper_figures"] = [figure for figures in drawn for figure in figures]
     build_report(folder / "runs", sorted({check.theorem for check in checks}), store=store, command=command)
     write_atomically(folder / "review.json", json.dumps(review, indent=2) + "\n")
     write_atomically(folder / "review.md", markdown(review))
@@ -159,6 +179,23 @@ def figure_rows(review: dict) -> dict[str, tuple[str, list]]:
     return {label: entry for label, entry in figures.items() if entry[1]}
 
 
+def _paper_figure(theorem: str, folder: Path, **options) -> list[dict]:
+    """The paper's figure setting of `theorem`, drawn by `thmcheck reproduce` into folder/paper-figures/ID (its own
+    store there resumes too): one entry per panel, with what the page says of it."""
+    out = folder / "paper-figures" / theorem
+    at_default = f"thmcheck reproduce {theorem} --out DIR"
+    result = reproduce.reproduce(theorem, out, fidelity=FIGURE_FIDELITY, command=f"{at_default} --fidelity "
+                                 f"{FIGURE_FIDELITY}", **options)
+    outcomes: dict[str, int] = {}
+    for run in result["runs"]:
+        outcomes[run["outcome"]] = outcomes.get(run["outcome"], 0) + 1
+    panels = {drawn["figure"]: drawn for drawn in result["predictions"].values()}
+    return [{"theorem": theorem, "title": f"{drawn['panel']}: {result['paper']}", "caption": result["caption"],
+             "png": f"paper-figures/{theorem}/{png}", "svg": f"paper-figures/{theorem}/{drawn['vector']}",
+             "fidelity": FIGURE_FIDELITY, "runs": dict(sorted(outcomes.items())),
+             "at_default": at_default} for png, drawn in panels.items()]
+
+
 def draw_figures(review: dict, folder: Path) -> list[dict]:
     """One figure per claim with readings (`figure_rows`), PNG and SVG under `folder`; what the page links."""
     drawn = []
@@ -167,6 +204,12 @@ def draw_figures(review: dict, folder: Path) -> list[dict]:
         drawn.append({"claim": label, "title": title, "png": f"{folder.name}/{png.name}",
                       "svg": f"{folder.name}/{svg.name}", "rows": len(rows)})
     return drawn
+
+
+def _figure_note(figure: dict) -> str:
+    """What a paper's figure ran at, its runs' outcomes, and the command that draws it at default fidelity."""
+    runs = ", ".join(f"{count} {outcome}" for outcome, count in figure["runs"].items())
+    return f"{figure['caption']}; runs: {runs}; at default fidelity: {figure['at_default']}"
 
 
 def _run_words(check: ReviewCheck, outcome: str, expected_failure: bool) -> tuple[str, bool]:
@@ -320,6 +363,10 @@ def markdown(review: dict) -> str:
               "(a mutant's claims as crosses):", ""]
     lines += [f"- {figure['title']}: ![{figure['claim']}]({figure['png']}) ([SVG]({figure['svg']}))"
               for figure in review.get("figures", [])] or ["- none (no run read a value)"]
+    if review.get("paper_figures"):
+        lines += ["", "The paper's figure setting, theory over this project's simulation with 95% intervals:", ""]
+        lines += [f"- {figure['title']} ({_figure_note(figure)}): ![{figure['theorem']}]({figure['png']}) "
+                  f"([SVG]({figure['svg']}))" for figure in review["paper_figures"]]
     lines += ["", "## Findings", ""]
     lines += [f"- **{f['claim']}**: {f['finding']}" + (f" (`{f['command']}`)" if f.get("command") else "")
               for f in review["findings"]] or ["- none"]
@@ -386,6 +433,14 @@ def page_html(review: dict) -> str:
     figures = "\n".join(f"<figure><img src=\"{escape(f['png'])}\" alt=\"{escape(f['title'])}\">"
                         f"<figcaption>{escape(f['title'])} (<a href=\"{escape(f['svg'])}\">SVG</a>)</figcaption>"
                         f"</figure>" for f in review.get("figures", [])) or "<p>No run read a value.</p>"
+    if review.get("paper_figures"):
+        figures = ("<p>The paper's figure setting: theory (the line, its resolution as a band) over this project's "
+                   "simulation (points with 95% intervals).</p>\n"
+                   + "\n".join(f"<figure><img src=\"{escape(f['png'])}\" alt=\"{escape(f['title'])}\">"
+                               f"<figcaption>{escape(f['title'])} ({escape(_figure_note(f))}; <a href=\""
+                               f"{escape(f['svg'])}\">SVG</a>)</figcaption></figure>"
+                               for f in review["paper_figures"])
+                   + "\n<p>Per claim, the runs above:</p>\n" + figures)
     provenance = review["provenance"]
     return _PAGE.format(
         title=escape(review["paper"]["citation"]), fidelity=escape(review["fidelity_asked"]),

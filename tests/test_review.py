@@ -152,3 +152,23 @@ def test_a_review_on_a_dask_cluster_reads_what_the_local_processes_read(tmp_path
     serial, dask = (json.loads((tmp_path / name / "review.json").read_text())["readings"]
                     for name in ("serial", "dask"))
     assert dask == serial and serial
+
+
+def test_a_papers_figure_setting_is_drawn_beside_its_claims_with_the_command_that_draws_it_at_default(
+        tmp_path, monkeypatch):
+    """Where `thmcheck reproduce` has the paper's figure (Ba, Cui, Demir and Dogan), the review draws it at quick
+    fidelity into paper-figures/ID (resumable) and the pages show it; here a two-point figure of dual-kernel stands
+    in for one of Cho and Saul, so that the test runs in seconds."""
+    from checkers import reproduce
+
+    monkeypatch.setitem(reproduce.FIGURES, "dual-kernel", reproduce.Figure(
+        theorem="dual-kernel", paper="a stand-in figure", axis="rho", values=("0.3", "0.6"),
+        predictions=("monte-carlo",), seeds=1))
+    page = run_review("cho-saul2009", tmp_path / "out", fidelity="quick", workers=1, progress=False)
+    review = json.loads((tmp_path / "out" / "review.json").read_text())
+    (figure,) = review["paper_figures"]
+    assert figure["theorem"] == "dual-kernel" and figure["fidelity"] == "quick" and figure["runs"] == {"pass": 2}
+    assert figure["at_default"] == "thmcheck reproduce dual-kernel --out DIR"
+    assert (tmp_path / "out" / figure["png"]).is_file() and (tmp_path / "out" / figure["svg"]).is_file()
+    assert f'<img src="{figure["png"]}"' in page.read_text()
+    assert f"]({figure['png']})" in (tmp_path / "out" / "review.md").read_text()

@@ -155,6 +155,7 @@ def review_command(arguments) -> int:
     asked = dict(parameters=dict(arguments.param), overrides=dict(arguments.overrides))
     checks = review.review_checks(source.key, arguments.fidelity, **asked)
     tasks = review.review_tasks(checks, max_minutes=arguments.max_minutes, max_memory=arguments.max_memory)
+    tasks += review.figure_tasks(source.key, max_minutes=arguments.max_minutes, max_memory=arguments.max_memory)
     seconds = sum(task.estimated_seconds or 0.0 for task in tasks)
     if seconds > 60 * arguments.max_minutes:
         raise WorkRefused(f"the review of {source.key} is estimated at {duration(seconds)}, above --max-minutes "
