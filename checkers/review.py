@@ -312,7 +312,7 @@ def _claimed(interval: list | None) -> str:
 
 def readings(review: dict) -> list[dict]:
     """The findings as data: every reading of every run, with its 95% interval (t on its degrees of freedom, plus
-    its systematic bound), what was claimed, the resolution and the prediction's outcome."""
+    its systematic bound), what was claimed, the resolution with its basis and the prediction's outcome."""
     rows = []
     for run in review["runs"]:
         for prediction in run["predictions"]:
@@ -323,9 +323,15 @@ def readings(review: dict) -> list[dict]:
             rows.append({"claims": run["claims"], "run": run["theorem"] + _point(run), "prediction": prediction["name"],
                          "claimed": _claimed(prediction.get("interval")), "reading": observed,
                          "interval": [observed - half, observed + half], "resolution": prediction["resolution"],
+                         "basis": prediction.get("basis"),
                          "outcome": reading(prediction["outcome"], claim_of(run["mutant"], run.get("overrides")),
                                             False)})
     return rows
+
+
+def _resolution_text(row: dict) -> str:
+    """The resolution with its basis (a paper's criterion, a nearest error, a numerical accuracy, or ours)."""
+    return f"{row['resolution']:.3g}" + (f" ({row['basis']})" if row.get("basis") else "")
 
 
 def _reading_text(row: dict) -> str:
@@ -359,22 +365,24 @@ def markdown(review: dict) -> str:
     lines = [f"# Review of {review['paper']['citation']}", "",
              f"Runs at fidelity {review['fidelity_asked']} (paper scale only where a check declares it). "
              f"The discussion's scale: {review['scale'] or 'not stated'}", "", *_asked_lines(review), "## Claims", "",
-             "| claim | who | status | verdict | runs | paper scale |", "|---|---|---|---|---|---|"]
+             "| claim | who | status | verdict | runs | paper scale | not tested |", "|---|---|---|---|---|---|---|"]
     for claim in review["claims"]:
         runs = "; ".join(f"{r['run']}: {r['says']} ({r['fidelity']})" for r in claim["runs"]) or "none"
         lines.append(f"| {claim['label']}: {_cell(claim['claim'])} | {', '.join(claim['who'])} | {claim['status']} | "
-                     f"{claim['verdict']} | {_cell(runs)} | {'reached' if claim['paper_scale_reached'] else 'no'} |")
+                     f"{claim['verdict']} | {_cell(runs)} | {'reached' if claim['paper_scale_reached'] else 'no'} | "
+                     f"{_cell(claim['not_tested'] or '-')} |")
     if not review["claims"]:
-        lines.append("| no peer discussion of this paper is in the project | | | | | |")
+        lines.append("| no peer discussion of this paper is in the project | | | | | | |")
     lines += ["", "## Runs", "", "| run | fidelity | outcome | command | calibration |", "|---|---|---|---|---|"]
     for run in review["runs"]:
         lines.append(f"| {run['theorem']}{_cell(_point(run))} | {run['fidelity']} | {run['says']} | "
                      f"`{run['command']}` | {_cell(calibration_text(run['calibration'], run['mutant']))} |")
     lines += ["", "## Readings", "", "Every reading with its 95% interval (plus its systematic bound), against what "
-              "its run claims:", "", "| claims | run | prediction | claimed | reading [95%] | resolution | outcome |",
+              "its run claims:", "",
+              "| claims | run | prediction | claimed | reading [95%] | resolution (basis) | outcome |",
               "|---|---|---|---|---|---|---|"]
     lines += [f"| {', '.join(row['claims']) or '-'} | {_cell(row['run'])} | {row['prediction']} | {row['claimed']} | "
-              f"{_reading_text(row)} | {row['resolution']:.3g} | {row['outcome']} |"
+              f"{_reading_text(row)} | {_resolution_text(row)} | {row['outcome']} |"
               for row in review.get("readings", [])] or ["| none | | | | | | |"]
     lines += ["", "## Figures", "", "Each run's readings against what it claims, in units of the test's resolution "
               "(a mutant's claims as crosses):", ""]
@@ -433,8 +441,9 @@ def page_html(review: dict) -> str:
         f"<tr class=\"{'pass' if c['verdict'].startswith('holds') else 'other'}\"><td>{escape(c['label'])}</td>"
         f"<td>{escape(c['claim'])}</td><td>{escape(', '.join(c['who']))}</td><td>{escape(c['status'])}</td>"
         f"<td>{escape(c['verdict'])}</td><td>{runs_cell(c)}</td>"
-        f"<td>{'reached' if c['paper_scale_reached'] else 'no'}</td></tr>" for c in review["claims"]) or \
-        "<tr><td colspan=\"7\">no peer discussion of this paper is in the project</td></tr>"
+        f"<td>{'reached' if c['paper_scale_reached'] else 'no'}</td><td>{escape(c['not_tested'] or '-')}</td></tr>"
+        for c in review["claims"]) or \
+        "<tr><td colspan=\"8\">no peer discussion of this paper is in the project</td></tr>"
     run_rows = "\n".join(
         f"<tr class=\"{_row_class(r)}\"><td>{escape(r['theorem'] + _point(r))}</td>"
         f"<td>{escape(r['fidelity'])}</td><td>{escape(r['says'])}</td><td><code>{escape(r['command'])}</code></td>"
@@ -446,7 +455,8 @@ def page_html(review: dict) -> str:
     reading_rows = "\n".join(
         f"<tr><td>{escape(', '.join(row['claims']) or '-')}</td><td>{escape(row['run'])}</td>"
         f"<td>{escape(row['prediction'])}</td><td>{escape(row['claimed'])}</td><td>{escape(_reading_text(row))}</td>"
-        f"<td>{row['resolution']:.3g}</td><td>{escape(row['outcome'])}</td></tr>" for row in review.get("readings", []))
+        f"<td>{escape(_resolution_text(row))}</td><td>{escape(row['outcome'])}</td></tr>"
+        for row in review.get("readings", []))
     figures = "\n".join(f"<figure><img src=\"{escape(f['png'])}\" alt=\"{escape(f['title'])}\">"
                         f"<figcaption>{escape(f['title'])} (<a href=\"{escape(f['svg'])}\">SVG</a>)</figcaption>"
                         f"</figure>" for f in review.get("figures", [])) or "<p>No run read a value.</p>"
@@ -486,7 +496,7 @@ figure {{ margin: 1em 0; }} figure img {{ max-width: 100%; }} figcaption {{ font
 {asked}
 <h2 id="claims">Claims</h2>
 <table class="claims"><tr><th>claim</th><th>what is claimed</th><th>who</th><th>status</th><th>verdict</th>
-<th>runs</th><th>paper scale</th></tr>
+<th>runs</th><th>paper scale</th><th>not tested</th></tr>
 {claim_rows}
 </table>
 <h2 id="runs">Runs</h2>
@@ -497,7 +507,7 @@ figure {{ margin: 1em 0; }} figure img {{ max-width: 100%; }} figcaption {{ font
 <h2 id="readings">Readings</h2>
 <p>Every reading with its 95% interval (plus its systematic bound), against what its run claims.</p>
 <table class="readings"><tr><th>claims</th><th>run</th><th>prediction</th><th>claimed</th><th>reading [95%]</th>
-<th>resolution</th><th>outcome</th></tr>
+<th>resolution (basis)</th><th>outcome</th></tr>
 {reading_rows}
 </table>
 <h2 id="figures">Figures</h2>

@@ -58,7 +58,8 @@ def test_the_pages_say_each_run_with_the_command_that_reruns_it_and_a_rerun_resu
     readings = review["readings"]
     assert len(readings) == sum(p["observed"] is not None for run in review["runs"] for p in run["predictions"])
     assert all(row["interval"][0] <= row["reading"] <= row["interval"][1] for row in readings)
-    assert "## Readings" in text and "| prediction | claimed | reading [95%] |" in text
+    assert "## Readings" in text and "| prediction | claimed | reading [95%] | resolution (basis) |" in text
+    assert all(row["basis"] for row in readings) and f"({readings[0]['basis']}) |" in text
     (figure,) = review["figures"]
     assert figure["claim"] == "theorems" and figure["rows"] == sum(len(run["predictions"]) for run in review["runs"])
     assert (tmp_path / "out" / figure["png"]).is_file() and (tmp_path / "out" / figure["svg"]).is_file()
