@@ -42,6 +42,8 @@ TRUE_AT_SECOND_POINT = {
                                          "teacher direction both norms decay faster than the isotropic rates too",
     ("mixture-spike", "spike-at-remainder-rate"): "an upper bound on the spike's rate that the random teacher "
                                                   "direction's faster decay also satisfies",
+    ("mixture-spike", "spread-as-standard-deviation"): "the random teacher direction's spike decays like k^-0.75, "
+                                                       "under the mutant's k^-0.375 too",
     # measured on root seed 2000's three runs
     ("early-alignment", "t1-bound-divided"): "on configuration 1 the run's t1 is 5.4e-5 of the bound (about 900 times "
                                              "loose at the defaults, 18 000 here), so a thousandth of it holds too",

@@ -43,9 +43,11 @@ def test_only_the_checks_that_say_so_need_more_than_quick_fidelity():
     resolves 2.5% of the risk, giant-step-risk 2% of its sRF's errors, hermite-equivalence 3% of its test gap (each
     extrapolating three sizes), spike-decomposition 0.17 in its rate's exponent (quick's sizes detect 0.16 to 0.24),
     spike-outlier 5% of its spike overlap (0.035: quick never resolves it, default on 14 of 20 calibration seeds,
-    paper on every one). A new one is a decision, not a drift."""
+    paper on every one), mixture-spike 0.1 in its spike's exponent (quick detects 0.16, default 0.07). A new one is a
+    decision, not a drift."""
     assert {c.id for c in CHECKERS if c.resolves_at != "quick"} == {
-        "gaussian-equivalence", "giant-step-risk", "hermite-equivalence", "spike-decomposition", "spike-outlier"}
+        "gaussian-equivalence", "giant-step-risk", "hermite-equivalence", "mixture-spike", "spike-decomposition",
+        "spike-outlier"}
 
 
 @MAIN_JOB

@@ -9,7 +9,7 @@ from checkers.checker import Unresolved
 from checkers.engine import run_check
 from checkers.onestep import spike_count as spike_count_checker
 from checkers.onestep.mixture_spike import _mixture_covariance_norm
-from checkers.outcome import FAIL, OUTSIDE, PASS
+from checkers.outcome import FAIL, INCONCLUSIVE, OUTSIDE, PASS
 from checkers.shared_draws import forget
 
 # (theorem, constant, factor, fidelity): a few percent on each named constant flips the verdict; the BBP overlap
@@ -71,8 +71,13 @@ def test_mixture_covariance_norm_matches_the_matrix():
 
 
 def test_mixture_spike_upper_bounds_hold_for_the_authors_random_teacher():
+    """Quick fidelity resolves the remainder's 0.25 but not the spike's 0.1 (default does); with the random teacher
+    the spike's fitted exponent lies under its bound by more than quick could detect all the same."""
     verdict = run_check(registry.checker("mixture-spike"), {"teacher_direction": "random"}, fidelity="quick")
-    assert verdict.outcome == PASS
+    results = {result.name: result for result in verdict.predictions}
+    assert results["remainder-rate"].outcome == PASS and results["spike-rate"].outcome == INCONCLUSIVE
+    spike = results["spike-rate"]
+    assert spike.observed < spike.predicted - spike.detectable, verdict.explain()
 
 
 def test_mixture_spike_has_no_spike_rate_where_mu1_is_zero():

@@ -47,6 +47,15 @@ def _upper_bound(name):
     return target
 
 
+# Of the spike's exponent: the nearest named error, the spread at its standard deviation's scale, moves the claim by
+# beta (1 - alpha)/4 (0.125 at the defaults)
+SPIKE_RESOLUTION = 0.1
+
+
+def _spread_exponent(parameters):
+    return exact_number(parameters["beta"]) * (1 - exact_number(parameters["alpha"]))
+
+
 def _isotropic(parameters, digits):
     return {"spike_exponent": Quantity.exactly("spike_exponent", sympy.Rational(-1, 2), digits),
             "remainder_exponent": Quantity.exactly("remainder_exponent", sympy.Integer(-1), digits)}
@@ -85,10 +94,11 @@ THEOREM = Theorem(
                    statement="fitted exponent of ||u v^T||_op over k = n = m is <= spike_exponent",
                    predict=_upper_bound("spike_exponent"),
                    resolution_reason=ResolutionReason("nearest-error",
-                                                      "0.25 in the exponent: the spike at the remainder's rate (-t "
-                                                      "for -t/2, 0.25 lower at the defaults) lies one resolution "
-                                                      "away, and the isotropic rate too"),
-                   resolution=lambda instance: 0.25, applies=_spike_exists),
+                                                      "0.1 in the exponent: the spread taken at its standard "
+                                                      "deviation's scale (t = 1 - beta(1 - alpha)/2: -0.375 for "
+                                                      "-0.25 at the defaults) lies 1.25 resolutions away, the spike "
+                                                      "at the remainder's rate and the isotropic rate 2.5"),
+                   resolution=lambda instance: SPIKE_RESOLUTION, applies=_spike_exists),
         Prediction(name="remainder-rate", kind="rate",
                    statement="fitted exponent of ||G - u v^T||_op over k = n = m is <= remainder_exponent",
                    predict=_upper_bound("remainder_exponent"),
@@ -104,6 +114,13 @@ THEOREM = Theorem(
         Mutant(name="spike-at-remainder-rate", description="the spike claimed to decay like the remainder, k^(-t)",
                constants={"spike_exponent": lambda p, d: Quantity.exactly(
                    "spike_exponent", -(1 - exact_number(p["beta"]) * (1 - exact_number(p["alpha"]))), d)}),
+        Mutant(name="spread-as-standard-deviation",
+               description="the spread's growth taken at the data's standard deviation, k^(beta(1 - alpha)/2), "
+                           "for its covariance norm's: t = 1 - beta(1 - alpha)/2",
+               constants={"spike_exponent": lambda p, d: Quantity.exactly(
+                   "spike_exponent", -(1 - _spread_exponent(p) / 2) / 2, d),
+                          "remainder_exponent": lambda p, d: Quantity.exactly(
+                   "remainder_exponent", -(1 - _spread_exponent(p) / 2), d)}),
         Mutant(name="remainder-at-twice-the-rate",
                description="the remainder claimed O~(k^(-2t)), at alpha = beta = 1/2 (t = 3/4)",
                parameters={"alpha": "1/2"},
