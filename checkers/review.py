@@ -142,7 +142,7 @@ def run_review(key: str, out: str | Path, *, store: str | Path | None = None, fi
     started = time.perf_counter()
     executor = "dask" if scheduler else "serial" if workers == 1 else "processes"
     sweep(tasks, store, executor=executor, workers=workers, scheduler=scheduler, progress=progress)
-    drawn = [_paper_figure(theorem, folder, executor=executor, workers=workers, scheduler=scheduler,
+    drawn = [_paper_figure(theorem, folder, command, executor=executor, workers=workers, scheduler=scheduler,
                            max_minutes=max_minutes, max_memory=max_memory, progress=progress)
              for theorem in paper_figures(source.key)]
     elapsed = time.perf_counter() - started
@@ -179,13 +179,14 @@ def figure_rows(review: dict) -> dict[str, tuple[str, list]]:
     return {label: entry for label, entry in figures.items() if entry[1]}
 
 
-def _paper_figure(theorem: str, folder: Path, **options) -> list[dict]:
+def _paper_figure(theorem: str, folder: Path, command: str, **options) -> list[dict]:
     """The paper's figure setting of `theorem`, drawn by `thmcheck reproduce` into folder/paper-figures/ID (its own
-    store there resumes too): one entry per panel, with what the page says of it."""
+    store there resumes too, so an interrupt names the review's `command`): one entry per panel, with what the page
+    says of it."""
     out = folder / "paper-figures" / theorem
     at_default = f"thmcheck reproduce {theorem} --out DIR"
-    result = reproduce.reproduce(theorem, out, fidelity=FIGURE_FIDELITY, command=f"{at_default} --fidelity "
-                                 f"{FIGURE_FIDELITY}", **options)
+    result = reproduce.reproduce(theorem, out, fidelity=FIGURE_FIDELITY, command=command or f"thmcheck reproduce "
+                                 f"{theorem} --out {out} --fidelity {FIGURE_FIDELITY}", **options)
     outcomes: dict[str, int] = {}
     for run in result["runs"]:
         outcomes[run["outcome"]] = outcomes.get(run["outcome"], 0) + 1

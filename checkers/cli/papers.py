@@ -155,13 +155,14 @@ def review_command(arguments) -> int:
     asked = dict(parameters=dict(arguments.param), overrides=dict(arguments.overrides))
     checks = review.review_checks(source.key, arguments.fidelity, **asked)
     tasks = review.review_tasks(checks, max_minutes=arguments.max_minutes, max_memory=arguments.max_memory)
-    tasks += review.figure_tasks(source.key, max_minutes=arguments.max_minutes, max_memory=arguments.max_memory)
-    seconds = sum(task.estimated_seconds or 0.0 for task in tasks)
+    figure = review.figure_tasks(source.key, max_minutes=arguments.max_minutes, max_memory=arguments.max_memory)
+    seconds = sum(task.estimated_seconds or 0.0 for task in tasks + figure)
     if seconds > 60 * arguments.max_minutes:
         raise WorkRefused(f"the review of {source.key} is estimated at {duration(seconds)}, above --max-minutes "
                           f"{arguments.max_minutes:g}")
-    print(f"review of {source.key}: {len(tasks)} runs" + (f", estimated {duration(seconds)} on one core"
-                                                          if seconds >= 60 else ""), file=sys.stderr)
+    print(f"review of {source.key}: {len(tasks)} runs" + (f" and {len(figure)} for the paper's figure" if figure
+                                                          else "")
+          + (f", estimated {duration(seconds)} on one core" if seconds >= 60 else ""), file=sys.stderr)
     page = review.run_review(source.key, arguments.out, store=arguments.store, fidelity=arguments.fidelity,
                              workers=arguments.workers, scheduler=arguments.scheduler,
                              max_minutes=arguments.max_minutes,
