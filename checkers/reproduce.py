@@ -88,10 +88,10 @@ def _slug(text: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
 
 
-def _extrapolation(records: list[dict]) -> str:
-    """What each point is, where the runs extrapolate in d: '; each point extrapolated to d -> infinity from
-    d = 100, 200, 400' (the sizes read from the runs' own account of their readings)."""
-    methods = [p.method for record in records for p in record["verdict"].predictions if p.method]
+def _extrapolation(records: list[dict], drawn: tuple[str, ...]) -> str:
+    """What each point is, where the runs extrapolate the `drawn` predictions in d: '; each point extrapolated to
+    d -> infinity from d = 100, 200, 400' (the sizes read from the runs' own account of their readings)."""
+    methods = [p.method for record in records for p in record["verdict"].predictions if p.method and p.name in drawn]
     extrapolated = [m for m in methods if "extrapolated" in m]
     if not extrapolated:
         return ""
@@ -138,7 +138,7 @@ def reproduce(theorem_id: str, out: str | Path, *, fidelity: str = "default", se
     plt = pyplot("reproduce")
     axis_name, xs = axis(records)
     caption = (f"this project's simulation at the paper's setting: {fidelity} fidelity, "
-               f"{seeds} seed{'s' if seeds > 1 else ''} a point" + _extrapolation(records))
+               f"{seeds} seed{'s' if seeds > 1 else ''} a point" + _extrapolation(records, figure.predictions))
     drawn = {}
     for ylabel, series in figure.panel_list():
         found_series = [(name, tag, found) for name, tag in series

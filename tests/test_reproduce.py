@@ -86,3 +86,17 @@ def test_an_interrupted_figure_says_what_it_kept_and_how_to_resume(tmp_path, cap
     assert f"stopped with 1 of 2 tasks stored in {out / 'runs.sqlite'}" in error
     assert "the same command resumes there: thmcheck reproduce spike-outlier --out" in error
     assert error.count("thmcheck:") == 1, error  # the one line says it was interrupted
+
+
+def test_the_caption_says_extrapolated_only_where_a_drawn_prediction_is():
+    """mixture-equivalence's figure draws the gaps at n = 500, read as they are, while its limits beside them are
+    extrapolated: its caption must not say that its points are extrapolations."""
+    from types import SimpleNamespace
+
+    from checkers.reproduce import _extrapolation
+
+    predictions = [SimpleNamespace(name="train-gap", method="extrapolated in n from n = 125, 250, 500"),
+                   SimpleNamespace(name="train-gap-at-500", method="at n = 500")]
+    records = [{"verdict": SimpleNamespace(predictions=predictions)}]
+    assert _extrapolation(records, ("train-gap-at-500",)) == ""
+    assert _extrapolation(records, ("train-gap",)) == "; each point extrapolated to d -> infinity"
