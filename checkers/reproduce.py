@@ -88,10 +88,11 @@ def _slug(text: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
 
 
-def _extrapolation(records: list[dict], drawn: tuple[str, ...]) -> str:
-    """What each point is, where the runs extrapolate the `drawn` predictions in d: '; each point extrapolated to
+def _extrapolation(records: list[dict], predictions: tuple[str, ...]) -> str:
+    """What each point is, where the runs extrapolate the drawn `predictions` in d: '; each point extrapolated to
     d -> infinity from d = 100, 200, 400' (the sizes read from the runs' own account of their readings)."""
-    methods = [p.method for record in records for p in record["verdict"].predictions if p.method and p.name in drawn]
+    methods = [p.method for record in records for p in record["verdict"].predictions
+               if p.method and p.name in predictions]
     extrapolated = [m for m in methods if "extrapolated" in m]
     if not extrapolated:
         return ""
