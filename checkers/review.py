@@ -277,7 +277,10 @@ def summarize(key: str, runs: list, *, fidelity: str, elapsed: float, command: s
                          "calibration": calibration_records.evidence(check.theorem, dict(check.parameters),
                                                                      check.mutant, rows)})
     claims = [_claim_row(claim, run_rows) for claim in book.claims] if book else []
-    findings = [{"claim": claim["label"], "finding": claim["finding"]} for claim in claims if claim["finding"]]
+    # a measured finding comes with the commands that rerun its claim's runs (their readings are in the table)
+    findings = [{"claim": claim["label"], "finding": claim["finding"],
+                 "command": "; ".join(run["command"] for run in run_rows if claim["label"] in run["claims"])}
+                for claim in claims if claim["finding"]]
     findings += [{"claim": ", ".join(run["claims"]) or run["theorem"],
                   "finding": f"{run['theorem']}{_point(run)}: {run['says']}", "command": run["command"]}
                  for run in run_rows if not run["as_expected"] or "as expected" in run["says"]]

@@ -193,3 +193,19 @@ def test_a_runs_calibration_row_is_said_in_words():
     known = calibration_text({**row, "expected_failure": True, "failed": 10, "mutant": None})
     assert known.endswith("stated failed as expected in 10 of 10; 1 of 2 mutants rejected in every run")
     assert calibration_text(None) == "no row at this point"
+
+
+def test_a_measured_finding_comes_with_the_commands_that_rerun_its_claims_runs(tmp_path, monkeypatch):
+    """Zhou and Ge's review cut to its first check (local-recovery at its defaults, claims e1, e2 and e12), so that the
+    test runs in seconds: e1's finding names that run's command; e3's, whose run was cut, names none."""
+    from checkers import review
+
+    first = review_checks("zhou-ge2024", "quick")[0]
+    monkeypatch.setattr(review, "review_checks", lambda *arguments, **options: [first])
+    run_review("zhou-ge2024", tmp_path / "out", fidelity="quick", workers=1, progress=False)
+    written = json.loads((tmp_path / "out" / "review.json").read_text())
+    findings = {finding["claim"]: finding for finding in written["findings"]}
+    (run,) = written["runs"]
+    assert findings["e1"]["command"] == run["command"] and findings["e3"]["command"] == ""
+    text = (tmp_path / "out" / "review.md").read_text()
+    assert f"(`{run['command']}`)" in text
