@@ -99,8 +99,9 @@ def test_a_review_page_renders_offline_with_its_claims_runs_figures_findings_and
 @pytest.mark.slow
 @pytest.mark.parametrize("key", [paper.key for paper in PAPERS])
 def test_every_papers_review_page_renders_offline_with_its_sections(key, tmp_path):
-    """The default suite renders one paper's page (above); on request, every paper's, at quick fidelity (about 5
-    minutes of one core for the eleven): each finds its sections, and a discussed paper's page its ledger's claims."""
+    """The default suite renders one paper's page (above); on request, every paper's, at quick fidelity (the eleven
+    took 9 minutes on two workers, 16 minutes of CPU, most of it the three paper figures): each finds its sections,
+    and a discussed paper's page its ledger's claims."""
     from checkers.review import run_review
     from theorems.ledger import has_ledger, ledger
 
