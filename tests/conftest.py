@@ -7,8 +7,8 @@ machine's cached speed.
 
 Each test process keeps BLAS to one thread, as run_check does for a check: pytest-xdist already runs a process per
 core, and a BLAS pool in each (with OpenBLAS's threads spinning while they wait) would share two cores four ways
-(measured: 16-24% more CPU for the same tests). Set before numpy loads its BLAS, the variables reach the subprocesses
-the tests start; threadpoolctl limits what a plugin loaded earlier.
+(measured: 16-24% more CPU for the same tests). The BLAS libraries' thread variables are set here, before anything
+loads numpy (no plugin does), and reach the subprocesses the tests start.
 """
 
 import atexit
@@ -20,7 +20,6 @@ for _variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_variable, "1")
 
 from hypothesis import settings  # noqa: E402 - after the BLAS variables
-from threadpoolctl import threadpool_limits  # noqa: E402
 
 from tests.flake_meter import (  # noqa: F401, E402 - pytest finds hooks by name in a conftest
     pytest_addoption,
@@ -30,8 +29,6 @@ from tests.flake_meter import (  # noqa: F401, E402 - pytest finds hooks by name
     pytest_terminal_summary,
 )
 from tests.main_job import main_job_verdicts  # noqa: F401, E402 - pytest finds fixtures by name in a conftest
-
-threadpool_limits(1)
 
 settings.register_profile("fixed", derandomize=True, database=None)
 settings.register_profile("explore", database=None)
