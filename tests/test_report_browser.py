@@ -81,16 +81,23 @@ def test_a_notebook_page_renders_offline_with_its_figures(tmp_path):
     assert "Hermite coefficients and dual kernels" in rendered.stdout and "Parseval" in rendered.stdout
 
 
-def test_a_review_page_renders_offline_with_its_claims_runs_figures_findings_and_provenance(tmp_path):
+def _review_dom(key: str, tmp_path):
+    """A paper's review page at quick fidelity, rendered offline (any request would meet a closed proxy): its DOM,
+    once the render is clean (no console message) and every section is there; and the page's path."""
     from checkers.review import run_review
 
-    page = run_review("cho-saul2009", tmp_path / "review", fidelity="quick", workers=1, progress=False)
+    page = run_review(key, tmp_path / "review", fidelity="quick", workers=1, progress=False)
     rendered = _chromium(tmp_path, "--proxy-server=127.0.0.1:9", "--dump-dom", page.as_uri())
     assert rendered.returncode == 0, rendered.stderr[-2000:]
     assert [line for line in rendered.stderr.splitlines() if ":CONSOLE" in line] == []
     dom = rendered.stdout
     for section in ("claims", "runs", "readings", "figures", "findings", "provenance"):
         assert f'<h2 id="{section}">' in dom, section
+    return dom, page
+
+
+def test_a_review_page_renders_offline_with_its_claims_runs_figures_findings_and_provenance(tmp_path):
+    dom, page = _review_dom("cho-saul2009", tmp_path)
     assert '<img src="figures/theorems.png"' in dom and (page.parent / "figures" / "theorems.png").is_file()
     assert "Review: Cho and Saul" in dom and 'href="runs/index.html"' in dom
     assert "thmcheck check dual-kernel --fidelity quick --seed " in dom
@@ -102,16 +109,9 @@ def test_every_papers_review_page_renders_offline_with_its_sections(key, tmp_pat
     """The default suite renders one paper's page (above); on request, every paper's, at quick fidelity (the eleven
     took 9 minutes on two workers, 16 minutes of CPU, most of it the three paper figures): each finds its sections,
     and a discussed paper's page its ledger's claims."""
-    from checkers.review import run_review
     from theorems.ledger import has_ledger, ledger
 
-    page = run_review(key, tmp_path / "review", fidelity="quick", workers=1, progress=False)
-    rendered = _chromium(tmp_path, "--proxy-server=127.0.0.1:9", "--dump-dom", page.as_uri())
-    assert rendered.returncode == 0, rendered.stderr[-2000:]
-    assert [line for line in rendered.stderr.splitlines() if ":CONSOLE" in line] == []
-    dom = rendered.stdout
-    for section in ("claims", "runs", "readings", "figures", "findings", "provenance"):
-        assert f'<h2 id="{section}">' in dom, section
+    dom, _ = _review_dom(key, tmp_path)
     assert re.search(r'<img src="figures/[^"]+\.png"', dom)
     if has_ledger(key):
         assert all(f"<td>{claim.label}</td>" in dom for claim in ledger(key).claims)
