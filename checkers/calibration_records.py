@@ -416,3 +416,19 @@ def evidence(theorem: str, parameters: dict, mutant: str | None, rows: dict) -> 
             "passed": calibration.true_statement.passed, "failed": calibration.true_statement.failed,
             "expected_failure": bool(calibration.expected_failure), "mutants": mutants,
             "mutant": mutants.get(mutant) if mutant else None}
+
+
+def evidence_words(found: dict | None, mutant: str = "") -> str:
+    """`evidence` in one sentence: where and when the row was measured, the statement's passes (or failures, for a
+    form known to fail), how many mutants were rejected in every run, and `mutant`'s own rejections where it is one."""
+    if found is None:
+        return "no calibration row at this point"
+    mutants = found["mutants"].values()
+    always = sum(m["rejected"] == m["runs"] for m in mutants)
+    statement = (f"known to fail, failed {found['failed']} of {found['runs']} as expected"
+                 if found["expected_failure"] else f"as stated passed {found['passed']} of {found['runs']}")
+    words = (f"at {found['fidelity']} fidelity over {found['seeds']} seeds ({found['measured_on']}, tree "
+             f"{found['tree']}{'' if found['current'] else ', stale: the theorem changed since'}): {statement}; "
+             f"{always} of {len(mutants)} mutants rejected in every run")
+    own = found["mutant"]
+    return words + (f"; {mutant} rejected in {own['rejected']} of {own['runs']}" if own else "")

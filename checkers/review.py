@@ -207,21 +207,8 @@ def draw_figures(review: dict, folder: Path) -> list[dict]:
     return drawn
 
 
-def calibration_text(calibration: dict | None, mutant: str = "") -> str:
-    """A run's calibration row in words: where it was measured, the statement's runs (or the run's mutant's
-    rejections), and the other mutants' kill count; "no row at this point" where none was recorded."""
-    if not calibration:
-        return "no row at this point"
-    where = (f"{calibration['fidelity']}, {calibration['seeds']} seeds ({calibration['measured_on']}, "
-             f"{calibration['tree']}{'' if calibration['current'] else ', stale'})")
-    if mutant and calibration["mutant"]:
-        return f"{where}: {mutant} rejected in {calibration['mutant']['rejected']} of {calibration['mutant']['runs']}"
-    known = calibration["expected_failure"]
-    stated = (f"failed as expected in {calibration['failed']} of {calibration['runs']}" if known else
-              f"passed {calibration['passed']} of {calibration['runs']}")
-    mutants = calibration["mutants"].values()
-    every = sum(m["runs"] > 0 and m["rejected"] == m["runs"] for m in mutants)
-    return f"{where}: stated {stated}; {every} of {len(mutants)} mutants rejected in every run"
+def _calibration_words(run: dict) -> str:
+    return calibration_records.evidence_words(run["calibration"], run["mutant"])
 
 
 def _figure_note(figure: dict) -> str:
@@ -380,7 +367,7 @@ def markdown(review: dict) -> str:
     lines += ["", "## Runs", "", "| run | fidelity | outcome | command | calibration |", "|---|---|---|---|---|"]
     for run in review["runs"]:
         lines.append(f"| {run['theorem']}{_cell(_point(run))} | {run['fidelity']} | {run['says']} | "
-                     f"`{run['command']}` | {_cell(calibration_text(run['calibration'], run['mutant']))} |")
+                     f"`{run['command']}` | {_cell(_calibration_words(run))} |")
     lines += ["", "## Readings", "", "Every reading with its 95% interval (plus its systematic bound), against what "
               "its run claims:", "",
               "| claims | run | prediction | claimed | reading [95%] | resolution (basis) | outcome |",
@@ -451,7 +438,7 @@ def page_html(review: dict) -> str:
     run_rows = "\n".join(
         f"<tr class=\"{_row_class(r)}\"><td>{escape(r['theorem'] + _point(r))}</td>"
         f"<td>{escape(r['fidelity'])}</td><td>{escape(r['says'])}</td><td><code>{escape(r['command'])}</code></td>"
-        f"<td>{escape(calibration_text(r['calibration'], r['mutant']))}</td></tr>" for r in review["runs"])
+        f"<td>{escape(_calibration_words(r))}</td></tr>" for r in review["runs"])
     findings = "\n".join(f"<li><b>{escape(f['claim'])}</b>: {escape(f['finding'])}"
                          + (f" <code>{escape(f['command'])}</code>" if f.get("command") else "") + "</li>"
                          for f in review["findings"]) or "<li>none</li>"

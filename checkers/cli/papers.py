@@ -114,19 +114,10 @@ def calibration_evidence(check: Check, rows: dict) -> dict | None:
 
 
 def calibration_words(check: Check, rows: dict) -> str:
-    """The calibration evidence of a check in one sentence."""
-    evidence = calibration_evidence(check, rows)
-    if evidence is None:
-        return "no calibration row at this point"
-    mutants = evidence["mutants"].values()
-    always = sum(m["rejected"] == m["runs"] for m in mutants)
-    statement = (f"known to fail, failed {evidence['failed']} of {evidence['runs']} as expected"
-                 if evidence["expected_failure"] else f"as stated passed {evidence['passed']} of {evidence['runs']}")
-    words = (f"at {evidence['fidelity']} fidelity over {evidence['seeds']} seeds ({evidence['measured_on']}"
-             f"{'' if evidence['current'] else ', stale: the theorem changed since'}): {statement}; {always} of "
-             f"{len(mutants)} mutants rejected in every run")
-    own = evidence["mutant"]
-    return words + (f"; {check.mutant} rejected in {own['rejected']} of {own['runs']}" if own else "")
+    """The calibration evidence of a check in one sentence (`calibration_records.evidence_words`)."""
+    from checkers import calibration_records
+
+    return calibration_records.evidence_words(calibration_evidence(check, rows), check.mutant)
 
 
 def _claim_dict(claim: Claim, rows: dict) -> dict:
