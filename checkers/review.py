@@ -17,6 +17,7 @@ import math
 import platform
 import shlex
 import time
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -187,9 +188,7 @@ def _paper_figure(theorem: str, folder: Path, command: str, **options) -> list[d
     at_default = f"thmcheck reproduce {theorem} --out DIR"
     result = reproduce.reproduce(theorem, out, fidelity=FIGURE_FIDELITY, command=command or f"thmcheck reproduce "
                                  f"{theorem} --out {out} --fidelity {FIGURE_FIDELITY}", **options)
-    outcomes: dict[str, int] = {}
-    for run in result["runs"]:
-        outcomes[run["outcome"]] = outcomes.get(run["outcome"], 0) + 1
+    outcomes = Counter(run["outcome"] for run in result["runs"])
     panels = {drawn["figure"]: drawn for drawn in result["predictions"].values()}
     return [{"theorem": theorem, "title": f"{drawn['panel']}: {result['paper']}", "caption": result["caption"],
              "png": f"paper-figures/{theorem}/{png}", "svg": f"paper-figures/{theorem}/{drawn['vector']}",
