@@ -10,21 +10,23 @@ from checkers import arrays, registry
 from checkers.budget import FIDELITIES, PAPER, Fidelity
 from checkers.checker import Checker
 from checkers.cost import Estimate, estimate, refusal
+from checkers.paper_scales import paper_fidelity, paper_scale_words
 from theorems.errors import InvalidInput, WorkRefused
 
 
 def fidelity_for(checker: Checker, name: str) -> Fidelity:
-    """The fidelity `name` for `checker`: paper is default for an exact check (`Checker.exact`); bad input where there
-    is none by that name, or where it is paper and a Monte Carlo check declares no paper scale."""
+    """The fidelity `name` for `checker`, where paper is what `checkers.paper_scales.paper_fidelity` says (default for
+    an exact check and for one whose default sizes stand for its source's scale); bad input where there is none by
+    that name, or where it is paper and the check does not reach its source's scale yet."""
     if name not in FIDELITIES:
         raise InvalidInput(f"fidelity must be one of {', '.join(FIDELITIES)}, got {name!r}")
-    if name == PAPER and not checker.paper_scale:
-        if checker.exact:
-            return FIDELITIES["default"]
-        offered = [other.id for other in registry.all_checkers() if other.paper_scale]
-        raise InvalidInput(f"{checker.id} has no paper-scale setting; fidelity paper is offered by "
-                           f"{', '.join(offered) or 'no Monte Carlo check'} and, at default, by every exact check")
-    return FIDELITIES[name]
+    if name != PAPER:
+        return FIDELITIES[name]
+    reading = paper_fidelity(checker)
+    if reading is None:
+        raise InvalidInput(f"{checker.id} at paper fidelity: {paper_scale_words(checker)} (`thmcheck check --all "
+                           f"--fidelity paper` runs it at default and says so)")
+    return FIDELITIES[reading]
 
 
 def backend_for(checker: Checker, name: str) -> str:

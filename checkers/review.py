@@ -22,8 +22,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from checkers import calibration_records, registry, reproduce, review_figures
+from checkers.budget import FIDELITIES
 from checkers.files import write_atomically
 from checkers.outcome import FAIL, PASS, claim_of, reading
+from checkers.paper_scales import paper_fidelity
 from checkers.report import build_report, output_folder
 from checkers.store import ResultStore, code_version
 from checkers.sweep import Task, plan, sweep
@@ -64,7 +66,10 @@ class ReviewCheck:
 
     @property
     def paper_scale(self) -> bool:
-        return self.fidelity == PAPER_SCALE
+        """Whether this run is what paper fidelity reads for its check (`checkers.paper_scales.paper_fidelity`): its
+        paper's sizes, or its default where that stands for its source's scale or the check is exact."""
+        reading = paper_fidelity(registry.checker(self.theorem))
+        return reading is not None and FIDELITIES[self.fidelity].level >= FIDELITIES[reading].level
 
     def command(self, seed: int) -> str:
         """The command that reruns this check alone, on the review's seed."""
@@ -74,11 +79,12 @@ class ReviewCheck:
 
 
 def fidelity_of(theorem: str, asked: str) -> str:
-    """The fidelity a check runs at when the review asks for `asked`: paper where the check declares a paper scale,
-    else default, for `paper`; `asked` itself otherwise."""
+    """The fidelity a check runs at when the review asks for `asked`: for `paper`, what paper fidelity reads for it
+    (`checkers.paper_scales.paper_fidelity`), or default where it does not reach its source's scale yet; `asked`
+    itself otherwise."""
     if asked != PAPER_SCALE:
         return asked
-    return PAPER_SCALE if registry.checker(theorem).paper_scale else "default"
+    return paper_fidelity(registry.checker(theorem)) or "default"
 
 
 def review_checks(key: str, fidelity: str = PAPER_SCALE, *, parameters: dict[str, str] | None = None,
@@ -353,7 +359,8 @@ def _claim_row(claim: Claim, runs: list[dict]) -> dict:
 def markdown(review: dict) -> str:
     """review.md: the summary a referee can paste, the findings, what was not checked, and the provenance."""
     lines = [f"# Review of {review['paper']['citation']}", "",
-             f"Runs at fidelity {review['fidelity_asked']} (paper scale only where a check declares it). "
+             f"Runs at fidelity {review['fidelity_asked']} (paper scale: a check's paper's sizes where it declares "
+             "them, else its default where that stands for its source's scale; `thmcheck show ID` says which). "
              f"The discussion's scale: {review['scale'] or 'not stated'}", "", *_asked_lines(review), "## Claims", "",
              "| claim | who | status | verdict | runs | paper scale | not tested |", "|---|---|---|---|---|---|---|"]
     for claim in review["claims"]:
@@ -481,7 +488,8 @@ figure {{ margin: 1em 0; }} figure img {{ max-width: 100%; }} figcaption {{ font
 </style></head>
 <body>
 <h1>Review: {title}</h1>
-<p>Runs at fidelity <b>{fidelity}</b> (paper scale only where a check declares it). The discussion's scale:
+<p>Runs at fidelity <b>{fidelity}</b> (paper scale: a check's paper's sizes where it declares them, else its
+default where that stands for its source's scale; <code>thmcheck show ID</code> says which). The discussion's scale:
 {scale}</p>
 {asked}
 <h2 id="claims">Claims</h2>

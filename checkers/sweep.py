@@ -275,11 +275,12 @@ def _group_seconds(group: Sequence[Task]) -> float | None:
     return sum(known) * len(group) / len(known) if known else None
 
 
-def announce(tasks: Sequence[Task], weights: Sequence[float | None], workers: int) -> str:
-    """The work ahead in words: how many tasks, their estimated time on one core here and on `workers` (the calls
-    of `weights` spread over them, none shorter than the longest), and how many have no estimate."""
+def announce(tasks: Sequence, weights: Sequence[float | None], workers: int, unit: str = "task") -> str:
+    """The work ahead in words: how many tasks (or other `unit`s), their estimated time on one core here and on
+    `workers` (the calls of `weights` spread over them, none shorter than the longest), and how many have no
+    estimate."""
     known = [weight for weight in weights if weight is not None]
-    words = f"{len(tasks)} task{'s' if len(tasks) != 1 else ''} to run"
+    words = f"{len(tasks)} {unit}{'s' if len(tasks) != 1 else ''} to run"
     if not known:
         return words + ", with no estimate of their time"
     total = sum(known)

@@ -99,6 +99,7 @@ def test_check_all_quick(capsys, main_job_verdicts):
     assert "elasticity-polynomial [secondary]" in out and "dual-kernel [derived]" not in out
     count = len(registry.all_checkers())  # the built-ins, and a plugin an earlier test in this worker registered
     assert re.fullmatch(rf"{count} checks: \d+ passed, 1 failed as expected(, \d+ inconclusive)? in \d+ s", lines[-1])
+    assert f"thmcheck: {count} checks to run, about" in error  # the estimate of the whole, before the table
     # nothing fails; the checks whose resolution needs default fidelity are inconclusive (exit 3), and the
     # command says how to resolve them
     ids = {checker.id for checker in registry.all_checkers()}
@@ -405,19 +406,22 @@ def test_an_undecided_check_is_sent_to_the_fidelity_that_resolves_it_and_none_be
     assert giant.resolves_at == "paper" and giant.resolving_fidelity("quick") == "paper"
 
 
-def test_paper_fidelity_is_bad_input_for_a_check_without_a_paper_scale(capsys):
-    code, _, error = run(capsys, "check", "dual-kernel", "--fidelity", "paper")
-    assert code == 2 and "dual-kernel has no paper-scale setting" in error and "spike-outlier" in error
+def test_paper_fidelity_is_bad_input_for_a_check_short_of_its_sources_scale(capsys):
+    code, _, error = run(capsys, "check", "srf-constants", "--fidelity", "paper")
+    assert code == 2 and "srf-constants at paper fidelity: not offered, short of its source's scale" in error
+    assert "d = p = 2000" in error and "--all --fidelity paper" in error
     assert len(error.strip().splitlines()) == 1
 
 
 def test_paper_fidelity_reads_an_exact_check_at_default_and_says_so(capsys):
-    """An exact check's verdict does not sharpen with sample sizes: at paper fidelity it runs, and reports, default."""
+    """An exact check's verdict does not sharpen with sample sizes, and dual-kernel's source has no experiment: at
+    paper fidelity each runs, and reports, default."""
     from checkers import registry
 
     assert registry.checker("nc2-bracket").exact and not registry.checker("dual-kernel").exact
-    code, out, _ = run(capsys, "check", "nc2-bracket", "--fidelity", "paper", "--json")
-    assert code == 0 and json.loads(out)["results"][0]["fidelity"] == "default"
+    for theorem in ("nc2-bracket", "dual-kernel"):
+        code, out, _ = run(capsys, "check", theorem, "--fidelity", "paper", "--json")
+        assert code == 0 and json.loads(out)["results"][0]["fidelity"] == "default"
 
 
 def test_a_formula_starting_with_a_minus_is_the_activation_not_an_option(capsys):

@@ -16,6 +16,7 @@ from checkers.cli.papers import discussion_claims, print_paper
 from checkers.cost import available_bytes, duration, gibibytes
 from checkers.engine import run_check
 from checkers.outcome import EXIT_PASS
+from checkers.paper_scales import paper_scale_words
 from checkers.reasons import at_defaults, describe_here, mutant_moves, nearest
 from checkers.verdict import describe_tightness, json_safe
 from theorems.activations import Activation
@@ -53,6 +54,7 @@ def show(arguments) -> int:
         return EXIT_PASS
     _print_statement(theorem, data)
     print(f"  checked by: {data['simulation']} ({_where_checked(checker, data['family'])})")
+    print(f"  at paper fidelity: {data['paper_scale']}")
     _print_constants(data, arguments.digits)
     _print_predictions(theorem, data)
     _print_mutants(data)
@@ -87,6 +89,7 @@ def _shown(arguments, checker, theorem, claims, outside) -> dict:
         "assumptions": [{"name": a.name, "statement": a.statement} for a in theorem.assumptions],
         "assumption_failures": [{"assumption": n, "reason": r} for n, r in outside],
         "family": registry.family(theorem.id), "simulation": checker.simulation,
+        "paper_scale": paper_scale_words(checker),
         "constants": [{"name": name, "exact": None if q.exact is None else str(sympy.simplify(q.exact)),
                        "value": q.decimal(_shown_digits(q, arguments.digits)), "route": q.route,
                        "description": descriptions[name],

@@ -197,7 +197,8 @@ def build_parser() -> argparse.ArgumentParser:
                        help="the root seed of the simulations (default 0)")
     check.add_argument("--fidelity", choices=list(FIDELITIES), default="default",
                        help="how hard to look: quick may leave a true statement inconclusive, default resolves "
-                            "it (default: default)")
+                            "it, paper draws at the source's scale where a check offers it (`thmcheck show ID` says "
+                            "what; with --all a check short of it runs at default) (default: default)")
     check.add_argument("--backend", choices=list(BACKENDS), default=DEFAULT_BACKEND,
                        help="the array library the simulation's matrix work runs on, on the same draws, for the "
                             "checks that offer it; each but numpy is installed by its extra, pip install -e "
@@ -370,8 +371,9 @@ def build_parser() -> argparse.ArgumentParser:
     review.add_argument("--store", metavar="FILE", type=_given, help="the sweep store the runs go to (default: "
                                                                        "DIR/review.sqlite)")
     review.add_argument("--fidelity", choices=list(FIDELITIES), default="paper",
-                        help="paper (the default) runs a check at its paper scale where it declares one, else at "
-                             "default; any other fidelity runs every check there")
+                        help="paper (the default) runs each check at what paper fidelity reads for it (its paper's "
+                             "sizes where it declares them), else at default; any other fidelity runs every check "
+                             "there")
     review.add_argument("--param", action=_Assignments, type=_key_value, default=[], metavar="NAME=VALUE",
                         help="a parameter's value for every check whose theorem has it, in place of the ledger's "
                              "(repeatable)")

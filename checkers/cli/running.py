@@ -11,7 +11,7 @@ from collections import Counter
 from pathlib import Path
 
 from checkers import registry
-from checkers.budget import ANNOUNCE_SECONDS, DEFAULT_FALSE_FAIL_RATE, DEFAULT_SEEDS
+from checkers.budget import ANNOUNCE_SECONDS, DEFAULT_FALSE_FAIL_RATE, DEFAULT_SEEDS, PAPER
 from checkers.cost import at_once_refusal, describe, duration
 from checkers.engine import run_check
 from checkers.executors import INTERRUPTS, said
@@ -30,9 +30,10 @@ from checkers.outcome import (
     reading,
     standing,
 )
+from checkers.paper_scales import paper_fidelity
 from checkers.progress import WorkProgress
 from checkers.report import output_folder, pyplot, reported_runs, run_standings, write_report
-from checkers.sweep import parse_grid, plan, stored_on_interrupt, sweep
+from checkers.sweep import announce, parse_grid, plan, stored_on_interrupt, sweep
 from checkers.verdict import Verdict, format_header, format_table, format_verdict_row, table_widths, tested_name
 from theorems.errors import InvalidInput, WorkRefused
 
@@ -58,12 +59,10 @@ def check(arguments) -> int:
     started = time.perf_counter()
     checkers = registry.selected(arguments.theorems, arguments.all)
     jobs = _check_jobs(checkers, dict(arguments.param), dict(arguments.overrides))
-    for checker in checkers:  # every check offers the fidelity and the backend asked for, before any estimate or run
-        fidelity_for(checker, arguments.fidelity)
-        backend_for(checker, arguments.backend)
-    costs = _weigh(arguments, jobs)
-    options = dict(seed=arguments.seed, fidelity=arguments.fidelity, false_fail_rate=arguments.false_fail_rate,
-                   mutant=arguments.mutant, max_minutes=arguments.max_minutes, backend=arguments.backend)
+    fidelities = _fidelities(arguments, checkers)
+    costs = _weigh(arguments, jobs, fidelities)
+    common = dict(seed=arguments.seed, false_fail_rate=arguments.false_fail_rate, mutant=arguments.mutant,
+                  max_minutes=arguments.max_minutes, backend=arguments.backend)
     plugins = tuple(arguments.plugins_before + arguments.plugin)
     widths = table_widths([tested_name(checker.id, arguments.mutant, checker.theorem.instance(
         parameters, overrides).describe_overrides()) for checker, parameters, overrides in jobs])
@@ -92,10 +91,12 @@ def check(arguments) -> int:
     name_the_running()
 
     if min(arguments.workers, len(jobs)) == 1:  # in this process, on the checker objects themselves
-        executor, calls = "serial", [(_check_here, (checker, parameters, overrides, options))
+        executor, calls = "serial", [(_check_here, (checker, parameters, overrides,
+                                                    dict(common, fidelity=fidelities[checker.id])))
                                      for checker, parameters, overrides in submitted]
     else:  # each worker imports the registry (and the plugins) itself
-        executor, calls = "processes", [(_check_in_worker, (checker.id, parameters, overrides, options, plugins))
+        executor, calls = "processes", [(_check_in_worker, (checker.id, parameters, overrides,
+                                                            dict(common, fidelity=fidelities[checker.id]), plugins))
                                         for checker, parameters, overrides in submitted]
     try:
         with pool_of(executor, arguments.workers) as pool:
@@ -119,7 +120,7 @@ def check(arguments) -> int:
     unresolved = [v.theorem for v in inconclusive
                   if any(p.outcome == INCONCLUSIVE and p.observed is None for p in v.predictions)]
     if undecided:
-        _say_where_resolved(arguments, [job for job in jobs if job[0].id in undecided])
+        _say_where_resolved(arguments, [job for job in jobs if job[0].id in undecided], fidelities)
     if unresolved:
         print(f"thmcheck: {len(unresolved)} check(s) left a prediction unresolved for the reason printed with it (an "
               f"expansion not yet settled at the sizes, a diverged run), which more samples need not change: "
@@ -148,44 +149,71 @@ def summary_line(verdicts: list[Verdict], seconds: float) -> str:
             + (f" on {', '.join(where)}" if where else ""))
 
 
-def _weigh(arguments, jobs) -> dict[str, float | None]:
+def _fidelities(arguments, checkers) -> dict[str, str]:
+    """The fidelity each check runs at, each checked to be offered, with the backend, before any estimate or run:
+    the one asked, except that under `--all --fidelity paper` a check that does not reach its source's scale yet
+    (`checkers.paper_scales`) runs at default. At paper fidelity, a line on the standard error first says which
+    checks draw their papers' sizes and which run at default though their sources' scale is larger."""
+    fidelities = {}
+    for checker in checkers:
+        backend_for(checker, arguments.backend)
+        if arguments.all and arguments.fidelity == PAPER and paper_fidelity(checker) is None:
+            fidelities[checker.id] = "default"
+        else:
+            fidelities[checker.id] = fidelity_for(checker, arguments.fidelity).name
+    if arguments.fidelity == PAPER and len(checkers) > 1:
+        own = [checker.id for checker in checkers if checker.paper_scale]
+        short = [checker.id for checker in checkers if paper_fidelity(checker) is None]
+        print(f"thmcheck: at paper fidelity {len(own)} check(s) draw their papers' sizes ({', '.join(own) or 'none'}); "
+              f"{len(checkers) - len(own) - len(short)} read default, exact or standing for their sources' scale"
+              + (f"; {len(short)} run at default, short of their sources' scale: {', '.join(short)}" if short else "")
+              + " (`thmcheck show ID` says which)", file=sys.stderr, flush=True)
+    return fidelities
+
+
+def _weigh(arguments, jobs, fidelities: dict[str, str]) -> dict[str, float | None]:
     """Before any check starts: refuse one estimated beyond --max-minutes or --max-memory (or the memory available),
     and as many as --workers runs at once beyond that memory; say which will take over a minute. Returns each
     check's likely seconds here (None where it has no estimate)."""
     costs, peaks = {}, []
     for checker, parameters, _ in jobs:
-        found = estimated(checker, parameters, fidelity=arguments.fidelity, mutant=arguments.mutant,
+        found = estimated(checker, parameters, fidelity=fidelities[checker.id], mutant=arguments.mutant,
                           max_minutes=arguments.max_minutes, max_memory=arguments.max_memory)
         if found is not None and found.likely > ANNOUNCE_SECONDS:
-            print(f"thmcheck: {checker.id} at {arguments.fidelity} fidelity: {describe(found)}", file=sys.stderr,
+            print(f"thmcheck: {checker.id} at {fidelities[checker.id]} fidelity: {describe(found)}", file=sys.stderr,
                   flush=True)
         costs[checker.id] = None if found is None else found.likely
         peaks.append(None if found is None else found.peak_bytes)
     if reason := at_once_refusal(peaks, min(arguments.workers, len(jobs)), arguments.max_memory):
         raise WorkRefused(reason)
+    known = [seconds for seconds in costs.values() if seconds is not None]
+    if len(jobs) > 1 and sum(known) > ANNOUNCE_SECONDS:
+        print(f"thmcheck: {announce(jobs, list(costs.values()), arguments.workers, unit='check')}", file=sys.stderr,
+              flush=True)
     return costs
 
 
-def _say_where_resolved(arguments, jobs) -> None:
+def _say_where_resolved(arguments, jobs, fidelities: dict[str, str]) -> None:
     """For the checks left inconclusive by too few samples: which fidelity resolves each, about how long it takes
     here (where its checker declares a cost), and the command; or that none of this project's fidelities does."""
-    by_fidelity: dict[str | None, list[tuple[str, str]]] = {}
+    by_fidelity: dict[tuple[str, str | None], list[tuple[str, str]]] = {}
     for checker, parameters, _ in jobs:
-        target = checker.resolving_fidelity(arguments.fidelity)
+        ran = fidelities[checker.id]
+        target = checker.resolving_fidelity(ran)
         found = None if target is None else estimated(checker, parameters, fidelity=target, mutant=arguments.mutant)
         described = checker.id
         if found is not None:
             took = "under a second" if found.likely < 1 else f"about {duration(found.likely)}"
             described = f"{checker.id} ({took} on one core here)"
-        by_fidelity.setdefault(target, []).append((checker.id, described))
-    for target, named in by_fidelity.items():
+        by_fidelity.setdefault((ran, target), []).append((checker.id, described))
+    for (ran, target), named in by_fidelity.items():
         ids = [identifier for identifier, _ in named]
         if target is None:
-            print(f"thmcheck: {len(named)} check(s) inconclusive at {arguments.fidelity} fidelity, the highest: their "
+            print(f"thmcheck: {len(named)} check(s) inconclusive at {ran} fidelity, the highest: their "
                   f"resolution is beyond the sizes this project draws at these parameters: {' '.join(ids)}",
                   file=sys.stderr)
             continue
-        print(f"thmcheck: {len(named)} check(s) inconclusive at {arguments.fidelity} fidelity: their samples do not "
+        print(f"thmcheck: {len(named)} check(s) inconclusive at {ran} fidelity: their samples do not "
               f"resolve the stated resolution there (a true statement may be inconclusive, never fails); "
               f"{target} fidelity resolves {', '.join(text for _, text in named)}; rerun with more: "
               f"{_rerun_command(arguments, ids, target)}",
