@@ -89,16 +89,18 @@ def _slug(text: str) -> str:
 
 
 def _extrapolation(records: list[dict], predictions: tuple[str, ...]) -> str:
-    """What each point is, where the runs extrapolate the drawn `predictions` in d: '; each point extrapolated to
-    d -> infinity from d = 100, 200, 400' (the sizes read from the runs' own account of their readings)."""
+    """What each point is, where the runs extrapolate the drawn `predictions` in their size: '; each point
+    extrapolated to d -> infinity from d = 100, 200, 400' (the size's name and values read from the runs' own account
+    of their readings, `checkers.convergence.bounded_extrapolation`'s 'extrapolated as L + B d^-e ...')."""
     methods = [p.method for record in records for p in record["verdict"].predictions
                if p.method and p.name in predictions]
-    extrapolated = [m for m in methods if "extrapolated" in m]
+    extrapolated = [m for m in methods if re.search(r"extrapolated as L \+ B \w+\^", m)]
     if not extrapolated:
         return ""
-    sizes = sorted({int(size) for size in re.findall(r"\bd = (\d+)", extrapolated[0])})
-    drawn = f" from d = {', '.join(map(str, sizes))}" if sizes else ""
-    return f"; each point extrapolated to d -> infinity{drawn}"
+    size = re.search(r"extrapolated as L \+ B (\w+)\^", extrapolated[0]).group(1)
+    sizes = sorted({int(value) for value in re.findall(rf"\b{size} = (\d+)", extrapolated[0])})
+    drawn = f" from {size} = {', '.join(map(str, sizes))}" if sizes else ""
+    return f"; each point extrapolated to {size} -> infinity{drawn}"
 
 
 def figure_tasks(theorem_id: str, *, fidelity: str = "default", seeds: int | None = None,

@@ -95,8 +95,15 @@ def test_the_caption_says_extrapolated_only_where_a_drawn_prediction_is():
 
     from checkers.reproduce import _extrapolation
 
-    predictions = [SimpleNamespace(name="train-gap", method="extrapolated in n from n = 125, 250, 500"),
-                   SimpleNamespace(name="train-gap-at-500", method="at n = 500")]
+    predictions = [SimpleNamespace(name="train-gap", method="paired train gaps at n = m = k: n = 125: -0.0024 +- "
+                                   "0.0028 (320 draws); n = 250: -0.0047 +- 0.002 (160 draws); n = 500: -0.0018 +- "
+                                   "0.0014 (80 draws); extrapolated as L + B n^-e, 0.5 <= e <= 2, read at e = 1"),
+                   SimpleNamespace(name="train-gap-at-500", method="at n = m = k = 500 (80 draws), not extrapolated"),
+                   SimpleNamespace(name="spike-overlap", method="d = 800: +0.714 +- 0.0012 (192 draws); d = 1600: "
+                                   "+0.710 +- 0.0012 (96 draws); extrapolated as L + B d^-e, 0.25 <= e <= 1")]
     records = [{"verdict": SimpleNamespace(predictions=predictions)}]
     assert _extrapolation(records, ("train-gap-at-500",)) == ""
-    assert _extrapolation(records, ("train-gap",)) == "; each point extrapolated to d -> infinity"
+    # the size a reading is extrapolated in is its own: n for the mixture's gaps, d for the spike's overlap
+    said = "; each point extrapolated to {0} -> infinity from {0} = {1}"
+    assert _extrapolation(records, ("train-gap",)) == said.format("n", "125, 250, 500")
+    assert _extrapolation(records, ("spike-overlap",)) == said.format("d", "800, 1600")
