@@ -171,9 +171,9 @@ def _dask_client(scheduler: str | None, count: int | None):
         # its processes log at CRITICAL only: an interrupt cancels their tasks and kills them, which dask reports in
         # warnings (a screenful), and on a loaded machine a worker's heartbeat may still reach the closing scheduler,
         # an ERROR; the command's own line says what was stopped and what was kept, and a task's own error reaches
-        # the command through its future. Its
-        # scheduler serves HTTP on port 8787 even without a dashboard, and another cluster there (a second sweep)
-        # moves it to a free port with a warning that says nothing the user acts on
+        # the command through its future. Its scheduler serves HTTP on port 8787 even without a dashboard, and
+        # another cluster there (a second sweep) moves it to a free port with a warning that says nothing the user
+        # acts on
         with warnings.catch_warnings():
             warnings.filterwarnings("ignore", message="Port 8787 is already in use", category=UserWarning)
             cluster = LocalCluster(n_workers=count or 2, threads_per_worker=1, processes=True, dashboard_address=None,
