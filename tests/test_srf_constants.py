@@ -66,3 +66,13 @@ def test_a_constant_that_vanishes_has_no_relative_resolution_and_its_prediction_
     assert applies(theorem.instance(parameters)).startswith(reason)
     others = [p for p in theorem.predictions if p.name != prediction]
     assert all(p.applies(theorem.instance(parameters)) is None for p in others)
+
+
+def test_paper_fidelity_reads_the_authors_simulation_size_and_quick_draws_as_before():
+    from checkers.budget import FIDELITIES, Budget
+    from checkers.equivalence.srf_constants import PAPER_SIZES, plan
+
+    assert plan(Budget(FIDELITIES["quick"], 0)) == (SPIKED_SIZES, 32)
+    assert plan(Budget(FIDELITIES["default"], 1)) == (SPIKED_SIZES, 91)
+    assert plan(Budget(FIDELITIES["paper"], 1)) == (PAPER_SIZES, 64)
+    assert PAPER_SIZES[-1] == 2000  # d = p in the authors' Simulations.ipynb
