@@ -28,7 +28,6 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
-from threadpoolctl import threadpool_limits
 
 from checkers import arrays, planning, stopping
 from checkers.budget import DEFAULT_FALSE_FAIL_RATE, MAX_CHECK_MINUTES, Budget, Fidelity
@@ -46,6 +45,7 @@ from checkers.stats import (
     power_beyond,
     split_false_fail_rate,
 )
+from checkers.threads import one_blas_thread
 from checkers.verdict import PredictionResult, Verdict
 from theorems.claims import ClaimsTable, Row
 from theorems.errors import CheckError, DeclarationError, InvalidInput, NumericalError, ThmcheckError, WorkRefused
@@ -418,7 +418,7 @@ def run_check(checker: Checker, parameters: Mapping[str, Any] | None = None,
     threads, so its last digits would depend on the machine's core count and on how many checks share it.
     Parallelism is across checks (`thmcheck check --workers`, sweeps), where it is exact. On another `backend`
     (`checkers.arrays`) the simulation's matrix work runs on that library, on the same draws."""
-    with threadpool_limits(1, user_api="blas"), arrays.using(backend_for(checker, backend)):
+    with one_blas_thread(), arrays.using(backend_for(checker, backend)):
         return _run_check(checker, parameters, overrides, seed=seed, fidelity=fidelity,
                           false_fail_rate=false_fail_rate, mutant=mutant, max_minutes=max_minutes,
                           outcome_only=outcome_only)

@@ -73,14 +73,15 @@ def _best(work) -> float:
 def measure() -> Probe:
     """Run the probe now, on one core."""
     import numpy as np
-    from threadpoolctl import threadpool_limits
+
+    from checkers.threads import one_blas_thread
 
     generator = np.random.default_rng(0)
     matrix = generator.standard_normal((MATMUL_SIZE, MATMUL_SIZE))
     symmetric = generator.standard_normal((EIGH_SIZE, EIGH_SIZE))
     symmetric = symmetric + symmetric.T
     vector = generator.standard_normal(ELEMENTWISE_SIZE)
-    with threadpool_limits(1):
+    with one_blas_thread(user_api=None):
         return Probe(matmul=_best(lambda: matrix @ matrix),
                      eigh=_best(lambda: np.linalg.eigh(symmetric)),
                      elementwise=_best(lambda: np.exp(np.tanh(vector))),

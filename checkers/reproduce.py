@@ -94,11 +94,11 @@ def _extrapolation(records: list[dict], predictions: tuple[str, ...]) -> str:
     of their readings, `checkers.convergence.bounded_extrapolation`'s 'extrapolated as L + B d^-e ...')."""
     methods = [p.method for record in records for p in record["verdict"].predictions
                if p.method and p.name in predictions]
-    extrapolated = [m for m in methods if re.search(r"extrapolated as L \+ B \w+\^", m)]
+    extrapolated = [found for method in methods if (found := re.search(r"extrapolated as L \+ B (\w+)\^", method))]
     if not extrapolated:
         return ""
-    size = re.search(r"extrapolated as L \+ B (\w+)\^", extrapolated[0]).group(1)
-    sizes = sorted({int(value) for value in re.findall(rf"\b{size} = (\d+)", extrapolated[0])})
+    size = extrapolated[0].group(1)
+    sizes = sorted({int(value) for value in re.findall(rf"\b{size} = (\d+)", extrapolated[0].string)})
     drawn = f" from {size} = {', '.join(map(str, sizes))}" if sizes else ""
     return f"; each point extrapolated to {size} -> infinity{drawn}"
 
