@@ -407,9 +407,9 @@ def test_an_undecided_check_is_sent_to_the_fidelity_that_resolves_it_and_none_be
 
 
 def test_paper_fidelity_is_bad_input_for_a_check_short_of_its_sources_scale(capsys):
-    code, _, error = run(capsys, "check", "gaussian-equivalence", "--fidelity", "paper")
-    assert code == 2 and "gaussian-equivalence at paper fidelity: not offered, short of its source's scale" in error
-    assert "Fig. 3 draws at d = 512" in error and "--all --fidelity paper" in error
+    code, _, error = run(capsys, "check", "mixture-means", "--fidelity", "paper")
+    assert code == 2 and "mixture-means at paper fidelity: not offered, short of its source's scale" in error
+    assert "n = m = k = 1000" in error and "--all --fidelity paper" in error
     assert len(error.strip().splitlines()) == 1
 
 

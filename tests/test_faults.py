@@ -113,10 +113,10 @@ def test_bad_plugins_are_the_users_and_named(tmp_path):
 
 
 def test_a_fidelity_a_check_lacks_is_refused_before_any_estimate_or_table():
-    """spike-outlier at paper fidelity prints its estimate; gaussian-equivalence does not reach its source's scale: one
-    line, nothing else."""
-    result = thmcheck("check", "gaussian-equivalence", "spike-outlier", "--fidelity", "paper")
-    assert_users_fault(result, "gaussian-equivalence at paper fidelity: not offered")
+    """spike-outlier at paper fidelity prints its estimate; mixture-means does not reach its source's scale: one line,
+    nothing else."""
+    result = thmcheck("check", "mixture-means", "spike-outlier", "--fidelity", "paper")
+    assert_users_fault(result, "mixture-means at paper fidelity: not offered")
     assert result.stdout == ""
 
 

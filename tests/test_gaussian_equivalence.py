@@ -109,3 +109,15 @@ def test_quick_fidelity_has_the_power_to_reject_the_far_mutants_on_the_true_draw
     assert all(5 <= min(claims.moves(name).values()) for name in FAR)
     assert all(2 < min(claims.moves(name).values()) < 5 for name in MIDDLE)
     assert all(0 < min(claims.moves(name).values()) <= 2 for name in NEAR)
+
+
+def test_paper_fidelity_trains_to_ba_et_als_size_and_leaves_quick_and_default_as_they_were():
+    """Quick and default draw DRAWS doubled per level at d = 100, 200, 400 (and 800 for the moments); paper draws at
+    d = 128, 256, 512 (Ba et al.'s Fig. 3) and 1024 the draws of the sizes they replace at level 3, then 4."""
+    from checkers.budget import FIDELITIES, Budget
+    from checkers.equivalence.gaussian_equivalence import plan
+
+    assert plan(Budget(FIDELITIES["quick"], 0)) == ((100, 200, 400), {100: 24, 200: 8, 400: 12, 800: 3})
+    assert plan(Budget(FIDELITIES["default"], 1)) == ((100, 200, 400), {100: 192, 200: 64, 400: 96, 800: 24})
+    assert plan(Budget(FIDELITIES["paper"], 0)) == ((128, 256, 512), {128: 192, 256: 64, 512: 96, 1024: 24})
+    assert plan(Budget(FIDELITIES["paper"], 1)) == ((128, 256, 512), {128: 384, 256: 128, 512: 192, 1024: 48})

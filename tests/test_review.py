@@ -28,8 +28,9 @@ def test_a_review_runs_the_papers_theorems_and_every_distinct_check_of_its_ledge
 def test_paper_fidelity_runs_a_check_at_its_paper_scale_where_it_declares_one_else_at_default():
     assert fidelity_of("giant-step-risk", "paper") == "paper"
     assert fidelity_of("dual-kernel", "paper") == "default"  # its default stands for its source's scale
-    assert fidelity_of("gaussian-equivalence", "paper") == "default"  # short of its source's scale: default
-    assert fidelity_of("gaussian-equivalence", "quick") == "quick"
+    assert fidelity_of("gaussian-equivalence", "paper") == "paper"
+    assert fidelity_of("mixture-means", "paper") == "default"  # short of its source's scale: default
+    assert fidelity_of("mixture-means", "quick") == "quick"
 
 
 @pytest.mark.parametrize("mutant, expected_failure, outcome, answered", [

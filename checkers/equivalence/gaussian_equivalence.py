@@ -1,6 +1,6 @@
 """Checker of gaussian-equivalence: the network's ridge risk against the deterministic equivalent of the Gaussian
 equivalent model on the same realized W_1, paired per draw at three sizes (four for the part of the gap that is a
-function of W_1 alone), each part extrapolated with its exponent bounded.
+function of W_1 alone; at paper fidelity up to Ba et al.'s d = 512), each part extrapolated with its exponent bounded.
 
 Per draw: one step (`checkers.onestep.simulation`), a Ba-normalized ridge readout on n fresh samples, and its risk
 R_CK against the noiseless teacher: exact given the readout for erf features and an erf teacher (arcsine closed
@@ -27,7 +27,7 @@ import math
 import numpy as np
 
 from checkers.arrays import activation_value, to_backend, to_numpy
-from checkers.budget import Budget, Fidelity
+from checkers.budget import PAPER, Budget, Fidelity
 from checkers.checker import Checker, Pooled
 from checkers.convergence import bounded_extrapolation, require_small_expansion_parameter
 from checkers.cost import Cost, over_stages
@@ -54,6 +54,23 @@ MOMENT_SIZES = (*EQUIVALENCE_SIZES, 800)
 # correction, -3.1/d, is what the sizes must pin: with d = 800 the exponents they accept span about 0.7..1.3,
 # whose limits lie within 0.3-0.6% (three sizes alone accept 0.5..1.7, within 1.5%)
 DRAWS = {100: 24, 200: 8, 400: 12, 800: 3}
+# At paper fidelity the network is trained up to d = 512, the size of Ba et al.'s Fig. 3 (50 runs there), and the
+# moments read to 1024, each size with the draws of the default size it replaces at default's second stage (96 at
+# 512, more than the figure's 50), doubled at the second: paper's two stages end with the draws of default's third
+PAPER_SIZES = {128: 100, 256: 200, 512: 400, 1024: 800}  # each size and the default size whose draws it takes
+PAPER_FIRST_LEVEL = 3
+
+
+def plan(budget: Budget) -> tuple[tuple[int, ...], dict[int, int]]:
+    """(the sizes where the network is trained, draws per size of those and the moments' own larger size):
+    EQUIVALENCE_SIZES and MOMENT_SIZES with DRAWS doubled per level; at paper fidelity PAPER_SIZES with the draws of
+    the default sizes they replace at level PAPER_FIRST_LEVEL, doubled per stage."""
+    if budget.fidelity.name == PAPER:
+        factor = 2 ** (PAPER_FIRST_LEVEL + budget.stage)
+        draws = {size: DRAWS[replaced] * factor for size, replaced in PAPER_SIZES.items()}
+    else:
+        draws = {size: DRAWS[size] * 2**budget.level for size in MOMENT_SIZES}
+    return tuple(draws)[:len(EQUIVALENCE_SIZES)], draws
 
 
 @cached(maxsize=4096)
@@ -95,11 +112,11 @@ def cost(instance: Instance, fidelity: Fidelity) -> Cost:
     A stage's draws include the previous stage's (cached), so the check spends its last stage's."""
     def at(budget: Budget) -> Cost:
         parts = []
-        for dimension in MOMENT_SIZES:
+        trained, sizes = plan(budget)
+        for dimension, draws in sizes.items():
             setting = setting_for(instance, dimension)
             n, width = setting.samples, setting.width
-            readout = 5 * n * dimension * width + n * width**2 + width**3 if dimension in EQUIVALENCE_SIZES else 0
-            draws = DRAWS[dimension] * 2**budget.level
+            readout = 5 * n * dimension * width + n * width**2 + width**3 if dimension in trained else 0
             parts.append(Cost(draws * (2 * n * dimension * width + 2 * width**3 + readout),
                               8 * (4 * n * (dimension + width) + 3 * width**2),
                               f"n = {n}, d = {dimension}, N = {width}"))
@@ -107,21 +124,21 @@ def cost(instance: Instance, fidelity: Fidelity) -> Cost:
     return over_stages(fidelity, at, nested=True)
 
 
-def _per_size(instance: Instance, budget: Budget, seed: np.random.SeedSequence, sizes=EQUIVALENCE_SIZES) -> list:
-    """Per size, the draws' measurements: R_CK (nan at a size of MOMENT_SIZES beyond EQUIVALENCE_SIZES),
-    DE_kernel(W_1) (`reference`), W_1's Gram spectrum (`squares`, `along`), N and n. Size d draws from the same child
-    of `seed` whichever sizes are asked for."""
-    for dimension in MOMENT_SIZES:  # every size's matrices must fit (InvalidInput), before the first draw
+def _per_size(instance: Instance, budget: Budget, seed: np.random.SeedSequence, moments: bool = False) -> list:
+    """Per size of the plan where the network is trained (and, with `moments`, the moments' larger size too), the
+    draws' measurements: R_CK (nan at the moments' size), DE_kernel(W_1) (`reference`), W_1's Gram spectrum
+    (`squares`, `along`), N and n. Size d draws from the same child of `seed` whichever sizes are asked for."""
+    trained, planned = plan(budget)
+    for dimension in planned:  # every size's matrices must fit (InvalidInput), before the first draw
         setting_for(instance, dimension)
     parameters = tuple(sorted(instance.describe_parameters().items()))
-    factor = 2 ** budget.level
-    size_seeds = dict(zip(MOMENT_SIZES, seed.spawn(len(MOMENT_SIZES))))
+    size_seeds = dict(zip(planned, seed.spawn(len(planned))))
     per_size = []
-    for dimension in sizes:
+    for dimension in planned if moments else trained:
         samples, draws = setting_for(instance, dimension).samples, []
-        for child in size_seeds[dimension].spawn(DRAWS[dimension] * factor):
+        for child in size_seeds[dimension].spawn(planned[dimension]):
             risk, reference, squares, along, width = _simulated(parameters, dimension, child.entropy, child.spawn_key,
-                                                                dimension in EQUIVALENCE_SIZES)
+                                                                dimension in trained)
             draws.append({"risk": risk, "reference": reference, "squares": squares, "along": along, "width": width,
                           "samples": samples})
         per_size.append(draws)
@@ -149,16 +166,17 @@ def read_risk_gap(instance: Instance, budget: Budget, seed: np.random.SeedSequen
     u = R_CK/DE_kernel - 1 reads nothing of the statement, and l = DE_kernel/DE_GE - 1 is the statement's gap of
     Gaussian features of the network's own moments (its observable with DE_kernel in place of R_CK)."""
     require_small_step_at_these_sizes(instance)
-    per_size = _per_size(instance, budget, seed, sizes=MOMENT_SIZES)
-    trained = per_size[:len(EQUIVALENCE_SIZES)]  # the sizes where the network was trained
+    trained_sizes, sizes = plan(budget)
+    per_size = _per_size(instance, budget, seed, moments=True)
+    trained = per_size[:len(trained_sizes)]  # the sizes where the network was trained
     network = bounded_extrapolation(
-        EQUIVALENCE_SIZES, [mean_estimate(np.array([d["risk"] / d["reference"] - 1 for d in draws]))
-                            for draws in trained], exponent=1.0,
+        trained_sizes, [mean_estimate(np.array([d["risk"] / d["reference"] - 1 for d in draws]))
+                        for draws in trained], exponent=1.0,
         what="u = R_CK/DE_kernel(W_1) - 1 (the network against Gaussian features of its own moments)")
 
     def pool(observable) -> Estimate:
         moments = bounded_extrapolation(
-            MOMENT_SIZES, [mean_estimate(np.array([observable({**d, "risk": d["reference"]}) for d in draws]))
+            tuple(sizes), [mean_estimate(np.array([observable({**d, "risk": d["reference"]}) for d in draws]))
                            for draws in per_size], exponent=1.0,
             what="l = DE_kernel(W_1)/DE_GE(W_1) - 1 (the features' moments against the GE model's)")
         return product_limit(network, moments, f"(1 + L_u)(1 + L_l) - 1, paired per draw. {network.method}. "
@@ -175,17 +193,17 @@ def read_equivalent_limit(instance: Instance, budget: Budget, seed: np.random.Se
     truth = gaussian_equivalence.THEOREM.instance(instance.describe_parameters())
     per_size = _per_size(instance, budget, seed)
     return bounded_extrapolation(
-        EQUIVALENCE_SIZES, [mean_estimate(np.array([equivalent_risk(truth, d["squares"], d["along"], d["width"],
-                                                                    d["samples"]).risk for d in draws]))
-                            for draws in per_size], exponent=1.0, what="DE_GE(W_1) over the draws")
+        plan(budget)[0], [mean_estimate(np.array([equivalent_risk(truth, d["squares"], d["along"], d["width"],
+                                                                  d["samples"]).risk for d in draws]))
+                          for draws in per_size], exponent=1.0, what="DE_GE(W_1) over the draws")
 
 
 CHECKER = Checker(
     theorem=gaussian_equivalence.THEOREM,
-    simulation="the network's ridge risk against DE_GE(W_1) on the same W_1, paired, at d = 100, 200, 400, split "
-               "through Gaussian features of the network's own moments (that part of W_1 alone, and read to d = 800 "
-               "too), each part extrapolated in d^-e (1/2 <= e <= 2); DE_GE(W_1) against its deterministic limit, "
-               "extrapolated the same way",
+    simulation="the network's ridge risk against DE_GE(W_1) on the same W_1, paired, at d = 100, 200, 400 (128, 256, "
+               "512 at paper fidelity), split through Gaussian features of the network's own moments (that part of "
+               "W_1 alone, and read to twice the largest d too), each part extrapolated in d^-e (1/2 <= e <= 2); "
+               "DE_GE(W_1) against its deterministic limit, extrapolated the same way",
     readers={"risk": read_risk_gap, "equivalent-limit": read_equivalent_limit},
     shared_draws=True,
     nested_stages=True,
@@ -195,4 +213,6 @@ CHECKER = Checker(
     second_point={"learning_rate": "2"},
     slow_mutants=True,
     slow_rerun=True,
+    paper_scale="d = 128, 256 and 512, the moments' part to 1024 (96 draws at 512 at the first stage, 192 at the "
+                "second): Ba et al.'s Fig. 3 draws at d = 512 (50 runs)",
 )

@@ -21,8 +21,9 @@ is on the paired relative gap R_CK/DE_GE(W_1) - 1, about -3/d at the defaults (-
 d = 200). The gap splits exactly, per draw, through DE_kernel(W_1), the deterministic equivalent of Gaussian
 features with the network features' own covariance and teacher correlation (docs/derivations/limits.md#kernel-oracle):
 R_CK/DE_GE = (R_CK/DE_kernel)(DE_kernel/DE_GE). The first factor carries the sampling noise and no measured
-trend; the second, a function of W_1 alone, carries the -3/d with little noise, and is read at d = 800 too. Each
-is extrapolated with its exponent bounded, 1/2 <= e <= 2 (docs/derivations/equivalence.md#gaussian-equivalence).
+trend; the second, a function of W_1 alone, carries the -3/d with little noise, and is read at twice the largest d
+(d = 100 to 400 and 800; at paper fidelity 128 to 512, the size of Ba et al.'s Fig. 3, and 1024). Each is
+extrapolated with its exponent bounded, 1/2 <= e <= 2 (docs/derivations/equivalence.md#gaussian-equivalence).
 Mutants: the nearest plausible derivation errors (mu1 5% off, mu_star 10% off, the label noise left out of E y^2,
 the mu_star z term dropped) and the two namings of mu_star (c_2, 0 for erf; sqrt(E sigma^2)).
 A second prediction [D] compares the mean of DE_GE(W_1) over the same draws with its deterministic limit after the
