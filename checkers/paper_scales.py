@@ -68,8 +68,6 @@ SOURCE_SCALES: dict[str, SourceScale] = {
     "gaussian-equivalence": SourceScale(
         "Ba et al.'s Fig. 3 draws at d = 512 (50 runs); default reads d = 100, 200 and 400 (800 for the Gaussian "
         "features' part)", False),
-    "mixture-equivalence": SourceScale(
-        "Demir and Dogan's Fig. 1 draws at n = m = k = 1000 over 20 runs; default reads n = 125, 250 and 500", False),
     "mixture-means": SourceScale(_MIXTURE_CODE, False),
     "mixture-coefficient-class": SourceScale(_MIXTURE_CODE, False),
 }
