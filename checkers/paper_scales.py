@@ -65,8 +65,6 @@ SOURCE_SCALES: dict[str, SourceScale] = {
         True),
     "hermite-equivalence": SourceScale(
         "derived here after Moniri et al., whose sizes are not recorded in this project's sources", True),
-    "mixture-equivalence": SourceScale(
-        "Demir and Dogan's Fig. 1 draws at n = m = k = 1000 over 20 runs; default reads n = 125, 250 and 500", False),
     "mixture-means": SourceScale(_MIXTURE_CODE, False),
     "mixture-coefficient-class": SourceScale(_MIXTURE_CODE, False),
 }

@@ -9,7 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from numpy.polynomial.hermite_e import hermegauss, hermeval
 
-from checkers.equivalence.mixture_equivalence import mixture_gaps
+from checkers.budget import FIDELITIES, Budget
+from checkers.equivalence.mixture_equivalence import mixture_gaps, plan
 from checkers.equivalence.mixture_readout import mixture_errors
 from theorems.activations import activation
 from theorems.equivalence.mixture_equivalence import THEOREM, hermite_degree, hermite_model
@@ -152,3 +153,14 @@ def test_the_two_wrong_rests_are_the_whole_variance_and_none_at_the_papers_penal
     parameters = THEOREM.mutant_parameters("no-gaussian-rest")
     assert parameters["penalty"] == "1e-4"
     assert THEOREM.mutated("no-gaussian-rest").instance(parameters).constant("rest") == 0
+
+
+def test_paper_fidelity_adds_the_figures_size_and_leaves_quick_and_default_as_they_were():
+    """Quick and default draw 40 and 80 paired draws at n = 500 (four and two times that at 125 and 250); paper adds
+    n = 1000, Demir and Dogan's Fig. 1, with 40 paired draws doubled per stage beside default's draws at the same
+    stage."""
+    budget = {name: Budget(FIDELITIES[name], 0) for name in ("quick", "default", "paper")}
+    assert plan(budget["quick"]) == {125: 160, 250: 80, 500: 40}
+    assert plan(budget["default"]) == {125: 320, 250: 160, 500: 80}
+    assert plan(budget["paper"]) == {125: 320, 250: 160, 500: 80, 1000: 40}
+    assert plan(Budget(FIDELITIES["paper"], 1)) == {**plan(Budget(FIDELITIES["default"], 1)), 1000: 80}

@@ -25,7 +25,8 @@ def test_every_monte_carlo_check_without_its_own_sizes_has_its_sources_scale_and
     ("dual-kernel", "default", "stand for its source's scale"),
     ("large-step-beats-linear", "default", "d = 512"),
     ("gaussian-equivalence", "paper", "Ba et al.'s Fig. 3"),
-    ("mixture-equivalence", None, "short of its source's scale: Demir and Dogan's Fig. 1"),
+    ("mixture-equivalence", "paper", "Demir and Dogan's Fig. 1"),
+    ("mixture-means", None, "short of its source's scale"),
 ])
 def test_paper_fidelity_reads_a_checks_own_sizes_else_a_default_that_stands_else_nothing(theorem, reading, words):
     checker = registry.checker(theorem)
