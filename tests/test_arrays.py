@@ -130,9 +130,13 @@ def _numbers(rows) -> np.ndarray:
 
 def test_the_one_step_familys_draws_on_array_api_strict_are_numpys(monkeypatch):
     """The draws of spike-outlier (W_1's top singular vector from float32 draws), spike-decomposition (the residual
-    G_0 - A), mixture-spike (the mixture's gradient less its spike) and spike-alignment (X^T y), at small sizes."""
+    G_0 - A), mixture-spike (the mixture's gradient less its spike), spike-alignment (X^T y) and spike-count (fresh
+    features before and after the step, their Hermite projections and the top singular values, a counted draw in
+    float64: the generic path evaluates the activation from its expression, numpy from its own form, which in
+    float32 differ by round-off), at small sizes."""
     from checkers.budget import FIDELITIES, Budget
-    from checkers.onestep import mixture_spike, spike_alignment, spike_decomposition, spike_outlier
+    from checkers.onestep import mixture_spike, spike_alignment, spike_count, spike_decomposition, spike_outlier
+    from checkers.shared_draws import forget
     quick = Budget(FIDELITIES["quick"], 0)
 
     def seed():  # a fresh one per call: spawning advances a SeedSequence
@@ -140,6 +144,8 @@ def test_the_one_step_familys_draws_on_array_api_strict_are_numpys(monkeypatch):
     monkeypatch.setattr(spike_decomposition, "_decomposition_sizes", lambda budget: ([40, 80], 2))
     monkeypatch.setattr(mixture_spike, "_mixture_sizes", lambda budget: [(60, 2), (90, 1)])
     monkeypatch.setattr(spike_alignment, "SIZES", (40, 80, 160))
+    monkeypatch.setattr(spike_count, "DTYPE", np.float64)
+    counted = tuple(sorted(registry.checker("spike-count").theorem.instance({}).describe_parameters().items()))
     draws = {
         "spike-outlier": lambda: spike_outlier._outlier_draws(
             registry.checker("spike-outlier").theorem.instance({}), 60, 3, seed()),
@@ -149,6 +155,7 @@ def test_the_one_step_familys_draws_on_array_api_strict_are_numpys(monkeypatch):
             registry.checker("mixture-spike").theorem.instance({}), quick, seed()),
         "spike-alignment": lambda: spike_alignment.read_teacher_overlap(
             registry.checker("spike-alignment").theorem.instance({}), quick, seed()).value,
+        "spike-count": lambda: forget() or spike_count._draw(counted, 80, seed().entropy, (), True),
     }
     for theorem, draw in draws.items():
         with_numpy, moved = _on_both(draw)
