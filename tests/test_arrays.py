@@ -109,6 +109,66 @@ def test_a_gaussian_equivalence_draw_on_array_api_strict_is_numpys():
             assert _relative(np.atleast_1d(number), np.atleast_1d(other)) < AGREEMENT
 
 
+
+def _on_both(draw):
+    """`draw()` with numpy, then on array-api-strict: the same seeded draws, moved."""
+    with_numpy = draw()
+    with arrays.using(STRICT):
+        return with_numpy, draw()
+
+
+def _numbers(rows) -> np.ndarray:
+    """Every number of a draw function's rows (tuples, dicts of numbers and vectors, arrays), in order."""
+    if isinstance(rows, dict):
+        return _numbers(list(rows.values()))
+    if isinstance(rows, (list, tuple)):
+        return np.concatenate([_numbers(row) for row in rows]) if rows else np.zeros(0)
+    if isinstance(rows, (int, float)):
+        return np.array([rows], dtype=float)
+    return np.atleast_1d(np.asarray(arrays.to_numpy(rows), dtype=float)).ravel()
+
+
+def test_the_one_step_familys_draws_on_array_api_strict_are_numpys(monkeypatch):
+    """The draws of spike-outlier (W_1's top singular vector from float32 draws), spike-decomposition (the residual
+    G_0 - A), mixture-spike (the mixture's gradient less its spike), spike-alignment (X^T y) and spike-count (fresh
+    features before and after the step, their Hermite projections and the top singular values, a counted draw in
+    float64: the generic path evaluates the activation from its expression, numpy from its own form, which in
+    float32 differ by round-off), at small sizes."""
+    from checkers.budget import FIDELITIES, Budget
+    from checkers.onestep import mixture_spike, spike_alignment, spike_count, spike_decomposition, spike_outlier
+    from checkers.shared_draws import forget
+    quick = Budget(FIDELITIES["quick"], 0)
+
+    def seed():  # a fresh one per call: spawning advances a SeedSequence
+        return np.random.SeedSequence(4)
+    monkeypatch.setattr(spike_decomposition, "_decomposition_sizes", lambda budget: ([40, 80], 2))
+    monkeypatch.setattr(mixture_spike, "_mixture_sizes", lambda budget: [(60, 2), (90, 1)])
+    monkeypatch.setattr(spike_alignment, "SIZES", (40, 80, 160))
+    monkeypatch.setattr(spike_count, "DTYPE", np.float64)
+    counted = tuple(sorted(registry.checker("spike-count").theorem.instance({}).describe_parameters().items()))
+    draws = {
+        "spike-outlier": lambda: spike_outlier._outlier_draws(
+            registry.checker("spike-outlier").theorem.instance({}), 60, 3, seed()),
+        "spike-decomposition": lambda: spike_decomposition._decomposition_draws(
+            registry.checker("spike-decomposition").theorem.instance({}), quick, seed()),
+        "mixture-spike": lambda: mixture_spike._mixture_draws(
+            registry.checker("mixture-spike").theorem.instance({}), quick, seed()),
+        "spike-alignment": lambda: spike_alignment.read_teacher_overlap(
+            registry.checker("spike-alignment").theorem.instance({}), quick, seed()).value,
+        "spike-count": lambda: forget() or spike_count._draw(counted, 80, seed().entropy, (), True),
+    }
+    for theorem, draw in draws.items():
+        with_numpy, moved = _on_both(draw)
+        assert _relative(_numbers(moved), _numbers(with_numpy)) < AGREEMENT, theorem
+        assert registry.checker(theorem).array_api
+
+
+def test_spike_alignment_on_array_api_strict_is_numpys_verdict():
+    with_numpy = run_check(registry.checker("spike-alignment"), seed=0, fidelity="quick")
+    moved = run_check(registry.checker("spike-alignment"), seed=0, fidelity="quick", backend=STRICT)
+    _agree(moved, with_numpy)
+    assert moved.backend == STRICT
+
 @pytest.mark.slow
 def test_gaussian_equivalence_on_array_api_strict_is_numpys_verdict():
     with_numpy = run_check(registry.checker("gaussian-equivalence"), seed=0, fidelity="quick")

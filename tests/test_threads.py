@@ -12,11 +12,16 @@ def test_blas_runs_on_one_thread_inside_and_gets_its_threads_back():
     threadpoolctl = pytest.importorskip("threadpoolctl")
     threadpool_info, threadpool_limits = threadpoolctl.threadpool_info, threadpoolctl.threadpool_limits
 
+    def blas_threads() -> list[int]:
+        return [pool["num_threads"] for pool in threadpool_info() if pool["user_api"] == "blas"]
+
     with threadpool_limits(2, user_api="blas"):
+        before = blas_threads()
+        if max(before, default=1) < 2:
+            pytest.skip("this BLAS runs on one thread whatever the limit: nothing to give back")
         with one_blas_thread():
-            assert all(pool["num_threads"] == 1 for pool in threadpool_info() if pool["user_api"] == "blas")
-        assert all(pool["num_threads"] == min(2, pool["num_threads"]) for pool in threadpool_info()
-                   if pool["user_api"] == "blas")
+            assert set(blas_threads()) == {1}
+        assert blas_threads() == before
 
 
 def test_without_threadpoolctl_it_limits_nothing_and_raises_nothing(monkeypatch):

@@ -7,6 +7,7 @@ import math
 
 import numpy as np
 
+from checkers.arrays import to_backend
 from checkers.budget import PAPER, Budget, Fidelity
 from checkers.checker import Checker
 from checkers.cost import Cost, over_stages
@@ -65,11 +66,11 @@ def _mixture_draws(instance: Instance, budget: Budget, seed: np.random.SeedSeque
             y = teacher(x @ xi)
             w0 = rng.standard_normal((size, size)) / math.sqrt(mixture.trace(0, size))
             a = rng.standard_normal(size) / math.sqrt(size)
-            gradient = first_layer_gradient(x, y, w0, a, sigma)
-            spike = (mu1 / (size * math.sqrt(size))) * np.outer(x.T @ y, a)
-            spike_norm = float(np.linalg.norm(x.T @ y) * np.linalg.norm(a) * mu1 / (size * math.sqrt(size)))
-            gradient -= spike
-            rows.append((size, spike_norm, operator_norm(gradient)))
+            gradient = first_layer_gradient(*(to_backend(array) for array in (x, y, w0, a)), sigma)
+            correlation = x.T @ y
+            spike = (mu1 / (size * math.sqrt(size))) * np.outer(correlation, a)
+            spike_norm = float(np.linalg.norm(correlation) * np.linalg.norm(a) * mu1 / (size * math.sqrt(size)))
+            rows.append((size, spike_norm, operator_norm(gradient - to_backend(spike, like=gradient))))
     return tuple(rows)
 
 
@@ -108,6 +109,7 @@ CHECKER = Checker(
     prediction_resolves_at={"remainder-rate": "quick"},
     second_point={"teacher_direction": "random"},
     calibration_seeds=30,
+    array_api=True,
     paper_scale="k = 200..3200 (64 draws at k <= 800, 32 at 1600, 16 at 3200): where the spike's exponent is resolved "
                 "to 0.1; Demir and Dogan's experiments stop at n = m = k = 1000 (Figure 1, 20 runs)",
 )

@@ -38,4 +38,5 @@ CHECKER = Checker(
     readers={"teacher-overlap": read_teacher_overlap},
     second_point={"activation": "erf", "teacher": "relu", "psi1": "4", "psi2": "0.5"},
     calibration_seeds=200,
+    array_api=True,
 )

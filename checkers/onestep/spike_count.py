@@ -10,6 +10,7 @@ import numpy as np
 import numpy.polynomial.hermite_e as numpy_hermite
 import scipy.sparse.linalg
 
+from checkers.arrays import activation_value, to_backend, to_numpy
 from checkers.budget import Budget, Fidelity
 from checkers.checker import Checker, Exact, Unresolved
 from checkers.convergence import bounded_extrapolation, require_small_expansion_parameter
@@ -69,7 +70,8 @@ def spike_amplitude(change: np.ndarray, projected: np.ndarray, second_layer: np.
     spike k's term (X~ zeta)^(.k) ((eta a)^(.k))^T projected on that pair: the amplitude, which tends to c_k mu1^k
     (docs/derivations/onestep.md#spike-count). `projected` is X~ zeta."""
     u, v = _hermite_pair(projected, second_layer, degree)
-    return float(u @ (change @ v)) / _term_projection(u, v, projected, second_layer, step, degree)
+    return float(u @ to_numpy(change @ to_backend(v, like=change))) / _term_projection(u, v, projected, second_layer,
+                                                                                      step, degree)
 
 
 def leading_order_projection(projected: np.ndarray, second_layer: np.ndarray, step: float, degree: int) -> float:
@@ -104,20 +106,20 @@ def _draw(parameters: tuple, size: int, entropy, spawn_key, counted: bool):
                              dtype=DTYPE)
     rng = np.random.default_rng(np.random.SeedSequence(entropy, spawn_key=spawn_key))
     step = one_step(setting, rng)
-    fresh = rng.standard_normal((size, size)).astype(setting.dtype)
-    initial = sigma(fresh @ step.initial_weights)
-    change = sigma(fresh @ step.updated_weights()) - initial
-    projected = fresh @ step.zeta
-    amplitudes = tuple(spike_amplitude(change, projected, step.second_layer, setting.learning_rate, k)
+    fresh = to_backend(rng.standard_normal((size, size)).astype(setting.dtype))
+    initial = activation_value(sigma, fresh @ step.initial_weights)
+    change = activation_value(sigma, fresh @ step.updated_weights()) - initial
+    projected, second_layer = to_numpy(fresh @ step.zeta), to_numpy(step.second_layer)
+    amplitudes = tuple(spike_amplitude(change, projected, second_layer, setting.learning_rate, k)
                        for k in AMPLITUDE_DEGREES)
     if not counted:
         return -1, (), amplitudes, ()
-    initial -= float(hermite_coefficients(sigma, 0, digits=20).quantity(0).value)
-    edge = operator_norm(initial)
-    initial += change
-    top = scipy.sparse.linalg.svds(initial, k=4, return_singular_vectors=False, random_state=0)
+    centred = initial - float(hermite_coefficients(sigma, 0, digits=20).quantity(0).value)
+    edge = operator_norm(centred)
+    # the top four on the host: two draws a run, one copy of F - c_0 each
+    top = scipy.sparse.linalg.svds(to_numpy(centred + change), k=4, return_singular_vectors=False, random_state=0)
     ratios = tuple(sorted((float(v) / edge for v in top), reverse=True))
-    leading = tuple(leading_order_projection(projected, step.second_layer, setting.learning_rate, k) / edge
+    leading = tuple(leading_order_projection(projected, second_layer, setting.learning_rate, k) / edge
                     for k in AMPLITUDE_DEGREES)
     return sum(r > OUTLIER_FACTOR for r in ratios), ratios, amplitudes, leading
 
@@ -237,6 +239,7 @@ CHECKER = Checker(
     shared_draws=True,
     nested_stages=True,
     cost=cost,
+    array_api=True,
     second_point={"alpha": "0.27"},
     slow_mutants=True,
     slow_rerun=True,

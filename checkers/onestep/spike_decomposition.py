@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from checkers.arrays import to_backend, to_numpy
 from checkers.budget import Budget, Fidelity
 from checkers.checker import Checker, Draws, Fitted
 from checkers.cost import Cost, over_stages
@@ -35,14 +36,14 @@ def _decomposition_draws(instance: Instance, budget: Budget, seed: np.random.See
     for size, children in zip(sizes, seed.spawn(len(sizes))):
         for rng in draw_generators(children, seeds):
             step = one_step(setting_for(instance, size), rng, keep=False)
-            gradient, a = step.gradient, step.second_layer
+            gradient, a, zeta = step.gradient, to_numpy(step.second_layer), to_numpy(step.zeta)
             gradient_norm = operator_norm(gradient)
             a_norm = np.linalg.norm(a)
-            along_a = gradient @ (a / a_norm)
-            scale, left, right = spike_decomposition.spike(instance, step.zeta, a)
-            gradient -= scale * np.outer(left, right)
-            rows.append({"samples": step.setting.samples, "ratio": operator_norm(gradient) / gradient_norm,
-                         "zeta": step.zeta, "gradient_along_a": along_a, "second_layer_norm": a_norm,
+            along_a = to_numpy(gradient @ to_backend(a / a_norm, like=gradient))
+            scale, left, right = spike_decomposition.spike(instance, zeta, a)
+            residual = gradient - to_backend(scale * np.outer(left, right), like=gradient)
+            rows.append({"samples": step.setting.samples, "ratio": operator_norm(residual) / gradient_norm,
+                         "zeta": zeta, "gradient_along_a": along_a, "second_layer_norm": a_norm,
                          "width": gradient.shape[1]})
     return tuple(rows)
 
@@ -81,4 +82,5 @@ CHECKER = Checker(
     prediction_resolves_at={"spike-coefficient": "quick"},
     second_point={"activation": "erf", "teacher": "erf", "psi1": "4", "psi2": "0.5"},
     calibration_seeds=40,
+    array_api=True,
 )

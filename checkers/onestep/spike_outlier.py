@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from checkers.arrays import namespace_of, to_numpy
 from checkers.budget import Budget, Fidelity
 from checkers.checker import Checker, Pooled
 from checkers.convergence import bounded_extrapolation
@@ -28,9 +29,11 @@ def _outlier_draws(instance: Instance, dimension: int, draws: int, seed: np.rand
     setting = setting_for(instance, dimension, learning_rate=float(instance["learning_rate"]), dtype=DTYPE)
     for rng in draw_generators(seed, draws):
         step = one_step(setting, rng)
-        top = top_left_singular_vector(step.updated_weights().astype(np.float64))
-        zeta, second_layer = step.zeta.astype(np.float64), step.second_layer.astype(np.float64)
-        teacher = step.teacher_direction.astype(np.float64)
+        updated = step.updated_weights()
+        xp = namespace_of(updated)
+        top = top_left_singular_vector(xp.astype(updated, xp.float64))
+        zeta, second_layer, teacher = (to_numpy(vector).astype(np.float64)
+                                       for vector in (step.zeta, step.second_layer, step.teacher_direction))
         rows.append((spike_direction_overlap(top, zeta), spike_direction_overlap(top, teacher),
                      float(np.linalg.norm(zeta) * np.linalg.norm(second_layer)),
                      spike_direction_overlap(zeta, teacher)))
@@ -99,6 +102,7 @@ CHECKER = Checker(
     second_point={"activation": "erf", "psi1": "2", "psi2": "1", "learning_rate": "6"},
     calibration_seeds=30,
     slow_rerun=True,
+    array_api=True,
     resolves_at="paper",
     prediction_resolves_at={"teacher-overlap": "quick"},
     paper_scale="d = 800, 1600 and 3200 (192, 96 and 48 draws): Ba et al.'s n = d = N in the thousands, where the "
