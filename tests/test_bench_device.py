@@ -21,5 +21,5 @@ def test_the_device_script_runs_at_small_sizes_without_a_gpu(tmp_path):
     [check] = report["checks"]
     assert check["theorem"] == "spike-strength" and check["fidelity"] == "quick" and check["outcome"] == "pass"
     assert check["backend"] == report["backend"] != "numpy" and check["device"] == "cpu"
-    assert "spike-count" in report["numpy_only"] and "spike-strength" not in report["numpy_only"]
+    assert "giant-step-risk" in report["numpy_only"] and "spike-strength" not in report["numpy_only"]
     assert "nc1-bound" not in report["numpy_only"]  # exact: nothing sampled to move to a device
