@@ -91,6 +91,8 @@ def test_spike_strength_on_array_api_strict_is_numpys_verdict_and_says_where_it_
     assert f"on {STRICT} (cpu, float64): PASS" in " ".join(moved.explain().split())  # the line is folded
     assert summary_line([moved], 1.0).endswith(f"in 1 s on {STRICT} (cpu, float64)")
     assert summary_line([with_numpy], 1.0).endswith("in 1 s")  # numpy on the CPU, the default, goes unsaid
+    float32 = Verdict.from_dict({**moved.to_dict(), "dtype": "float32, float64"})
+    assert summary_line([moved, float32], 1.0).endswith(f"in 1 s on {STRICT} (cpu, float32, float64)")  # once
 
 
 def test_a_gaussian_equivalence_draw_on_array_api_strict_is_numpys():

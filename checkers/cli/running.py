@@ -144,7 +144,12 @@ def summary_line(verdicts: list[Verdict], seconds: float) -> str:
              "inconclusive", "outside assumptions"]
     parts = [f"{counts[word]} {word}" for word in order if counts[word]] + [
         f"{count} {word}" for word, count in counts.items() if word not in order]
-    where = sorted({f"{v.backend} ({v.place})" for v in verdicts if v.backend != "numpy"})
+    dtypes: dict[tuple, set[str]] = {}  # per backend and device, every dtype its checks computed in
+    for v in verdicts:
+        if v.backend != "numpy":
+            dtypes.setdefault((v.backend, v.device), set()).update(filter(None, (v.dtype or "").split(", ")))
+    where = [f"{backend} ({', '.join(filter(None, (device, *sorted(kinds))))})"
+             for (backend, device), kinds in sorted(dtypes.items(), key=lambda item: tuple(map(str, item[0])))]
     return (f"{len(verdicts)} check{'s' if len(verdicts) != 1 else ''}: {', '.join(parts)} in {seconds:.0f} s"
             + (f" on {', '.join(where)}" if where else ""))
 
