@@ -111,7 +111,6 @@ def test_a_gaussian_equivalence_draw_on_array_api_strict_is_numpys():
             assert _relative(np.atleast_1d(number), np.atleast_1d(other)) < AGREEMENT
 
 
-
 def _on_both(draw):
     """`draw()` with numpy, then on array-api-strict: the same seeded draws, moved."""
     with_numpy = draw()
@@ -170,6 +169,7 @@ def test_spike_alignment_on_array_api_strict_is_numpys_verdict():
     moved = run_check(registry.checker("spike-alignment"), seed=0, fidelity="quick", backend=STRICT)
     _agree(moved, with_numpy)
     assert moved.backend == STRICT
+
 
 @pytest.mark.slow
 def test_gaussian_equivalence_on_array_api_strict_is_numpys_verdict():
