@@ -21,7 +21,7 @@ MIXTURE_SIZES = (125, 250, PROTOCOL_SIZE)
 # Paired draws per size, relative to the largest: a draw at n = m = k costs about n^2 (0.04, 0.15, 0.4 s measured),
 # so the smaller sizes take more, which their larger per-draw spread (about 4%, 2.5%, 1% at the defaults) needs
 DRAW_RATIOS = {125: 4, 250: 2, 500: 1}
-# At paper fidelity the sizes reach Demir and Dogan's Fig. 1, n = m = k = 1000 (a draw there takes about 1.6 s), with
+# At paper fidelity the sizes reach Demir and Dogan's Fig. 1, n = m = k = 1000 (a draw there takes about 2.2 s), with
 # 40 paired draws at the first stage: the figure's 20 runs would leave the limit on 19 degrees of freedom, whose
 # Student-t critical value (8.2 at the false-fail rate) against 6.4 on 39 costs more than the size adds
 PAPER_SIZE = 1000
